@@ -1,0 +1,31 @@
+#pragma once
+// The CLI's plumbing: every subcommand lives in commands/<name>.cpp and registers itself with
+// `add_<name>_command`. A command's callback returns the process exit code; user errors are
+// reported as one line on stderr by `report_error`.
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "vwheel/core/error.hpp"
+
+namespace vwheel::cli {
+
+/// Exit codes shared by every subcommand.
+enum ExitCode : int { kOk = 0, kUserError = 1, kUsage = 2, kEnvironment = 3 };
+
+/// Holds the action chosen on the command line; main() runs it after parsing.
+struct Dispatch {
+  std::function<int()> action;
+};
+
+/// Prints `vwheel: error: <message>` (and every detail on its own line) to stderr.
+void report_error(const Error& error);
+/// Prints `vwheel: warning: <message>` to stderr.
+void report_warning(const std::string& message);
+
+// One registration function per subcommand (commands/<name>.cpp).
+void add_label_command(CLI::App& app, Dispatch& dispatch);
+
+}  // namespace vwheel::cli

@@ -1,0 +1,78 @@
+// vwheel: the command-line interface of libvwheel. Parses options, runs one subcommand, and
+// turns errors into a message and an exit code.
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+
+namespace vwheel::cli {
+
+void report_error(const Error& error) {
+  fmt::print(stderr, "vwheel: error: {}\n", error.message);
+  for (const auto& detail : error.details) fmt::print(stderr, "vwheel: error: {}\n", detail);
+}
+
+void report_warning(const std::string& message) { fmt::print(stderr, "vwheel: warning: {}\n", message); }
+
+}  // namespace vwheel::cli
+
+int main(int argc, char** argv) {
+  using namespace vwheel::cli;
+  CLI::App app{"vwheel: wheel variants (PEP 825) for package maintainers, index operators and installers",
+               "vwheel"};
+  app.set_version_flag("-V,--version", "vwheel " VWHEEL_VERSION);
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+
+  Dispatch dispatch;
+  add_label_command(app, dispatch);
+
+  CLI::App* help = app.add_subcommand("help", "Show help for vwheel or one of its subcommands");
+  std::string help_topic;
+  help->add_option("command", help_topic, "Subcommand to describe");
+  help->callback([&] {
+    dispatch.action = [&]() -> int {
+      if (help_topic.empty()) {
+        fmt::print("{}", app.help());
+        return kOk;
+      }
+      try {
+        fmt::print("{}", app.get_subcommand(help_topic)->help());
+        return kOk;
+      } catch (const CLI::OptionNotFound&) {
+        report_error(vwheel::Error(fmt::format("unknown subcommand `{}`; run `vwheel --help`", help_topic)));
+        return kUsage;
+      }
+    };
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "vwheel: error: {}\n", e.what());
+    fmt::print(stderr, "Run `vwheel --help` for usage.\n");
+    return kUsage;
+  }
+
+  try {
+    return dispatch.action ? dispatch.action() : kUsage;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "vwheel: error: out of memory\n");
+  } catch (const std::filesystem::filesystem_error& e) {
+    fmt::print(stderr, "vwheel: error: {}\n", e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "vwheel: error: {}\n", e.what());
+  }
+  return kEnvironment;
+}

@@ -1,0 +1,54 @@
+#include "vwheel/variant/label.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+#include <openssl/sha.h>
+
+namespace vwheel::variant {
+
+std::string canonical_text(const PropertySet& properties) {
+  std::string text;
+  std::size_t size = 0;
+  for (const auto& p : properties) size += p.ns.size() + p.feature.size() + p.value.size() + 9;
+  text.reserve(size);
+  for (const auto& p : properties) {
+    text.append(p.ns).append(" :: ").append(p.feature).append(" :: ").append(p.value).push_back('\n');
+  }
+  return text;
+}
+
+std::string variant_hash(const PropertySet& properties) {
+  const std::string text = canonical_text(properties);
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest.data());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(8, '0');
+  for (std::size_t i = 0; i < 4; ++i) {
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 0x0f];
+  }
+  return out;
+}
+
+Result<std::string> make_label(const PropertySet& properties, const std::optional<std::string>& custom) {
+  if (!custom) {
+    return properties.empty() ? std::string(kNullLabel) : variant_hash(properties);
+  }
+  if (properties.empty()) {
+    if (*custom != kNullLabel) {
+      return fail(fmt::format("invalid variant label `{}`: a variant without properties must use the label `null`",
+                              *custom));
+    }
+    return *custom;
+  }
+  if (*custom == kNullLabel) {
+    return fail("invalid variant label `null`: it is reserved for the variant without properties");
+  }
+  if (!is_valid_label(*custom)) {
+    return fail(fmt::format("invalid variant label `{}`: expected one or more of [0-9a-z_.]", *custom));
+  }
+  return *custom;
+}
+
+}  // namespace vwheel::variant
