@@ -1,0 +1,47 @@
+# libvwheel is split into components, one folder each: include/vwheel/<name>/ (public headers,
+# documented) and src/<name>/ (sources, private headers). Each component is a static library
+# `vwheel_<name>` that links only the components it builds on; `libvwheel` links them all.
+# Parsing components do no I/O.
+
+set(VWHEEL_COMPONENT_TARGETS "")
+
+# vwheel_component(NAME [DEPS comp...] [LIBS target...])
+function(vwheel_component name)
+  cmake_parse_arguments(ARG "" "" "DEPS;LIBS" ${ARGN})
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
+  if(sources)
+    add_library(vwheel_${name} STATIC ${sources})
+    set(scope PUBLIC)
+  else()
+    add_library(vwheel_${name} INTERFACE)
+    set(scope INTERFACE)
+  endif()
+  target_include_directories(vwheel_${name} ${scope}
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(vwheel_${name} ${scope} tl::expected)
+  foreach(dep ${ARG_DEPS})
+    target_link_libraries(vwheel_${name} ${scope} vwheel_${dep})
+  endforeach()
+  if(sources)
+    set_target_properties(vwheel_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    target_include_directories(vwheel_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_compile_definitions(vwheel_${name} PRIVATE
+      VWHEEL_VERSION="${PROJECT_VERSION}" VWHEEL_DATADIR="${CMAKE_INSTALL_FULL_DATADIR}/vwheel")
+    target_link_libraries(vwheel_${name} PRIVATE fmt::fmt ${ARG_LIBS})
+    vwheel_set_warnings(vwheel_${name})
+  endif()
+  set(VWHEEL_COMPONENT_TARGETS ${VWHEEL_COMPONENT_TARGETS} vwheel_${name} PARENT_SCOPE)
+endfunction()
+
+vwheel_component(core)
+vwheel_component(pep440 DEPS core)
+vwheel_component(markers DEPS pep440)
+vwheel_component(wheel_name DEPS core)
+vwheel_component(variant DEPS markers LIBS nlohmann_json::nlohmann_json tomlplusplus::tomlplusplus OpenSSL::Crypto)
+vwheel_component(provider DEPS variant LIBS nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS} Threads::Threads)
+
+add_library(libvwheel INTERFACE)
+add_library(vwheel::libvwheel ALIAS libvwheel)
+foreach(t ${VWHEEL_COMPONENT_TARGETS})
+  target_link_libraries(libvwheel INTERFACE ${t})
+endforeach()
