@@ -40,7 +40,10 @@ vwheel_component(wheel_name DEPS core)
 vwheel_component(variant DEPS markers LIBS OpenSSL::Crypto)
 vwheel_component(metadata DEPS variant LIBS nlohmann_json::nlohmann_json tomlplusplus::tomlplusplus)
 vwheel_component(target DEPS variant LIBS nlohmann_json::nlohmann_json)
-vwheel_component(provider DEPS metadata target LIBS nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS} Threads::Threads)
+vwheel_component(config DEPS variant LIBS tomlplusplus::tomlplusplus)
+vwheel_component(provider DEPS metadata target config LIBS nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS} Threads::Threads)
+
+vwheel_component(api DEPS metadata target config variant LIBS nlohmann_json::nlohmann_json)
 
 add_library(libvwheel INTERFACE)
 add_library(vwheel::libvwheel ALIAS libvwheel)

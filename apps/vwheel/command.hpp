@@ -27,5 +27,7 @@ void report_warning(const std::string& message);
 
 // One registration function per subcommand (commands/<name>.cpp).
 void add_label_command(CLI::App& app, Dispatch& dispatch);
+void add_rank_command(CLI::App& app, Dispatch& dispatch);
+void add_validate_command(CLI::App& app, Dispatch& dispatch);
 
 }  // namespace vwheel::cli

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
 
   Dispatch dispatch;
   add_label_command(app, dispatch);
+  add_rank_command(app, dispatch);
+  add_validate_command(app, dispatch);
 
   CLI::App* help = app.add_subcommand("help", "Show help for vwheel or one of its subcommands");
   std::string help_topic;

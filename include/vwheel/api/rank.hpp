@@ -1,0 +1,57 @@
+#pragma once
+/// \file
+/// `vwheel rank`: order the variants of a `*-variants.json` file for a target machine.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/variant/ordering.hpp"
+
+namespace vwheel::api {
+
+/// What to rank and for which machine.
+struct RankRequest {
+  std::filesystem::path variants_json;
+  /// A target profile; without one, this machine is detected.
+  std::optional<std::filesystem::path> target;
+  /// A `variants.toml`; without one, the configuration search path is used.
+  std::optional<std::filesystem::path> config;
+  bool enable_all_optional = false;
+  std::vector<std::string> enabled_optional;
+  /// `name==version` items for the `abi_dependency` namespace (added to `VARIANT_ABI_DEPENDENCY`).
+  std::vector<std::string> abi_dependencies;
+  /// Skip the persistent detection cache.
+  bool no_cache = false;
+};
+
+/// The ranking plus what it was computed from.
+struct RankReport {
+  variant::Ranking ranking;
+  /// Every label of the file with its property set, for explanations.
+  std::map<std::string, variant::PropertySet> variants;
+  /// "target profile FILE" or "this machine (detected)".
+  std::string target_description;
+  /// The supported properties per namespace that the ranking used.
+  variant::SupportedProperties supported;
+  /// Conformance problems of the file (PEP 825), one line each; ranking still happened.
+  std::vector<std::string> warnings;
+  /// Notes about detection (e.g. "no NVIDIA driver"), one line each.
+  std::vector<std::string> notes;
+};
+
+/// Loads the file, the target (or detects this machine), the user configuration, and ranks.
+[[nodiscard]] Result<RankReport> rank(const RankRequest& request);
+
+/// One label per line, best first.
+[[nodiscard]] std::string format_rank_plain(const RankReport& report);
+/// Human explanation: every label, its position or why it is incompatible, and the supported
+/// properties in priority order.
+[[nodiscard]] std::string format_rank_explain(const RankReport& report);
+/// Machine-readable JSON (stable keys, trailing newline).
+[[nodiscard]] std::string format_rank_json(const RankReport& report);
+
+}  // namespace vwheel::api

@@ -1,0 +1,20 @@
+#pragma once
+/// \file
+/// Small file-system helpers shared by the I/O components and the CLI.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "vwheel/core/error.hpp"
+
+namespace vwheel {
+
+/// Reads a whole file. The error names the path and the reason (not found, a directory, ...).
+[[nodiscard]] Result<std::string> read_file(const std::filesystem::path& path);
+
+/// Writes `content` to a temporary file next to `path`, flushes it, and renames it over `path`,
+/// so a reader never sees a half-written file and a failure leaves nothing behind.
+[[nodiscard]] Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace vwheel

@@ -1,0 +1,452 @@
+#include "vwheel/variant/ordering.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "vwheel/pep440/version.hpp"
+
+namespace vwheel::variant {
+namespace {
+
+constexpr std::size_t kUnlisted = std::numeric_limits<std::size_t>::max();
+
+template <class Range, class T>
+std::size_t index_of(const Range& range, const T& item) {
+  auto it = std::find(range.begin(), range.end(), item);
+  return it == range.end() ? kUnlisted : static_cast<std::size_t>(it - range.begin());
+}
+
+// User list first, then the package's items not yet present. Like the reference, the first list
+// is copied verbatim and later lists only contribute new items.
+std::vector<std::string> aggregate(const std::vector<std::string>* user, const std::vector<std::string>* package) {
+  std::vector<std::string> out;
+  if (user != nullptr) out = *user;
+  if (package != nullptr) {
+    for (const auto& item : *package) {
+      if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    }
+  }
+  return out;
+}
+
+template <class Map>
+const typename Map::mapped_type* find_in(const Map& map, std::string_view key) {
+  auto it = map.find(std::string(key));
+  return it == map.end() ? nullptr : &it->second;
+}
+
+// One feature of the ranking table: its values in supported order, with first-occurrence indices.
+struct FeatureSlot {
+  std::size_t position = 0;  // significance of the feature (0 = most significant)
+  std::vector<std::string> values;
+  std::map<std::string, std::size_t, std::less<>> index;
+};
+
+// Orders (namespace, feature) keys; transparent so lookups need no string copies.
+struct FeatureKeyLess {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    const std::string_view a1 = a.first, a2 = a.second, b1 = b.first, b2 = b.second;
+    return a1 != b1 ? a1 < b1 : a2 < b2;
+  }
+};
+
+using FeatureTable = std::map<std::pair<std::string, std::string>, FeatureSlot, FeatureKeyLess>;
+
+std::string join_values(const std::vector<std::string>& values) {
+  return values.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(values, ", "));
+}
+
+struct NamespaceSupport {
+  std::vector<FeatureConfig> features;
+  NamespaceReport report;
+};
+
+class Engine {
+ public:
+  Engine(const VariantMetadata& md, const SupportOracle& oracle, const UserPriorities& user,
+         const SelectionOptions& options)
+      : m_md(md), m_oracle(oracle), m_user(user), m_options(options) {}
+
+  Result<Ranking> run() {
+    Ranking out;
+    if (auto ok = collect_supported(out); !ok) return fail(ok.error());
+    sort_supported(out);
+    build_table(out.sorted_supported);
+    rank(out);
+    return out;
+  }
+
+ private:
+  // The namespaces that matter: declared, prioritized, static, or used by a variant.
+  std::vector<std::string> namespaces_of_interest() const {
+    std::set<std::string> all(m_md.namespace_priorities.begin(), m_md.namespace_priorities.end());
+    for (const auto& [ns, _] : m_md.providers) all.insert(ns);
+    for (const auto& [ns, _] : m_md.static_properties) all.insert(ns);
+    for (const auto& [_, props] : m_md.variants) {
+      for (const auto& p : props) all.insert(p.ns);
+    }
+    all.insert(std::string(kAbiDependencyNamespace));
+    return {all.begin(), all.end()};
+  }
+
+  static std::vector<FeatureConfig> static_features(const std::map<std::string, std::vector<std::string>>& table) {
+    std::vector<FeatureConfig> out;
+    for (const auto& [feature, values] : table) out.push_back(FeatureConfig{feature, values, false});
+    return out;
+  }
+
+  bool optional_enabled(const std::string& ns) const {
+    return m_options.enable_all_optional || m_options.enabled_optional.count(ns) > 0;
+  }
+
+  Result<NamespaceSupport> support_of(const std::string& ns) {
+    NamespaceSupport s;
+    s.report.ns = ns;
+    s.report.source = "none";
+    const bool draft = m_md.schema < SchemaVersion{0, 1, 0};
+    const ProviderInfo* provider = find_in(m_md.providers, ns);
+    const bool is_abi = ns == kAbiDependencyNamespace;
+    if (provider != nullptr) {
+      if (provider->optional && !optional_enabled(ns)) {
+        s.report.note = fmt::format("provider `{}` is optional and not enabled (use --enable-optional-provider {})",
+                                    ns, ns);
+        return s;
+      }
+      if (provider->enable_if) {
+        auto marker = markers::Marker::parse(*provider->enable_if);
+        if (!marker) {
+          return fail(fmt::format("providers.{}.enable-if: {}", ns, marker.error().message));
+        }
+        if (m_options.environment == nullptr) {
+          return fail(fmt::format("providers.{}.enable-if `{}` needs the target's marker environment; give a "
+                                  "--target profile with an `environment`",
+                                  ns, *provider->enable_if));
+        }
+        auto value = marker->evaluate(*m_options.environment);
+        if (!value) return fail(fmt::format("providers.{}.enable-if: {}", ns, value.error().message));
+        if (!*value) {
+          s.report.note = fmt::format("provider `{}` is disabled: enable-if `{}` is false for the target", ns,
+                                      *provider->enable_if);
+          return s;
+        }
+      }
+      if (!provider->install_time) {
+        if (const auto* table = find_in(m_md.static_properties, ns)) s.features = static_features(*table);
+        s.report.source = "static-properties";
+      } else if (!is_abi) {
+        auto answer = m_oracle.supported(ns, provider, s.report.note);
+        if (!answer) return fail(answer.error());
+        if (*answer) {
+          s.features = std::move(**answer);
+          s.report.source = "target";
+        }
+      }
+    } else if (!is_abi) {
+      if (draft) {
+        s.report.note = fmt::format("namespace `{}` has no provider in the package's metadata", ns);
+        return s;
+      }
+      auto answer = m_oracle.supported(ns, nullptr, s.report.note);
+      if (!answer) return fail(answer.error());
+      if (*answer) {
+        s.features = std::move(**answer);
+        s.report.source = "target";
+      }
+    }
+    if (is_abi) {
+      if (auto ok = add_abi_dependencies(s); !ok) return fail(ok.error());
+    }
+    for (auto& fc : s.features) {
+      for (const auto& v : fc.values) {
+        if (!is_valid_feature_value(v) || !is_valid_feature_name(fc.name)) {
+          return fail(fmt::format("provider `{}` answered an invalid property `{} :: {} :: {}`", ns, ns, fc.name, v));
+        }
+      }
+    }
+    return s;
+  }
+
+  Result<void> add_abi_dependencies(NamespaceSupport& s) const {
+    std::map<std::string, std::string> versions;  // later entries override earlier ones
+    for (const auto& [name, version] : m_options.abi_dependencies) versions[abi_dependency_feature(name)] = version;
+    for (const auto& [feature, version] : versions) {
+      auto values = abi_dependency_values(version);
+      if (!values) return fail(values.error().with_context(fmt::format("abi_dependency `{}`", feature)));
+      s.features.push_back(FeatureConfig{feature, std::move(*values), false});
+    }
+    if (!versions.empty() && s.report.source == "none") s.report.source = "installed distributions";
+    return {};
+  }
+
+  Result<void> collect_supported(Ranking& out) {
+    for (const auto& ns : namespaces_of_interest()) {
+      auto s = support_of(ns);
+      if (!s) return fail(s.error());
+      for (const auto& fc : s->features) {
+        for (const auto& v : fc.values) m_supported.push_back(Property{ns, fc.name, v});
+      }
+      out.namespaces.push_back(std::move(s->report));
+    }
+    return {};
+  }
+
+  // Three stable passes, as the reference does: by namespace priority; then, within a run of one
+  // namespace, by feature priority (unlisted features keep provider order); then, within a run of
+  // one feature, by value priority. A single composite key would interleave unlisted features.
+  void sort_supported(Ranking& out) {
+    auto ns_order = aggregate(&m_user.namespace_priorities, &m_md.namespace_priorities);
+    if (std::find(ns_order.begin(), ns_order.end(), kAbiDependencyNamespace) == ns_order.end()) {
+      ns_order.emplace_back(kAbiDependencyNamespace);
+    }
+    // Namespaces the package forgot to prioritize rank after the listed ones, by name.
+    std::set<std::string> missing;
+    for (const auto& p : m_supported) {
+      if (std::find(ns_order.begin(), ns_order.end(), p.ns) == ns_order.end()) missing.insert(p.ns);
+    }
+    ns_order.insert(ns_order.end(), missing.begin(), missing.end());
+
+    auto& props = m_supported;
+    std::stable_sort(props.begin(), props.end(), [&](const Property& a, const Property& b) {
+      return index_of(ns_order, a.ns) < index_of(ns_order, b.ns);
+    });
+    for (auto run = props.begin(); run != props.end();) {
+      auto end = std::find_if(run, props.end(), [&](const Property& p) { return p.ns != run->ns; });
+      auto order = aggregate(find_in(m_user.feature_priorities, run->ns), find_in(m_md.feature_priorities, run->ns));
+      std::stable_sort(run, end, [&](const Property& a, const Property& b) {
+        return index_of(order, a.feature) < index_of(order, b.feature);
+      });
+      run = end;
+    }
+    for (auto run = props.begin(); run != props.end();) {
+      auto end = std::find_if(run, props.end(),
+                              [&](const Property& p) { return p.ns != run->ns || p.feature != run->feature; });
+      const auto* user_ns = find_in(m_user.property_priorities, run->ns);
+      const auto* pkg_ns = find_in(m_md.property_priorities, run->ns);
+      auto order = aggregate(user_ns ? find_in(*user_ns, run->feature) : nullptr,
+                             pkg_ns ? find_in(*pkg_ns, run->feature) : nullptr);
+      if (!order.empty()) {
+        std::stable_sort(run, end, [&](const Property& a, const Property& b) {
+          return index_of(order, a.value) < index_of(order, b.value);
+        });
+      }
+      run = end;
+    }
+    out.sorted_supported = props;
+    out.namespace_order = std::move(ns_order);
+  }
+
+  void build_table(const std::vector<Property>& sorted) {
+    for (const auto& p : sorted) {
+      auto [it, inserted] = m_table.try_emplace(std::make_pair(p.ns, p.feature));
+      if (inserted) it->second.position = m_table.size() - 1;
+      auto& slot = it->second;
+      slot.index.try_emplace(p.value, slot.values.size());
+      slot.values.push_back(p.value);
+    }
+  }
+
+  std::string unsupported_namespace_note(const std::string& ns, const Ranking& out) const {
+    for (const auto& r : out.namespaces) {
+      if (r.ns == ns && !r.note.empty()) return r.note;
+    }
+    return fmt::format("the target supports nothing in namespace `{}`", ns);
+  }
+
+  void rank(Ranking& out) {
+    struct Candidate {
+      const std::string* label;
+      std::vector<std::size_t> key;
+      std::vector<Property> best;
+    };
+    std::vector<Candidate> compatible;
+    std::vector<LabelReport> incompatible;
+    compatible.reserve(m_md.variants.size());
+    const std::size_t width = m_table.size();
+
+    for (const auto& [label, props] : m_md.variants) {
+      Candidate c{&label, std::vector<std::size_t>(width, kUnlisted), {}};
+      std::string reason;
+      for (auto it = props.begin(); it != props.end() && reason.empty();) {
+        auto end = std::find_if(it, props.end(),
+                                [&](const Property& p) { return p.ns != it->ns || p.feature != it->feature; });
+        auto slot_it = m_table.find(std::make_pair(std::string_view(it->ns), std::string_view(it->feature)));
+        if (slot_it == m_table.end()) {
+          std::vector<std::string> wanted;
+          for (auto v = it; v != end; ++v) wanted.push_back(v->value);
+          reason = fmt::format("`{}` needs {}; {}", it->feature_string(), join_values(wanted),
+                               unsupported_namespace_note(it->ns, out));
+          break;
+        }
+        const auto& slot = slot_it->second;
+        std::size_t best = kUnlisted;
+        for (auto v = it; v != end; ++v) {
+          if (auto f = slot.index.find(v->value); f != slot.index.end()) best = std::min(best, f->second);
+        }
+        if (best == kUnlisted) {
+          std::vector<std::string> wanted;
+          for (auto v = it; v != end; ++v) wanted.push_back(v->value);
+          std::vector<std::string> have;
+          for (const auto& v : slot.values) {
+            if (std::find(have.begin(), have.end(), v) == have.end()) have.push_back(v);
+          }
+          reason = fmt::format("`{}` needs {}{}; the target supports {}", it->feature_string(),
+                               wanted.size() > 1 ? "one of " : "", join_values(wanted), join_values(have));
+          break;
+        }
+        c.key[slot.position] = best;
+        it = end;
+      }
+      if (!reason.empty()) {
+        incompatible.push_back(LabelReport{label, false, std::nullopt, {}, std::move(reason)});
+        continue;
+      }
+      compatible.push_back(std::move(c));
+    }
+
+    std::sort(compatible.begin(), compatible.end(), [](const Candidate& a, const Candidate& b) {
+      if (a.key != b.key) return a.key < b.key;
+      return *a.label < *b.label;
+    });
+
+    std::vector<const FeatureSlot*> slots(width);
+    std::vector<const std::pair<const std::pair<std::string, std::string>, FeatureSlot>*> entries(width);
+    for (const auto& entry : m_table) entries[entry.second.position] = &entry;
+
+    for (std::size_t i = 0; i < compatible.size(); ++i) {
+      const auto& c = compatible[i];
+      out.order.push_back(*c.label);
+      LabelReport r{*c.label, true, i, {}, {}};
+      for (std::size_t k = 0; k < width; ++k) {
+        if (c.key[k] == kUnlisted) continue;
+        const auto& [key, slot] = *entries[k];
+        r.best_properties.push_back(Property{key.first, key.second, slot.values[c.key[k]]});
+      }
+      out.reports.push_back(std::move(r));
+    }
+    for (auto& r : incompatible) out.reports.push_back(std::move(r));
+  }
+
+  const VariantMetadata& m_md;
+  const SupportOracle& m_oracle;
+  const UserPriorities& m_user;
+  const SelectionOptions& m_options;
+  std::vector<Property> m_supported;
+  FeatureTable m_table;
+};
+
+}  // namespace
+
+Result<std::optional<std::vector<FeatureConfig>>> TableOracle::supported(const std::string& ns,
+                                                                         const ProviderInfo* /*declared*/,
+                                                                         std::string& note) const {
+  auto it = m_table.find(ns);
+  if (it == m_table.end()) {
+    note = fmt::format("the target profile lists no properties for namespace `{}`", ns);
+    return std::optional<std::vector<FeatureConfig>>{};
+  }
+  return std::optional<std::vector<FeatureConfig>>{it->second};
+}
+
+Result<Ranking> rank_variants(const VariantMetadata& metadata, const SupportOracle& oracle, const UserPriorities& user,
+                              const SelectionOptions& options) {
+  return Engine(metadata, oracle, user, options).run();
+}
+
+bool is_supported(const PropertySet& properties, const SupportedProperties& supported, std::string* reason) {
+  for (auto it = properties.begin(); it != properties.end();) {
+    auto end = std::find_if(it, properties.end(),
+                            [&](const Property& p) { return p.ns != it->ns || p.feature != it->feature; });
+    const std::vector<std::string>* values = nullptr;
+    if (auto ns = supported.find(it->ns); ns != supported.end()) {
+      for (const auto& fc : ns->second) {
+        if (fc.name == it->feature) values = &fc.values;
+      }
+    }
+    bool ok = false;
+    std::vector<std::string> wanted;
+    for (auto v = it; v != end; ++v) {
+      wanted.push_back(v->value);
+      if (values != nullptr && std::find(values->begin(), values->end(), v->value) != values->end()) ok = true;
+    }
+    if (!ok) {
+      if (reason != nullptr) {
+        *reason = fmt::format("`{}` needs {}{}; the target supports {}", it->feature_string(),
+                              wanted.size() > 1 ? "one of " : "", join_values(wanted),
+                              values ? join_values(*values) : std::string("nothing"));
+      }
+      return false;
+    }
+    it = end;
+  }
+  return true;
+}
+
+void set_variant_markers(markers::Environment& env, const std::string& label, const PropertySet& properties,
+                         const SupportedProperties& supported) {
+  env.variant_label = label;
+  env.variant_properties.clear();
+  env.variant_features.clear();
+  env.variant_namespaces.clear();
+  for (const auto& p : properties) {
+    auto ns = supported.find(p.ns);
+    if (ns == supported.end()) continue;
+    bool ok = false;
+    for (const auto& fc : ns->second) {
+      if (fc.name == p.feature && std::find(fc.values.begin(), fc.values.end(), p.value) != fc.values.end()) ok = true;
+    }
+    if (!ok) continue;
+    env.variant_properties.insert(p.to_string());
+    env.variant_features.insert(p.feature_string());
+    env.variant_namespaces.insert(p.ns);
+  }
+}
+
+Result<std::vector<std::string>> abi_dependency_values(std::string_view version) {
+  auto v = pep440::Version::parse(version);
+  if (!v) return fail(fmt::format("`{}` is not a valid PEP 440 version", version));
+  const auto& release = v->release();
+  auto part = [&](std::size_t i) { return i < release.size() ? release[i].to_string() : std::string("0"); };
+  return std::vector<std::string>{part(0), part(0) + "." + part(1), part(0) + "." + part(1) + "." + part(2)};
+}
+
+std::string abi_dependency_feature(std::string_view name) {
+  // PEP 503 normalization (each run of `-_.` becomes one separator), with `_` as the separator.
+  std::string out;
+  bool in_separator = false;
+  for (char c : name) {
+    const bool separator = c == '-' || c == '_' || c == '.';
+    if (separator && !in_separator) out.push_back('_');
+    if (!separator) out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+    in_separator = separator;
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> parse_abi_dependency_env(std::string_view value) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    auto comma = value.find(',', start);
+    auto item = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    auto trimmed = strip_unicode_whitespace(item);
+    if (!trimmed.empty()) {
+      auto eq = trimmed.find("==");
+      if (eq == std::string_view::npos || eq == 0 || eq + 2 >= trimmed.size()) {
+        return fail(fmt::format("VARIANT_ABI_DEPENDENCY: `{}` is not `name==version`", trimmed));
+      }
+      out.emplace_back(std::string(strip_unicode_whitespace(trimmed.substr(0, eq))),
+                       std::string(strip_unicode_whitespace(trimmed.substr(eq + 2))));
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace vwheel::variant

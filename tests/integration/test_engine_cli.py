@@ -1,0 +1,235 @@
+"""`vwheel label`, `vwheel rank` and `vwheel validate` on real files."""
+import json
+
+import pytest
+
+
+def write(path, obj):
+    path.write_text(json.dumps(obj) if not isinstance(obj, str) else obj)
+    return path
+
+
+def test_version_and_help(vwheel):
+    r = vwheel("--version")
+    assert r.rc == 0 and r.out.startswith("vwheel ")
+    r = vwheel("--help")
+    assert r.rc == 0
+    for cmd in ("label", "rank", "validate"):
+        assert cmd in r.out
+        h = vwheel(cmd, "--help")
+        assert h.rc == 0 and "Usage" in h.out or "usage" in h.out.lower()
+        h = vwheel("help", cmd)
+        assert h.rc == 0 and cmd in h.out
+
+
+def test_label_hash_and_custom(vwheel):
+    assert vwheel("label", "-p", "a::b::c", "-p", "d :: e :: f").out == "eb9a66a7\n"
+    assert vwheel("label").out == "null\n"
+    r = vwheel("label", "-p", "a::b::c", "--label", "my_label")
+    assert r.rc == 0 and r.out == "my_label\n"
+
+
+def test_label_long_custom_label_warns(vwheel):
+    r = vwheel("label", "-p", "a::b::c", "--label", "a" * 17)
+    assert r.rc == 0 and r.out == "a" * 17 + "\n"
+    assert "warning" in r.err and "16" in r.err
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["-p", "a::B::c"], "a::B::c"),
+        (["-p", "a::b::c", "-p", "a :: b :: c"], "duplicate"),
+        (["-p", "a::b::c", "--label", "null"], "null"),
+        (["--label", "foo"], "foo"),
+        (["-p", "a::b::c", "--label", "Foo"], "Foo"),
+    ],
+)
+def test_label_errors(vwheel, args, needle):
+    r = vwheel("label", *args)
+    assert r.rc == 1
+    assert r.out == ""
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+
+
+def test_rank_torch_no_gpu(vwheel, examples):
+    r = vwheel("rank", examples / "torch-2.9.0-variants.json", "--target", examples / "profiles/no-gpu.json")
+    assert r.rc == 0, r.err
+    assert r.out == "null\n"
+
+
+def test_rank_torch_cuda(vwheel, examples):
+    r = vwheel("rank", examples / "torch-2.9.0-variants.json", "--target", examples / "profiles/cuda12.8-sm90.json")
+    assert r.rc == 0, r.err
+    assert r.out.splitlines() == ["cuda12.8", "cuda12.6", "null"]
+
+
+def test_rank_json_and_explain(vwheel, examples):
+    args = ["rank", examples / "torch-2.9.0-variants.json", "--target", examples / "profiles/cuda12.8-sm90.json"]
+    j = vwheel(*args, "--json").json()
+    assert j["order"] == ["cuda12.8", "cuda12.6", "null"]
+    by_label = {x["label"]: x for x in j["labels"]}
+    assert by_label["cuda13.0"]["compatible"] is False
+    assert "cuda_version_lower_bound" in by_label["cuda13.0"]["reason"]
+    assert by_label["cuda12.8"]["rank"] == 1
+    e = vwheel(*args, "--explain")
+    assert e.rc == 0
+    assert "cuda13.0: incompatible" in e.out
+    assert "would choose `cuda12.8`" in e.out
+
+
+def test_rank_nothing_compatible_prints_note(vwheel, tmp_path):
+    f = write(
+        tmp_path / "x-1.0-variants.json",
+        {
+            "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            "default-priorities": {"namespace": ["nvidia"]},
+            "variants": {"cu": {"nvidia": {"sm_arch": ["90_real"]}}},
+        },
+    )
+    p = write(tmp_path / "p.json", {"properties": {}})
+    r = vwheel("rank", f, "--target", p)
+    assert r.rc == 0 and r.out == ""
+    assert "no variant" in r.err
+
+
+def test_rank_user_config_reorders(vwheel, tmp_path):
+    f = write(
+        tmp_path / "x-1.0-variants.json",
+        {
+            "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            "default-priorities": {"namespace": ["a", "b"]},
+            "variants": {"va": {"a": {"f": ["x"]}}, "vb": {"b": {"g": ["y"]}}},
+        },
+    )
+    p = write(
+        tmp_path / "p.json",
+        {"properties": {"a": [{"name": "f", "values": ["x"]}], "b": [{"name": "g", "values": ["y"]}]}},
+    )
+    assert vwheel("rank", f, "--target", p).out.splitlines() == ["va", "vb"]
+    cfg = tmp_path / "variants.toml"
+    cfg.write_text('namespace_priorities = ["b"]\n')
+    assert vwheel("rank", f, "--target", p, "--config", cfg).out.splitlines() == ["vb", "va"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text("namespace_priorities = [1]\n")
+    r = vwheel("rank", f, "--target", p, "--config", bad)
+    assert r.rc == 1 and "bad.toml" in r.err and "namespace_priorities[0]" in r.err
+
+
+@pytest.mark.parametrize(
+    "doc, needle",
+    [
+        ("{not json", "x-1.0-variants.json"),
+        ({"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+          "default-priorities": {"namespace": ["a"]},
+          "variants": {"bad-label": {"a": {"f": ["x"]}}}}, "bad-label"),
+        ({"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+          "default-priorities": {"namespace": ["a"]},
+          "variants": {"l": {"a": {"f": ["X"]}}}}, "X"),
+        ({"$schema": "https://variants-schema.wheelnext.dev/peps/825/v7.0.0.json",
+          "default-priorities": {"namespace": ["a"]},
+          "variants": {}}, "7"),
+    ],
+)
+def test_rank_malformed_file_is_one_line(vwheel, tmp_path, doc, needle):
+    f = write(tmp_path / "x-1.0-variants.json", doc)
+    p = write(tmp_path / "p.json", {"properties": {}})
+    r = vwheel("rank", f, "--target", p)
+    assert r.rc == 1
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1, r.err
+    assert needle in lines[0]
+    assert "x-1.0-variants.json" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "profile, needle",
+    [
+        ("[]", "object"),
+        ({"properties": {"Nvidia": []}}, "Nvidia"),
+        ({"properties": {"nvidia": [{"name": "sm_arch", "values": []}]}}, "sm_arch"),
+        ({"properties": {"nvidia": [{"name": "sm_arch", "values": ["90 real"]}]}}, "90 real"),
+        ({"properties": {"nvidia": [{"name": "sm_arch", "values": ["a"], "multi_value": "yes"}]}}, "multi_value"),
+        ({"properties": {}, "tags": ["cp312"]}, "cp312"),
+        ({"properties": {}, "colour": 1}, "colour"),
+    ],
+)
+def test_rank_invalid_profile(vwheel, tmp_path, examples, profile, needle):
+    p = write(tmp_path / "profile.json", profile if isinstance(profile, str) else json.dumps(profile))
+    r = vwheel("rank", examples / "torch-2.9.0-variants.json", "--target", p)
+    assert r.rc == 1
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "profile.json" in lines[0]
+
+
+def test_rank_two_sets_for_one_label_is_rejected(vwheel, tmp_path):
+    # JSON objects cannot repeat a key portably, so the conflict is exercised through merging in
+    # generate-index-json (maintainer tools); here a duplicated key must not be silently accepted.
+    f = tmp_path / "x-1.0-variants.json"
+    f.write_text(
+        '{"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",'
+        '"default-priorities": {"namespace": ["a"]},'
+        '"variants": {"l": {"a": {"f": ["x"]}}, "l": {"a": {"f": ["y"]}}}}'
+    )
+    r = vwheel("validate", f)
+    assert r.rc == 1
+    assert "l" in r.out + r.err
+
+
+def test_enable_if_uses_profile_environment(vwheel, tmp_path, examples):
+    prof = json.loads((examples / "profiles/cuda12.8-sm90.json").read_text())
+    prof["environment"]["platform_system"] = "Darwin"
+    p = write(tmp_path / "mac.json", prof)
+    r = vwheel("rank", examples / "torch-2.9.0-variants.json", "--target", p, "--explain")
+    assert r.rc == 0
+    assert r.out.count("enable-if") >= 1
+    assert vwheel("rank", examples / "torch-2.9.0-variants.json", "--target", p).out == "null\n"
+
+
+def test_validate_real_files(vwheel, shared):
+    files = sorted((shared / "data/real-variants").rglob("*.json"))
+    assert len(files) > 30
+    for f in files:
+        r = vwheel("validate", f)
+        if "astral-sh_uv" in f.name:
+            assert r.rc == 1
+            assert "$schema" in r.out and "default-priorities.namespace" in r.out
+        assert r.rc in (0, 1), (f, r.err)
+        assert "error:" not in r.err, (f, r.err)
+
+
+def test_validate_reports_every_problem(vwheel, tmp_path):
+    f = write(
+        tmp_path / "x-1.0-variants.json",
+        {
+            "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            "default-priorities": {"namespace": ["a"]},
+            "variants": {"l1": {"a": {"f": ["BAD"]}}, "l2": {"b": {"g": ["x"]}}},
+        },
+    )
+    r = vwheel("validate", f)
+    assert r.rc == 1
+    out = r.out.strip().splitlines()
+    assert any("BAD" in line for line in out)
+    assert all(line.startswith(str(f)) for line in out)
+
+
+def test_validate_good_and_missing(vwheel, tmp_path, examples):
+    assert vwheel("validate", examples / "torch-2.9.0-variants.json").rc == 0
+    r = vwheel("validate", tmp_path / "missing.json")
+    assert r.rc == 1 and "missing.json" in r.err
+
+
+def test_validate_pyproject(vwheel, tmp_path):
+    good = tmp_path / "pyproject.toml"
+    good.write_text(
+        '[project]\nname = "x"\n\n[variant.default-priorities]\nnamespace = ["blas"]\n\n'
+        '[variant.providers.blas]\ninstall-time = false\n\n[variant.static-properties.blas]\nlibrary = ["openblas"]\n'
+    )
+    assert vwheel("validate", good).rc == 0
+    bad = tmp_path / "bad" / "pyproject.toml"
+    bad.parent.mkdir()
+    bad.write_text('[variant.default-priorities]\nnamespace = ["Bad"]\n')
+    r = vwheel("validate", bad)
+    assert r.rc == 1 and "Bad" in r.out
