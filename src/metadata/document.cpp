@@ -1,0 +1,98 @@
+// Public entry points for reading JSON documents, and schema version handling.
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "metadata/internal.hpp"
+
+namespace vwheel::metadata {
+namespace {
+
+// Parses a decimal number without sign or leading '+'; nullopt if `text` is not one.
+std::optional<int> parse_component(std::string_view text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// Parses JSON text; on failure, the error describes where.
+Result<detail::Json> parse_json_text(std::string_view text) {
+  try {
+    return detail::Json::parse(text.begin(), text.end());
+  } catch (const detail::Json::parse_error& e) {
+    std::string_view what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    if (const auto pos = what.find("] "); what.starts_with("[json.exception.") && pos != std::string_view::npos) {
+      what.remove_prefix(pos + 2);
+    }
+    constexpr std::size_t kMax = 300;
+    std::string message = detail::single_line(what.substr(0, kMax));
+    if (what.size() > kMax) message += "...";
+    return fail(fmt::format("invalid JSON: {}", message));
+  }
+}
+
+}  // namespace
+
+std::optional<variant::SchemaVersion> parse_schema_version(std::string_view url) {
+  const auto slash = url.rfind('/');
+  std::string_view last = slash == std::string_view::npos ? url : url.substr(slash + 1);
+  if (!last.starts_with('v') || !last.ends_with(".json")) return std::nullopt;
+  last.remove_prefix(1);
+  last.remove_suffix(5);
+  const auto dot1 = last.find('.');
+  if (dot1 == std::string_view::npos) return std::nullopt;
+  const auto dot2 = last.find('.', dot1 + 1);
+  if (dot2 == std::string_view::npos) return std::nullopt;
+  const auto major = parse_component(last.substr(0, dot1));
+  const auto minor = parse_component(last.substr(dot1 + 1, dot2 - dot1 - 1));
+  const auto patch = parse_component(last.substr(dot2 + 1));
+  if (!major || !minor || !patch) return std::nullopt;
+  return variant::SchemaVersion{*major, *minor, *patch};
+}
+
+bool is_supported_schema(const variant::SchemaVersion& version) noexcept {
+  return version == variant::kSchemaDraft002 || version == variant::kSchemaDraft003 ||
+         (version.major == 0 && version.minor >= 1);
+}
+
+bool is_draft_schema(const variant::SchemaVersion& version) noexcept {
+  return version < variant::SchemaVersion{0, 1, 0};
+}
+
+ValidationReport check_json_document(std::string_view text, DocumentKind kind,
+                                     std::optional<std::string_view> expected_label) {
+  ValidationReport report;
+  auto root = parse_json_text(text);
+  if (!root) {
+    report.errors.push_back(root.error().message);
+    return report;
+  }
+  auto outcome = detail::read_document(*root, kind, expected_label);
+  report.errors = std::move(outcome.errors);
+  report.conformance_problems = std::move(outcome.conformance);
+  return report;
+}
+
+Result<ParsedDocument> parse_json_document(std::string_view text, DocumentKind kind,
+                                           std::optional<std::string_view> expected_label) {
+  auto root = parse_json_text(text);
+  if (!root) return fail(root.error());
+  return detail::to_result(detail::read_document(*root, kind, expected_label));
+}
+
+std::vector<std::string> validate_json_document(std::string_view text, DocumentKind kind,
+                                                std::optional<std::string_view> expected_label) {
+  auto report = check_json_document(text, kind, expected_label);
+  auto all = std::move(report.errors);
+  all.insert(all.end(), std::make_move_iterator(report.conformance_problems.begin()),
+             std::make_move_iterator(report.conformance_problems.end()));
+  return all;
+}
+
+}  // namespace vwheel::metadata

@@ -1,0 +1,346 @@
+// Text helpers of the metadata component: Unicode character classes as Python's `re` sees them,
+// Python-compatible JSON output, and message formatting.
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "metadata/internal.hpp"
+
+namespace vwheel::metadata::detail {
+namespace {
+
+constexpr bool is_ascii_word(std::uint32_t cp) noexcept {
+  return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') || cp == '_';
+}
+
+// Approximates Python's Unicode `\w` (str.isalnum() or '_') for non-ASCII code points: letters
+// and digits are accepted, the Latin-1 punctuation/symbols, the General Punctuation, symbol and
+// CJK punctuation blocks and the private-use/specials areas are not.
+bool is_non_ascii_word(std::uint32_t cp) noexcept {
+  if (cp < 0x80 || is_unicode_space(cp)) return false;
+  if (cp < 0xC0) {
+    switch (cp) {
+      case 0xAA: case 0xB2: case 0xB3: case 0xB5: case 0xB9: case 0xBA: case 0xBC: case 0xBD: case 0xBE:
+        return true;
+      default:
+        return false;
+    }
+  }
+  if (cp == 0xD7 || cp == 0xF7) return false;
+  if (cp >= 0x2000 && cp <= 0x2BFF) return false;  // punctuation, symbols, arrows, box drawing...
+  if (cp >= 0x3000 && cp <= 0x303F) return cp >= 0x3005 && cp <= 0x3007;
+  if (cp >= 0xD800 && cp <= 0xF8FF) return false;   // surrogates, private use
+  if (cp >= 0xFE00 && cp <= 0xFE6F) return false;   // variation selectors, CJK compatibility forms
+  if (cp >= 0xFFF0) return cp >= 0x10000 && !(cp >= 0xF0000);
+  return true;
+}
+
+bool is_word_or_dot(std::uint32_t cp) noexcept { return cp == '.' || is_ascii_word(cp) || is_non_ascii_word(cp); }
+
+void append_u_escape(std::string& out, std::uint32_t unit) { out += fmt::format("\\u{:04x}", unit); }
+
+void dump_into(std::string& out, const Json& value, int level) {
+  auto newline = [&](int lvl) {
+    out.push_back('\n');
+    out.append(static_cast<std::size_t>(lvl) * 4, ' ');
+  };
+  switch (value.type()) {
+    case Json::value_t::object: {
+      if (value.empty()) {
+        out += "{}";
+        return;
+      }
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        if (!first) out.push_back(',');
+        first = false;
+        newline(level + 1);
+        append_python_json_string(out, key);
+        out += ": ";
+        dump_into(out, item, level + 1);
+      }
+      newline(level);
+      out.push_back('}');
+      return;
+    }
+    case Json::value_t::array: {
+      if (value.empty()) {
+        out += "[]";
+        return;
+      }
+      out.push_back('[');
+      bool first = true;
+      for (const auto& item : value) {
+        if (!first) out.push_back(',');
+        first = false;
+        newline(level + 1);
+        dump_into(out, item, level + 1);
+      }
+      newline(level);
+      out.push_back(']');
+      return;
+    }
+    case Json::value_t::string:
+      append_python_json_string(out, value.get_ref<const std::string&>());
+      return;
+    default:
+      out += value.dump(-1, ' ', true, Json::error_handler_t::replace);
+      return;
+  }
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> next_code_point(std::string_view s, std::size_t& i) noexcept {
+  const auto c0 = static_cast<unsigned char>(s[i]);
+  if (c0 < 0x80) {
+    ++i;
+    return c0;
+  }
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if ((c0 & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c0 & 0x1FU;
+  } else if ((c0 & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c0 & 0x0FU;
+  } else if ((c0 & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c0 & 0x07U;
+  } else {
+    ++i;
+    return std::nullopt;
+  }
+  if (i + len > s.size()) {
+    ++i;
+    return std::nullopt;
+  }
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) {
+      ++i;
+      return std::nullopt;
+    }
+    cp = (cp << 6) | (c & 0x3FU);
+  }
+  static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++i;
+    return std::nullopt;
+  }
+  i += len;
+  return cp;
+}
+
+bool is_unicode_space(std::uint32_t cp) noexcept {
+  return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F) || cp == 0x85 || cp == 0xA0 ||
+         cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000;
+}
+
+bool is_single_line_text(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto cp = next_code_point(s, i);
+    if (!cp || (*cp != ' ' && is_unicode_space(*cp))) return false;
+  }
+  return true;
+}
+
+bool is_plugin_api_reference(std::string_view s) noexcept {
+  std::size_t i = 0;
+  // Reads a run of [\w.] characters; returns false on invalid UTF-8.
+  auto take_word = [&](std::size_t& count) {
+    count = 0;
+    while (i < s.size()) {
+      std::size_t j = i;
+      const auto cp = next_code_point(s, j);
+      if (!cp) return false;
+      if (!is_word_or_dot(*cp)) break;
+      i = j;
+      ++count;
+    }
+    return true;
+  };
+  auto skip_space = [&] {
+    while (i < s.size()) {
+      std::size_t j = i;
+      const auto cp = next_code_point(s, j);
+      if (!cp || !is_unicode_space(*cp)) return;
+      i = j;
+    }
+  };
+  std::size_t count = 0;
+  if (!take_word(count) || count == 0) return false;
+  if (i == s.size()) return true;
+  skip_space();
+  if (i == s.size() || s[i] != ':') return false;
+  ++i;
+  skip_space();
+  if (!take_word(count) || count == 0) return false;
+  return i == s.size();
+}
+
+void append_python_json_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto cp = next_code_point(s, i).value_or(0xFFFD);
+    switch (cp) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\t': out += "\\t"; continue;
+      case '\b': out += "\\b"; continue;
+      case '\f': out += "\\f"; continue;
+      default: break;
+    }
+    if (cp >= 0x20 && cp < 0x7F) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x10000) {
+      append_u_escape(out, cp);
+    } else {
+      const std::uint32_t v = cp - 0x10000;
+      append_u_escape(out, 0xD800 + (v >> 10));
+      append_u_escape(out, 0xDC00 + (v & 0x3FF));
+    }
+  }
+  out.push_back('"');
+}
+
+std::string python_json_string(std::string_view s) {
+  std::string out;
+  append_python_json_string(out, s);
+  return out;
+}
+
+std::string python_json_dump(const Json& value) {
+  std::string out;
+  dump_into(out, value, 0);
+  return out;
+}
+
+std::string_view type_name(const Json& value) noexcept {
+  switch (value.type()) {
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::binary: return "a TOML date/time";
+    case Json::value_t::null: return "null";
+    default: return "an invalid value";
+  }
+}
+
+namespace {
+
+// Compact ASCII rendering that stops once `out` exceeds `limit` (so the depth it recurses to is
+// bounded by the limit, whatever the nesting of the value).
+void render_compact(std::string& out, const Json& value, std::size_t limit) {
+  if (out.size() > limit) return;
+  switch (value.type()) {
+    case Json::value_t::object: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        if (out.size() > limit) return;
+        if (!first) out += ", ";
+        first = false;
+        append_python_json_string(out, key);
+        out += ": ";
+        render_compact(out, item, limit);
+      }
+      out.push_back('}');
+      return;
+    }
+    case Json::value_t::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const auto& item : value) {
+        if (out.size() > limit) return;
+        if (!first) out += ", ";
+        first = false;
+        render_compact(out, item, limit);
+      }
+      out.push_back(']');
+      return;
+    }
+    case Json::value_t::string:
+      append_python_json_string(out, value.get_ref<const std::string&>());
+      return;
+    case Json::value_t::binary:
+      out += "<date/time>";
+      return;
+    default:
+      out += value.dump(-1, ' ', true, Json::error_handler_t::replace);
+      return;
+  }
+}
+
+}  // namespace
+
+std::string describe_value(const Json& value) {
+  if (value.is_null()) return "null";
+  if (value.is_binary()) return std::string(type_name(value));
+  constexpr std::size_t kMax = 80;
+  std::string text;
+  render_compact(text, value, kMax);
+  if (text.size() > kMax) {
+    text.resize(kMax);
+    text += "...";
+  }
+  return fmt::format("{} {}", type_name(value), text);
+}
+
+std::string single_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t start = i;
+    const auto cp = next_code_point(text, i);
+    if (!cp) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[start]));
+    } else if (*cp < 0x20 || *cp == 0x7F) {
+      out += fmt::format("\\x{:02x}", *cp);
+    } else {
+      out.append(text.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+std::string quoted_list(const std::vector<std::string>& items, std::size_t limit) {
+  std::string out;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (k == limit) {
+      out += fmt::format(", ... ({} in all)", items.size());
+      break;
+    }
+    if (k > 0) out += ", ";
+    out += python_json_string(items[k]);
+  }
+  return out;
+}
+
+std::string child_path(std::string_view parent, std::string_view key) {
+  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-' || c == '$';
+  });
+  if (plain) return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
+  return fmt::format("{}[{}]", parent, python_json_string(key));
+}
+
+std::string index_path(std::string_view parent, std::size_t index) { return fmt::format("{}[{}]", parent, index); }
+
+}  // namespace vwheel::metadata::detail
