@@ -36,14 +36,16 @@ Result<RankReport> rank(const RankRequest& request) {
   options.enable_all_optional = request.enable_all_optional;
   options.enabled_optional.insert(request.enabled_optional.begin(), request.enabled_optional.end());
   if (const char* env = std::getenv("VARIANT_ABI_DEPENDENCY"); env != nullptr && *env != '\0') {
-    auto items = variant::parse_abi_dependency_env(env);
-    if (!items) return fail(items.error());
-    options.abi_dependencies = std::move(*items);
+    auto parsed = variant::parse_abi_dependency_env(env);
+    options.abi_dependencies = std::move(parsed.items);
+    report.notes.insert(report.notes.end(), parsed.ignored.begin(), parsed.ignored.end());
   }
-  if (!request.abi_dependencies.empty()) {
-    auto items = variant::parse_abi_dependency_env(fmt::format("{}", fmt::join(request.abi_dependencies, ",")));
-    if (!items) return fail(items.error().message.substr(items.error().message.find(':') + 2));
-    options.abi_dependencies.insert(options.abi_dependencies.end(), items->begin(), items->end());
+  for (const auto& item : request.abi_dependencies) {
+    auto parsed = variant::parse_abi_dependency_env(item);
+    if (parsed.items.size() != 1 || !parsed.ignored.empty()) {
+      return fail(fmt::format("--abi-dependency `{}`: expected NAME==VERSION", item));
+    }
+    options.abi_dependencies.push_back(parsed.items.front());
   }
   std::optional<markers::Environment> env;
   if (machine->environment) {
@@ -52,10 +54,19 @@ Result<RankReport> rank(const RankRequest& request) {
     options.environment = &*env;
   }
 
-  const variant::TableOracle oracle(machine->properties);
-  auto ranking = variant::rank_variants(doc->metadata, oracle, cfg->priorities, options);
+  std::unique_ptr<variant::SupportOracle> oracle;
+  if (request.target) {
+    oracle = std::make_unique<variant::TableOracle>(machine->properties);
+  } else {
+    provider::PythonProviderPolicy policy;
+    policy.allowed.insert(request.allow_python_providers.begin(), request.allow_python_providers.end());
+    policy.allowed.insert(cfg->allow_python_providers.begin(), cfg->allow_python_providers.end());
+    oracle = std::make_unique<provider::DetectionOracle>(machine->machine, std::move(policy));
+  }
+  auto ranking = variant::rank_variants(doc->metadata, *oracle, cfg->priorities, options);
   if (!ranking) return fail(ranking.error().with_context(file));
   report.ranking = std::move(*ranking);
+  // Python providers answer during ranking, so the supported table is rebuilt from its result.
   for (const auto& p : report.ranking.sorted_supported) {
     auto& features = report.supported[p.ns];
     if (features.empty() || features.back().name != p.feature) features.push_back({p.feature, {}, false});
@@ -99,7 +110,15 @@ std::string format_rank_explain(const RankReport& report) {
       continue;
     }
     out += fmt::format("  {} (from {}):\n", ns, r->source);
-    for (const auto& fc : it->second) out += fmt::format("    {}: {}\n", fc.name, fmt::join(fc.values, " > "));
+    for (const auto& fc : it->second) {
+      if (fc.values.size() <= 10) {
+        out += fmt::format("    {}: {}\n", fc.name, fmt::join(fc.values, " > "));
+      } else {
+        out += fmt::format("    {}: {} > ... > {} ({} values)\n", fc.name,
+                           fmt::join(fc.values.begin(), fc.values.begin() + 8, " > "), fc.values.back(),
+                           fc.values.size());
+      }
+    }
   }
   out += "Variants:\n";
   for (const auto& r : report.ranking.reports) {
@@ -113,6 +132,7 @@ std::string format_rank_explain(const RankReport& report) {
       out += fmt::format("   --  {}: incompatible: {}\n", r.label, r.reason);
     }
   }
+  for (const auto& w : report.warnings) out += fmt::format("Conformance: {}\n", w);
   if (report.ranking.order.empty()) {
     out += "No variant is compatible: an installer would fall back to a non-variant wheel, if one exists.\n";
   } else {

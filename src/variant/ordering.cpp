@@ -58,8 +58,16 @@ struct FeatureKeyLess {
 
 using FeatureTable = std::map<std::pair<std::string, std::string>, FeatureSlot, FeatureKeyLess>;
 
+// "a, b, c", shortened to the first few values of a long list (explanations stay one line).
 std::string join_values(const std::vector<std::string>& values) {
-  return values.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(values, ", "));
+  constexpr std::size_t kShown = 6;
+  if (values.empty()) return "nothing";
+  if (values.size() <= kShown + 2) return fmt::format("{}", fmt::join(values, ", "));
+  return fmt::format("{}, ... ({} values)", fmt::join(values.begin(), values.begin() + kShown, ", "), values.size());
+}
+
+std::string wanted_text(const std::vector<std::string>& wanted) {
+  return (wanted.size() > 1 ? "one of " : "") + join_values(wanted);
 }
 
 struct NamespaceSupport {
@@ -279,7 +287,7 @@ class Engine {
         if (slot_it == m_table.end()) {
           std::vector<std::string> wanted;
           for (auto v = it; v != end; ++v) wanted.push_back(v->value);
-          reason = fmt::format("`{}` needs {}; {}", it->feature_string(), join_values(wanted),
+          reason = fmt::format("`{}` needs {}; {}", it->feature_string(), wanted_text(wanted),
                                unsupported_namespace_note(it->ns, out));
           break;
         }
@@ -295,8 +303,8 @@ class Engine {
           for (const auto& v : slot.values) {
             if (std::find(have.begin(), have.end(), v) == have.end()) have.push_back(v);
           }
-          reason = fmt::format("`{}` needs {}{}; the target supports {}", it->feature_string(),
-                               wanted.size() > 1 ? "one of " : "", join_values(wanted), join_values(have));
+          reason = fmt::format("`{}` needs {}; the target supports {}", it->feature_string(), wanted_text(wanted),
+                               join_values(have));
           break;
         }
         c.key[slot.position] = best;
@@ -376,8 +384,7 @@ bool is_supported(const PropertySet& properties, const SupportedProperties& supp
     }
     if (!ok) {
       if (reason != nullptr) {
-        *reason = fmt::format("`{}` needs {}{}; the target supports {}", it->feature_string(),
-                              wanted.size() > 1 ? "one of " : "", join_values(wanted),
+        *reason = fmt::format("`{}` needs {}; the target supports {}", it->feature_string(), wanted_text(wanted),
                               values ? join_values(*values) : std::string("nothing"));
       }
       return false;
@@ -428,20 +435,21 @@ std::string abi_dependency_feature(std::string_view name) {
   return out;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> parse_abi_dependency_env(std::string_view value) {
-  std::vector<std::pair<std::string, std::string>> out;
+AbiDependencyOverrides parse_abi_dependency_env(std::string_view value) {
+  AbiDependencyOverrides out;
   std::size_t start = 0;
   while (start <= value.size()) {
-    auto comma = value.find(',', start);
-    auto item = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    auto trimmed = strip_unicode_whitespace(item);
-    if (!trimmed.empty()) {
-      auto eq = trimmed.find("==");
-      if (eq == std::string_view::npos || eq == 0 || eq + 2 >= trimmed.size()) {
-        return fail(fmt::format("VARIANT_ABI_DEPENDENCY: `{}` is not `name==version`", trimmed));
+    const auto comma = value.find(',', start);
+    const auto item = strip_unicode_whitespace(
+        value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (!item.empty()) {
+      const auto eq = item.find("==");
+      if (eq == std::string_view::npos || eq == 0 || eq + 2 >= item.size()) {
+        out.ignored.push_back(fmt::format("VARIANT_ABI_DEPENDENCY: ignoring `{}` (expected name==version)", item));
+      } else {
+        out.items.emplace_back(std::string(strip_unicode_whitespace(item.substr(0, eq))),
+                               std::string(strip_unicode_whitespace(item.substr(eq + 2))));
       }
-      out.emplace_back(std::string(strip_unicode_whitespace(trimmed.substr(0, eq))),
-                       std::string(strip_unicode_whitespace(trimmed.substr(eq + 2))));
     }
     if (comma == std::string_view::npos) break;
     start = comma + 1;

@@ -18,6 +18,7 @@ void add_rank_command(CLI::App& app, Dispatch& dispatch) {
     bool json = false;
     bool explain = false;
     bool no_cache = false;
+    std::vector<std::string> allow_python;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -32,6 +33,9 @@ void add_rank_command(CLI::App& app, Dispatch& dispatch) {
   auto* json = cmd->add_flag("--json", o->json, "Print the ranking as JSON");
   cmd->add_flag("--explain", o->explain, "Explain the rank of every label, or why it is incompatible")->excludes(json);
   cmd->add_flag("--no-cache", o->no_cache, "Do not use the detection cache");
+  cmd->add_option("--allow-python-provider", o->allow_python,
+                  "Allow the package's Python provider for this namespace to run, in an isolated virtual "
+                  "environment (repeatable; never without this option or the configuration's allow-list)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
       api::RankRequest req;
@@ -42,12 +46,12 @@ void add_rank_command(CLI::App& app, Dispatch& dispatch) {
       req.enabled_optional = o->optional;
       req.abi_dependencies = o->abi;
       req.no_cache = o->no_cache;
+      req.allow_python_providers = o->allow_python;
       auto report = api::rank(req);
       if (!report) {
         report_error(report.error());
         return kUserError;
       }
-      for (const auto& w : report->warnings) report_warning(w);
       if (o->json) {
         fmt::print("{}", api::format_rank_json(*report));
       } else if (o->explain) {

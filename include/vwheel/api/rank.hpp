@@ -26,6 +26,8 @@ struct RankRequest {
   std::vector<std::string> abi_dependencies;
   /// Skip the persistent detection cache.
   bool no_cache = false;
+  /// Namespaces whose Python providers may run (with the configuration's allow-list).
+  std::vector<std::string> allow_python_providers;
 };
 
 /// The ranking plus what it was computed from.
@@ -37,7 +39,8 @@ struct RankReport {
   std::string target_description;
   /// The supported properties per namespace that the ranking used.
   variant::SupportedProperties supported;
-  /// Conformance problems of the file (PEP 825), one line each; ranking still happened.
+  /// Conformance problems of the file (PEP 825), one line each, shown by --explain and --json;
+  /// ranking still happened (`vwheel validate` reports them as problems).
   std::vector<std::string> warnings;
   /// Notes about detection (e.g. "no NVIDIA driver"), one line each.
   std::vector<std::string> notes;

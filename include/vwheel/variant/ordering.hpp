@@ -125,8 +125,15 @@ void set_variant_markers(markers::Environment& env, const std::string& label, co
 /// Normalizes a distribution name into an `abi_dependency` feature name (`Jax-Lib` -> `jax_lib`).
 [[nodiscard]] std::string abi_dependency_feature(std::string_view name);
 
-/// Parses `VARIANT_ABI_DEPENDENCY` (`name==version,...`); malformed items are errors naming them.
-[[nodiscard]] Result<std::vector<std::pair<std::string, std::string>>> parse_abi_dependency_env(
-    std::string_view value);
+/// `VARIANT_ABI_DEPENDENCY` (`name==version,...`), parsed.
+struct AbiDependencyOverrides {
+  std::vector<std::pair<std::string, std::string>> items;
+  /// Items without `==`, which are ignored (as the reference does), one line each.
+  std::vector<std::string> ignored;
+};
+
+/// Parses `VARIANT_ABI_DEPENDENCY`: comma-separated `name==version` items; others are ignored
+/// and reported in `ignored`.
+[[nodiscard]] AbiDependencyOverrides parse_abi_dependency_env(std::string_view value);
 
 }  // namespace vwheel::variant

@@ -163,11 +163,11 @@ TEST(Ordering, AbiDependencyHelpers) {
   EXPECT_EQ(abi_dependency_feature("d-foo"), "d_foo");
   EXPECT_EQ(abi_dependency_feature("Jax-Lib"), "jax_lib");
   EXPECT_EQ(abi_dependency_feature("a--_.b"), "a_b");
-  auto env = parse_abi_dependency_env("torch==2.8.1, numpy==2.0");
-  ASSERT_TRUE(env);
-  ASSERT_EQ(env->size(), 2U);
-  EXPECT_EQ((*env)[1], (std::pair<std::string, std::string>{"numpy", "2.0"}));
-  EXPECT_FALSE(parse_abi_dependency_env("torch"));
+  auto env = parse_abi_dependency_env("torch==2.8.1, numpy==2.0,bad,numpy>=2");
+  ASSERT_EQ(env.items.size(), 2U);
+  EXPECT_EQ(env.items[1], (std::pair<std::string, std::string>{"numpy", "2.0"}));
+  ASSERT_EQ(env.ignored.size(), 2U);
+  EXPECT_NE(env.ignored[0].find("`bad`"), std::string::npos);
 }
 
 TEST(Ordering, VariantMarkersAreNarrowedToSupportedProperties) {
