@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
+#include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,10 +23,37 @@ std::optional<int> parse_component(std::string_view text) {
   return value;
 }
 
-// Parses JSON text; on failure, the error describes where.
+// Parses JSON text; on failure, the error describes where. A key repeated within one object is
+// an error: parsers disagree on which value wins, so a label written twice (with two property
+// sets) must not be silently resolved.
 Result<detail::Json> parse_json_text(std::string_view text) {
+  std::vector<std::pair<std::string, std::set<std::string>>> objects;  // (path, keys seen)
+  std::string pending_key;
+  std::optional<std::string> duplicate;
+  const auto callback = [&](int /*depth*/, detail::Json::parse_event_t event, detail::Json& parsed) {
+    using Event = detail::Json::parse_event_t;
+    if (event == Event::object_start) {
+      std::string at = objects.empty() ? std::string() : objects.back().first;
+      if (!objects.empty() && !pending_key.empty()) at += (at.empty() ? "" : ".") + pending_key;
+      objects.emplace_back(std::move(at), std::set<std::string>{});
+    } else if (event == Event::object_end) {
+      if (!objects.empty()) objects.pop_back();
+    } else if (event == Event::key && !objects.empty()) {
+      pending_key = parsed.get<std::string>();
+      if (!objects.back().second.insert(pending_key).second && !duplicate) {
+        const auto& where = objects.back().first;
+        duplicate = fmt::format("{}: key \"{}\" appears twice in the same object", where.empty() ? "(root)" : where,
+                                detail::single_line(pending_key));
+      }
+    } else if (event == Event::array_start) {
+      pending_key += "[]";
+    }
+    return true;
+  };
   try {
-    return detail::Json::parse(text.begin(), text.end());
+    auto json = detail::Json::parse(text.begin(), text.end(), callback);
+    if (duplicate) return fail(*duplicate);
+    return json;
   } catch (const detail::Json::parse_error& e) {
     std::string_view what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."

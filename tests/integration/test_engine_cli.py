@@ -216,7 +216,23 @@ def test_validate_reports_every_problem(vwheel, tmp_path):
 
 
 def test_validate_good_and_missing(vwheel, tmp_path, examples):
-    assert vwheel("validate", examples / "torch-2.9.0-variants.json").rc == 0
+    good = write(
+        tmp_path / "x-1.0-variants.json",
+        {
+            "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            "default-priorities": {"namespace": ["x86_64", "blas_lapack"]},
+            "variants": {
+                "null": {},
+                "x86_64_v3_openblas": {"blas_lapack": {"library": ["openblas"]}, "x86_64": {"level": ["v3"]}},
+            },
+        },
+    )
+    r = vwheel("validate", good)
+    assert r.rc == 0 and r.out == "" and r.err == ""
+    # PyTorch's published file lists sm_arch values unsorted: usable, but not PEP 825-clean.
+    r = vwheel("validate", examples / "torch-2.9.0-variants.json")
+    assert r.rc == 1
+    assert all("not sorted" in line for line in r.out.splitlines()), r.out
     r = vwheel("validate", tmp_path / "missing.json")
     assert r.rc == 1 and "missing.json" in r.err
 

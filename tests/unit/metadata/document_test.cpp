@@ -425,3 +425,23 @@ requires = ["q"]
 
 }  // namespace
 }  // namespace vwheel::metadata
+
+namespace vwheel::metadata {
+namespace {
+
+TEST(MetadataJson, RepeatedKeysAreRejected) {
+  auto r = parse_json_document(R"({"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+    "default-priorities": {"namespace": ["a"]},
+    "variants": {"l": {"a": {"f": ["x"]}}, "l": {"a": {"f": ["y"]}}}})",
+                               DocumentKind::VariantsJson);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("variants"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("\"l\""), std::string::npos) << r.error().message;
+  auto nested = parse_json_document(R"({"variants": {"l": {"a": {"f": ["x"], "f": ["y"]}}}})",
+                                    DocumentKind::VariantsJson);
+  ASSERT_FALSE(nested);
+  EXPECT_NE(nested.error().message.find("variants.l.a"), std::string::npos) << nested.error().message;
+}
+
+}  // namespace
+}  // namespace vwheel::metadata
