@@ -5,5 +5,11 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(tomlplusplus REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
-find_package(OpenSSL REQUIRED)
 find_package(Threads REQUIRED)
+
+# toml++ and fmt are used header-only: their shared libraries (and, through them, a dynamically
+# loaded libstdc++) cost milliseconds at every start of a short-lived command.
+add_library(vwheel_toml INTERFACE)
+add_library(vwheel::toml ALIAS vwheel_toml)
+target_include_directories(vwheel_toml SYSTEM INTERFACE $<TARGET_PROPERTY:tomlplusplus::tomlplusplus,INTERFACE_INCLUDE_DIRECTORIES>)
+target_compile_definitions(vwheel_toml INTERFACE TOML_HEADER_ONLY=1)

@@ -29,5 +29,7 @@ void report_warning(const std::string& message);
 void add_label_command(CLI::App& app, Dispatch& dispatch);
 void add_rank_command(CLI::App& app, Dispatch& dispatch);
 void add_validate_command(CLI::App& app, Dispatch& dispatch);
+void add_analyze_platform_command(CLI::App& app, Dispatch& dispatch);
+void add_providers_command(CLI::App& app, Dispatch& dispatch);
 
 }  // namespace vwheel::cli

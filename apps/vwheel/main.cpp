@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   add_label_command(app, dispatch);
   add_rank_command(app, dispatch);
   add_validate_command(app, dispatch);
+  add_analyze_platform_command(app, dispatch);
+  add_providers_command(app, dispatch);
 
   CLI::App* help = app.add_subcommand("help", "Show help for vwheel or one of its subcommands");
   std::string help_topic;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/provider/registry.hpp"
 #include "vwheel/target/profile.hpp"
 
 namespace vwheel::api {
@@ -21,8 +22,13 @@ Result<ResolvedTarget> resolve_target(const TargetRequest& request) {
     out.description = fmt::format("target profile {}", file);
     return out;
   }
+  out.machine = provider::detect_machine(provider::DetectOptions{!request.no_cache, std::nullopt});
+  out.properties = out.machine.supported();
+  out.environment = provider::host_marker_environment();
   out.description = "this machine (detected)";
-  out.notes.emplace_back("hardware detection is not available in this build: nothing was detected");
+  for (const auto& a : out.machine.answers) {
+    for (const auto& note : a.detection.notes) out.notes.push_back(fmt::format("{}: {}", a.ns, note));
+  }
   return out;
 }
 

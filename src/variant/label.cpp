@@ -1,9 +1,8 @@
 #include "vwheel/variant/label.hpp"
 
-#include <array>
 
 #include <fmt/format.h>
-#include <openssl/sha.h>
+#include "vwheel/core/hash.hpp"
 
 namespace vwheel::variant {
 
@@ -19,16 +18,7 @@ std::string canonical_text(const PropertySet& properties) {
 }
 
 std::string variant_hash(const PropertySet& properties) {
-  const std::string text = canonical_text(properties);
-  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest.data());
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(8, '0');
-  for (std::size_t i = 0; i < 4; ++i) {
-    out[2 * i] = kHex[digest[i] >> 4];
-    out[2 * i + 1] = kHex[digest[i] & 0x0f];
-  }
-  return out;
+  return sha256_hex(canonical_text(properties)).substr(0, 8);
 }
 
 Result<std::string> make_label(const PropertySet& properties, const std::optional<std::string>& custom) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/provider/registry.hpp"
 #include "vwheel/variant/ordering.hpp"
 
 namespace vwheel::api {
@@ -30,6 +31,8 @@ struct ResolvedTarget {
   std::string description;
   /// Detection notes, one line each.
   std::vector<std::string> notes;
+  /// The detection behind `properties` (empty answers when a profile was given).
+  provider::MachineReport machine;
 };
 
 /// Loads the profile, or detects this machine. Nothing is detected when a profile is given.

@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// Python interpreters: find one (`--python`, the active virtual environment, `python3` on
+/// PATH) and ask it, with the standard library only (`-I -S`: no site-packages, no package
+/// code), for its marker environment, install scheme and what its wheel tags depend on.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/tags/tags.hpp"
+
+namespace vwheel::python {
+
+/// What vwheel knows about one interpreter.
+struct Interpreter {
+  std::filesystem::path executable;  ///< as found (a venv's `bin/python` stays unresolved)
+  /// PEP 508 marker variables.
+  std::map<std::string, std::string, std::less<>> environment;
+  /// Install scheme (`purelib`, `platlib`, `scripts`, `include`/`headers`, `data`).
+  std::map<std::string, std::filesystem::path> paths;
+  std::filesystem::path prefix;
+  std::filesystem::path base_prefix;
+  /// Tag inputs and the tags themselves, most preferred first.
+  tags::InterpreterInfo tag_info;
+  std::vector<std::string> tags;
+
+  [[nodiscard]] bool is_virtualenv() const { return prefix != base_prefix; }
+};
+
+/// The interpreter to use: `explicit_path` if given, else `$VIRTUAL_ENV/bin/python`, else
+/// `python3` on PATH. `std::nullopt` when none is found.
+[[nodiscard]] std::optional<std::filesystem::path> find_interpreter(
+    const std::optional<std::filesystem::path>& explicit_path = {});
+
+/// Runs the interpreter once and reads its description. Errors name the interpreter.
+[[nodiscard]] Result<Interpreter> query_interpreter(const std::filesystem::path& executable);
+
+/// Parses the JSON the query script prints (exposed for tests).
+[[nodiscard]] Result<Interpreter> parse_interpreter_report(const std::filesystem::path& executable,
+                                                           std::string_view json_text);
+
+}  // namespace vwheel::python

@@ -1,0 +1,672 @@
+// The Python provider runner: opt-in, isolation, timeouts and validation, with real processes.
+//
+// `PythonProviderReal` runs the fixture provider (tests/data/python_provider) in a real virtual
+// environment made with `python3 -m venv` and pip, offline: the fixture's wheel is built at test
+// time with zipfile and installed with `--no-index --find-links DIR`. The environment is kept in
+// the build folder (keyed by the fixture's sources), so only the first run pays for its creation;
+// concurrent test processes share it through the runner's own locking. Those tests skip when
+// python3 cannot make virtual environments. `PythonProviderFake` drives the environment creation
+// with a fake interpreter (a shell script) to test failures and concurrency quickly.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "provider/python_detail.hpp"
+#include "vwheel/core/process.hpp"
+#include "shared_data.hpp"
+#include "vwheel/provider/python.hpp"
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using vwheel::provider::ProviderMethod;
+using vwheel::provider::PythonProviderOptions;
+using vwheel::provider::PythonProviderSpec;
+using vwheel::provider::run_python_provider;
+using vwheel::variant::FeatureConfig;
+namespace detail = vwheel::provider::python_detail;
+
+namespace {
+
+constexpr const char* kNs = "fictional_hw";
+constexpr const char* kMarkerEnv = "VWHEEL_TEST_PROVIDER_MARKER";
+
+fs::path fixture_dir() { return vwheel::testing::source_dir() / "tests" / "data" / "python_provider"; }
+
+/// A fresh folder under the system's temporary folder, removed at the end of the test.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string templ = (fs::temp_directory_path() / "vwheel-pytest-XXXXXX").string();
+    if (::mkdtemp(templ.data()) != nullptr) path_ = templ;
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+vwheel::ProcessResult run(std::vector<std::string> argv, std::chrono::milliseconds timeout = 120s) {
+  vwheel::ProcessRequest request;
+  const char* path = std::getenv("PATH");
+  const auto exe = vwheel::find_executable(argv.front(), path != nullptr ? path : "/usr/bin:/bin");
+  if (!exe) return {};
+  argv.front() = exe->string();
+  request.argv = std::move(argv);
+  for (char** e = environ; *e != nullptr; ++e) request.env.emplace_back(*e);
+  request.timeout = timeout;
+  request.kill_on_overflow = false;
+  auto result = vwheel::run_process(request);
+  return result ? *result : vwheel::ProcessResult{};
+}
+
+std::uint64_t fnv(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::vector<FeatureConfig> expected_supported() {
+  return {{"min_version", {"3", "2", "1"}, false}, {"gpu", {"zort", "narf"}, true}};
+}
+
+std::vector<FeatureConfig> expected_all() {
+  return {{"gpu", {"narf", "poit", "zort"}, true}, {"min_version", {"1", "2", "3", "4"}, false}};
+}
+
+const FeatureConfig* find_config(const std::vector<FeatureConfig>& configs, std::string_view name) {
+  for (const auto& c : configs) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+std::size_t count_entries(const fs::path& dir, std::string_view prefix) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) ++n;
+  }
+  return n;
+}
+
+// ---- pure parts ---------------------------------------------------------------------------
+
+TEST(PythonProviderPlugin, ObjectReferenceFromPluginApiOrFirstRequirement) {
+  using vwheel::provider::resolve_plugin_api;
+  EXPECT_EQ(*resolve_plugin_api({kNs, {"x"}, "pkg.mod:Cls.inner"}), "pkg.mod:Cls.inner");
+  EXPECT_EQ(*resolve_plugin_api({kNs, {"x"}, " pkg.mod : Plugin "}), "pkg.mod:Plugin");
+  EXPECT_EQ(*resolve_plugin_api({kNs, {"x"}, "pkg.mod"}), "pkg.mod");
+  EXPECT_EQ(*resolve_plugin_api({kNs, {"x"}, "pkg.mod:"}), "pkg.mod");
+  EXPECT_EQ(*resolve_plugin_api({kNs, {"Provider.Variant-X86__64>=0.0.1; python_version >= '3.9'"}, std::nullopt}),
+            "provider_variant_x86_64");
+  EXPECT_EQ(*resolve_plugin_api({kNs, {"fixture-provider", "other"}, std::nullopt}), "fixture_provider");
+  for (const char* bad : {"", ":Cls", "pkg..mod:Cls", "pkg:Cls:x", "pkg:1abc", "pkg mod:Cls", "-m:x"}) {
+    const auto r = resolve_plugin_api({kNs, {"x"}, std::string(bad)});
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("python provider `fictional_hw`: invalid plugin-api"), std::string::npos)
+        << r.error().message;
+  }
+  vwheel::variant::ProviderInfo info;
+  info.requires_ = {"fixture-provider>=1"};
+  info.plugin_api = "fixture_provider:GoodPlugin";
+  const auto spec = vwheel::provider::python_provider_spec(kNs, info);
+  EXPECT_EQ(spec.ns, kNs);
+  EXPECT_EQ(spec.requires_, info.requires_);
+  EXPECT_EQ(*resolve_plugin_api(spec), "fixture_provider:GoodPlugin");
+  EXPECT_FALSE(resolve_plugin_api({kNs, {}, std::nullopt}));
+  EXPECT_FALSE(resolve_plugin_api({kNs, {"not a requirement!"}, std::nullopt}));
+  EXPECT_FALSE(resolve_plugin_api({kNs, {"3d-provider"}, std::nullopt}));  // module `3d_provider`
+}
+
+TEST(PythonProviderPlugin, ValidatesTheAnswer) {
+  const auto parse = [](std::string_view text, ProviderMethod m = ProviderMethod::supported_configs) {
+    return detail::parse_answer(kNs, m, text);
+  };
+  const auto ok = parse(R"({"namespace": "fictional_hw", "configs": [
+      {"name": "gpu", "values": ["zort", "narf"], "multi_value": true}, {"name": "v", "values": ["1.2"]}]})");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(*ok, (std::vector<FeatureConfig>{{"gpu", {"zort", "narf"}, true}, {"v", {"1.2"}, false}}));
+  EXPECT_TRUE(parse(R"({"namespace": "fictional_hw", "configs": []})"));
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"not json", "not the loader's JSON object"},
+      {R"([1])", "not the loader's JSON object"},
+      {R"({"configs": []})", "`namespace` is missing"},
+      {R"({"namespace": null, "configs": []})", "`namespace` is null"},
+      {R"({"namespace": "other_hw", "configs": []})", "`namespace` is `other_hw`, expected `fictional_hw`"},
+      {R"({"namespace": "fictional_hw", "configs": "<tuple>"})", "returned `<tuple>` instead of a list"},
+      {R"({"namespace": "fictional_hw", "configs": [3]})", "config #1: 3 is not a feature config"},
+      {R"({"namespace": "fictional_hw", "configs": [{"values": ["a"]}]})", "config #1: no `name`"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": 7, "values": ["a"]}]})", "`name` is 7"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "Gpu", "values": ["a"]}]})",
+       "feature name `Gpu` is invalid"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu"}]})", "feature `gpu`: no `values`"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": "a"}]})",
+       "feature `gpu`: `values` is `a`, expected a list"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": []}]})",
+       "feature `gpu`: `values` is empty"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": [1]}]})",
+       "feature `gpu`: value 1 is not a string"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a b"]}]})",
+       "feature `gpu`: value `a b` is invalid (expected [a-z0-9_.]+)"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a\nb"]}]})",
+       "value `a\\x0ab` is invalid"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a", "a"]}]})",
+       "feature `gpu`: value `a` is listed twice"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a"], "multi_value": 1}]})",
+       "feature `gpu`: `multi_value` is 1, expected true or false"},
+      {R"({"namespace": "fictional_hw", "configs": [{"name": "g", "values": ["a"]}, {"name": "g", "values": ["b"]}]})",
+       "feature `g` is listed twice"},
+  };
+  for (const auto& [text, message] : bad) {
+    const auto r = parse(text);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message.find("python provider `fictional_hw`: get_supported_configs()"), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find(message), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+  }
+  const auto empty_all = parse(R"({"namespace": "fictional_hw", "configs": []})", ProviderMethod::all_configs);
+  ASSERT_FALSE(empty_all);
+  EXPECT_NE(empty_all.error().message.find("get_all_configs(): returned no feature configs"), std::string::npos);
+}
+
+TEST(PythonProviderPlugin, VenvKeyIgnoresRequirementOrder) {
+  const auto a = detail::venv_key("cpython 3.11.7 final  /usr/bin/python3.11", {"b>=1", "a"});
+  const auto b = detail::venv_key("cpython 3.11.7 final  /usr/bin/python3.11", {"a", "b>=1", "a"});
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, detail::venv_key("cpython 3.12.1 final  /usr/bin/python3.12", {"a", "b>=1"}));
+  EXPECT_NE(a, detail::venv_key("cpython 3.11.7 final  /usr/bin/python3.11", {"a", "b>=2"}));
+  EXPECT_EQ(detail::venv_dir_name(a), detail::venv_dir_name(b));
+  EXPECT_EQ(detail::venv_dir_name(a).size(), 5U + 16U);
+}
+
+TEST(PythonProviderProcess, LastLineAndTimeouts) {
+  EXPECT_EQ(vwheel::last_line("Traceback...\n  x\nRuntimeError: boom\n\n  \n"), "RuntimeError: boom");
+  EXPECT_EQ(vwheel::last_line(std::string("a\tb\x01") + "c"), "a bc");
+  EXPECT_EQ(vwheel::last_line(""), "");
+  EXPECT_EQ(vwheel::last_line(std::string(500, 'x'), 10), "xxxxxxxxxx...");
+
+  const auto start = std::chrono::steady_clock::now();
+  // The shell's own child (sleep) is in the process group and goes too.
+  const auto r = run({"sh", "-c", "echo started; sleep 30; echo never"}, 300ms);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.out, "started\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+
+  const auto failed = run({"sh", "-c", "echo out; echo 'last words' >&2; exit 3"});
+  EXPECT_FALSE(failed.timed_out);
+  EXPECT_EQ(failed.exit_code, 3);
+  EXPECT_EQ(failed.out, "out\n");
+  EXPECT_EQ(failed.err, "last words\n");
+
+  vwheel::ProcessRequest missing;
+  missing.argv = {"/nonexistent/vwheel-test-binary"};
+  const auto not_run = vwheel::run_process(missing);
+  ASSERT_FALSE(not_run);
+  EXPECT_NE(not_run.error().message.find("cannot run /nonexistent/vwheel-test-binary"), std::string::npos);
+}
+
+TEST(PythonProviderProcess, OutputLimit) {
+  const char* path = std::getenv("PATH");
+  vwheel::ProcessRequest request;
+  request.argv = {vwheel::find_executable("sh", path != nullptr ? path : "/usr/bin:/bin")->string(), "-c",
+                  "yes 0123456789abcdef"};
+  request.max_stdout = 1 << 16;
+  request.timeout = 20s;
+  const auto r = vwheel::run_process(request);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->overflowed);
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_LE(r->out.size(), request.max_stdout);
+}
+
+// ---- opt-in -------------------------------------------------------------------------------
+
+TEST(PythonProviderOptIn, RefusedWithoutOptInAndNothingRuns) {
+  ScratchDir scratch;
+  const fs::path marker = scratch.path() / "marker";
+  const fs::path cache = scratch.path() / "cache";
+  PythonProviderOptions options;
+  options.cache_dir = cache;
+  options.extra_env = {{kMarkerEnv, marker.string()}};
+  for (const auto& allowed : {std::set<std::string, std::less<>>{}, std::set<std::string, std::less<>>{"other_hw"},
+                              std::set<std::string, std::less<>>{"fictional_hw_2", "FICTIONAL_HW"}}) {
+    options.allowed = allowed;
+    for (const auto method : {ProviderMethod::supported_configs, ProviderMethod::all_configs}) {
+      const auto r = run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options, method);
+      ASSERT_FALSE(r);
+      EXPECT_EQ(r.error().message.rfind("python provider `fictional_hw`: not allowed to run", 0), 0U)
+          << r.error().message;
+      EXPECT_NE(r.error().message.find("--allow-python-provider fictional_hw"), std::string::npos);
+      EXPECT_NE(r.error().message.find("allow_python_providers"), std::string::npos);
+    }
+  }
+  // No code ran: the provider's import-time marker is absent, and no environment was made.
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_FALSE(fs::exists(cache));
+}
+
+// ---- a real provider in a real virtual environment ------------------------------------------
+
+class PythonProviderReal : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const auto probe = run({"python3", "-I", "-c", "import ensurepip, sys, venv; print(sys.executable)"}, 60s);
+    if (probe.exit_code != 0) {
+      skip_reason_ = "python3 with the venv and ensurepip modules is needed: " +
+                     (probe.err.empty() ? std::string("python3 not found") : vwheel::last_line(probe.err));
+      return;
+    }
+    // The interpreter itself rather than a wrapper such as a pyenv shim: quicker to start.
+    python_ = vwheel::last_line(probe.out);
+    wheels_ = std::make_unique<ScratchDir>();
+    const auto built = run({python_, "-I", (fixture_dir() / "build_wheel.py").string(), wheels_->path().string()});
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+    // One environment for every test and every test process of this build, renewed when the
+    // fixture changes.
+    const std::string sources = vwheel::testing::read_file(fixture_dir() / "fixture_provider" / "__init__.py") +
+                                vwheel::testing::read_file(fixture_dir() / "build_wheel.py");
+    const fs::path root = fs::path(VWHEEL_BINARY_DIR) / "python-provider-tests";
+    const std::string name = fmt::format("cache-{:016x}", fnv(sources));
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
+      if (entry.path().filename() != name) fs::remove_all(entry.path(), ec);
+    }
+    cache_ = root / name;
+  }
+  static void TearDownTestSuite() { wheels_.reset(); }
+
+  void SetUp() override {
+    if (skip_reason_) GTEST_SKIP() << *skip_reason_;
+  }
+
+  [[nodiscard]] PythonProviderOptions options() const {
+    PythonProviderOptions o;
+    o.cache_dir = cache_;
+    o.python = python_;
+    o.pip_args = {"--no-index", "--find-links", wheels_->path().string()};
+    o.allowed = {kNs};
+    o.extra_env = {{kMarkerEnv, marker().string()}};
+    return o;
+  }
+  [[nodiscard]] fs::path marker() const { return scratch_.path() / "marker"; }
+
+  static vwheel::Result<std::vector<FeatureConfig>> call(const std::string& api, const PythonProviderOptions& o,
+                                                         ProviderMethod m = ProviderMethod::supported_configs) {
+    return run_python_provider({kNs, {"fixture-provider"}, api}, o, m);
+  }
+
+  /// Expects an error that names the namespace and contains `part`.
+  static void expect_error(const vwheel::Result<std::vector<FeatureConfig>>& r, const std::string& part) {
+    ASSERT_FALSE(r) << "expected an error containing: " << part;
+    EXPECT_NE(r.error().message.find("python provider `fictional_hw`"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find(part), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+  }
+
+  ScratchDir scratch_;
+  static inline std::optional<std::string> skip_reason_;
+  static inline std::unique_ptr<ScratchDir> wheels_;
+  static inline fs::path cache_;
+  static inline std::string python_;
+};
+
+TEST_F(PythonProviderReal, OptInRunsTheProvider) {
+  ASSERT_FALSE(fs::exists(marker()));
+  // No plugin-api: the module named after the first requirement is the plugin.
+  const auto supported =
+      run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options(), ProviderMethod::supported_configs);
+  ASSERT_TRUE(supported) << supported.error().message;
+  EXPECT_EQ(*supported, expected_supported());
+  EXPECT_TRUE(fs::exists(marker()));
+
+  const auto all =
+      run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options(), ProviderMethod::all_configs);
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(*all, expected_all());
+  EXPECT_EQ(vwheel::testing::read_file(marker()).find("imported by " + cache_.string()), 0U)
+      << vwheel::testing::read_file(marker());
+}
+
+TEST_F(PythonProviderReal, ClassesInstancesAndPlainConfigs) {
+  for (const char* api : {"fixture_provider:GoodPlugin", "fixture_provider:static_plugin", "fixture_provider"}) {
+    const auto r = call(api, options());
+    ASSERT_TRUE(r) << api << ": " << r.error().message;
+    EXPECT_EQ(*r, expected_supported()) << api;
+  }
+  const auto plain = call("fixture_provider:NoMultiValue", options());
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(*plain, (std::vector<FeatureConfig>{{"gpu", {"zort"}, false}}));
+}
+
+TEST_F(PythonProviderReal, InvalidAnswersAreErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"InvalidValue", "feature `gpu`: value `Narf` is invalid"},
+      {"InvalidName", "feature name `GPU` is invalid"},
+      {"DuplicateFeature", "feature `gpu` is listed twice"},
+      {"DuplicateValue", "feature `gpu`: value `zort` is listed twice"},
+      {"EmptyValues", "feature `gpu`: `values` is empty"},
+      {"NumberValue", "feature `min_version`: value 3 is not a string"},
+      {"BadMultiValue", "feature `gpu`: `multi_value` is `yes`, expected true or false"},
+      {"NotAList", "returned `<dict>` instead of a list"},
+      {"MissingValues", "feature `gpu`: no `values`"},
+      {"WrongNamespace", "the plugin's `namespace` is `other_hw`, expected `fictional_hw`"},
+      {"MissingMethods", "is not a variant provider plugin (missing: get_all_configs, get_supported_configs)"},
+      {"BrokenInit", "cannot instantiate 'fixture_provider:BrokenInit': ValueError: cannot build the plugin"},
+  };
+  for (const auto& [cls, message] : cases) {
+    SCOPED_TRACE(cls);
+    expect_error(call("fixture_provider:" + cls, options()), message);
+  }
+  expect_error(call("no_such_module:Plugin", options()),
+               "cannot load 'no_such_module:Plugin': ModuleNotFoundError: No module named 'no_such_module'");
+}
+
+TEST_F(PythonProviderReal, ExceptionMessageIsReported) {
+  const auto r = call("fixture_provider:Raiser", options());
+  expect_error(r, "(fixture_provider:Raiser): get_supported_configs() raised RuntimeError: fixture provider exploded");
+}
+
+TEST_F(PythonProviderReal, TimeoutKillsTheProvider) {
+  ASSERT_TRUE(call("fixture_provider", options()));  // the environment exists: time only the call
+  auto o = options();
+  o.timeout = 1500ms;
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = call("fixture_provider:Sleeper", o);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  expect_error(r, "get_supported_configs() timed out after 1500 ms");
+  EXPECT_LT(elapsed, 6s);
+}
+
+TEST_F(PythonProviderReal, SecondCallReusesTheEnvironment) {
+  const auto first = call("fixture_provider", options());
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_EQ(count_entries(cache_, "venv-"), 1U);
+  fs::path venv;
+  for (const auto& entry : fs::directory_iterator(cache_)) {
+    if (entry.path().filename().string().rfind("venv-", 0) == 0) venv = entry.path();
+  }
+  struct stat before {};
+  ASSERT_EQ(::stat(venv.c_str(), &before), 0);
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto second = call("fixture_provider", options());
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(*second, *first);
+  EXPECT_LT(elapsed, 3s) << "a reused environment needs no venv or pip";
+  struct stat after {};
+  ASSERT_EQ(::stat(venv.c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  EXPECT_EQ(count_entries(cache_, "venv-"), 1U);
+  EXPECT_EQ(count_entries(cache_, ".tmp-"), 0U);
+}
+
+TEST_F(PythonProviderReal, PrintsOfTheProviderDoNotCorruptTheAnswer) {
+  const auto r = call("fixture_provider:Noisy", options());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, expected_supported());
+}
+
+TEST_F(PythonProviderReal, OversizedAnswerIsRefused) {
+  expect_error(call("fixture_provider:Flood", options()), "get_supported_configs() wrote more than 1048576 bytes");
+}
+
+TEST_F(PythonProviderReal, LeftoverProcessesAreKilled) {
+  auto o = options();
+  const fs::path pidfile = scratch_.path() / "pid";
+  o.extra_env["VWHEEL_TEST_PROVIDER_PIDFILE"] = pidfile.string();
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = call("fixture_provider:Straggler", o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  const pid_t pid = std::stoi(vwheel::testing::read_file(pidfile));
+  // Killed: gone, or a zombie waiting for its new parent (which may be slow to reap it).
+  const auto alive = [pid] {
+    if (!fs::exists("/proc/self/stat")) return ::kill(pid, 0) == 0;
+    const std::string stat = vwheel::testing::read_file(fmt::format("/proc/{}/stat", pid));
+    const std::size_t paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' && stat[paren + 2] != 'X';
+  };
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = !alive();
+    if (!gone) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(gone) << "sleep " << pid << " survived";
+}
+
+TEST_F(PythonProviderReal, ProviderRunsIsolated) {
+  ::setenv("PYTHONPATH", "/nonexistent/vwheel-test", 1);
+  ::setenv("VWHEEL_TEST_SECRET", "x", 1);
+  const auto r = call("fixture_provider:Introspect", options());
+  ::unsetenv("PYTHONPATH");
+  ::unsetenv("VWHEEL_TEST_SECRET");
+  ASSERT_TRUE(r) << r.error().message;
+  const auto* env = find_config(*r, "env");
+  ASSERT_NE(env, nullptr);
+  const std::set<std::string> allowed = {"path", "home", "lang", "lc_ctype", "vwheel_test_provider_marker"};
+  for (const auto& name : env->values) EXPECT_TRUE(allowed.count(name)) << "unexpected variable " << name;
+  EXPECT_NE(std::find(env->values.begin(), env->values.end(), "path"), env->values.end());
+  EXPECT_NE(std::find(env->values.begin(), env->values.end(), "vwheel_test_provider_marker"), env->values.end());
+  EXPECT_EQ(*find_config(*r, "isolated"), (FeatureConfig{"isolated", {"1"}, false}));
+  EXPECT_EQ(*find_config(*r, "cwd_files"), (FeatureConfig{"cwd_files", {"vwheel_loader.py"}, true}));
+  EXPECT_EQ(*find_config(*r, "in_venv"), (FeatureConfig{"in_venv", {"1"}, false}));
+}
+
+// ---- environment creation with a fake interpreter ------------------------------------------
+
+/// A shell script standing in for python: answers the interpreter probe, makes a fake environment
+/// (whose bin/python is a copy of itself) and prints a canned answer for the loader.
+class PythonProviderFake : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* path = std::getenv("PATH");
+    if (!vwheel::find_executable("sh", path != nullptr ? path : "")) GTEST_SKIP() << "no sh";
+    cache_ = scratch_.path() / "cache";
+    counter_ = scratch_.path() / "created";
+  }
+
+  /// Writes the fake interpreter; `venv_step` and `pip_step` are shell snippets for
+  /// `-m venv DIR` ($4 = DIR) and `-m pip install ...`.
+  fs::path write_fake(const std::string& venv_step, const std::string& pip_step) {
+    const fs::path fake = scratch_.path() / "fake-python";
+    std::ofstream(fake) << fmt::format(
+        "#!/bin/sh\n"
+        "if [ \"$2\" = -c ]; then echo 'fake 3.99.0 final'; echo \"$0\"; echo \"$0\"; exit 0; fi\n"
+        "if [ \"$2 $3\" = '-m venv' ]; then echo created >> '{}'; {}; fi\n"
+        "if [ \"$2 $3\" = '-m pip' ]; then {}; fi\n"
+        "if [ \"$2\" = -B ]; then printf '%s' '{}'; exit 0; fi\n"
+        "echo \"fake python: unexpected $*\" >&2; exit 9\n",
+        counter_.string(), venv_step, pip_step,
+        R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["zort"], "multi_value": true}]})");
+    fs::permissions(fake, fs::perms::owner_all);
+    return fake;
+  }
+
+  [[nodiscard]] PythonProviderOptions options(const fs::path& fake) const {
+    PythonProviderOptions o;
+    o.cache_dir = cache_;
+    o.python = fake.string();
+    o.allowed = {kNs};
+    o.timeout = 10s;
+    o.install_timeout = 20s;
+    return o;
+  }
+
+  [[nodiscard]] std::size_t creations() const {
+    const std::string text = vwheel::testing::read_file(counter_);
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  }
+
+  static constexpr const char* kMakeVenv = "mkdir -p \"$4/bin\" && cp \"$0\" \"$4/bin/python\" && exit 0";
+
+  ScratchDir scratch_;
+  fs::path cache_;
+  fs::path counter_;
+};
+
+TEST_F(PythonProviderFake, FailedVenvCreationLeavesNothing) {
+  const auto fake =
+      write_fake("mkdir -p \"$4/bin\"; touch \"$4/half-made\"; echo 'Error: fake venv failure' >&2; exit 1", "exit 0");
+  const auto r =
+      run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options(fake), ProviderMethod::supported_configs);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("python provider `fictional_hw`: cannot create a virtual environment with "),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find(": Error: fake venv failure"), std::string::npos) << r.error().message;
+  EXPECT_EQ(count_entries(cache_, "venv-"), 0U);
+  EXPECT_EQ(count_entries(cache_, ".tmp-"), 0U);
+}
+
+TEST_F(PythonProviderFake, FailedInstallLeavesNothing) {
+  const auto fake =
+      write_fake(kMakeVenv, "echo 'ERROR: No matching distribution found for fixture-provider' >&2; exit 1");
+  const auto r =
+      run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options(fake), ProviderMethod::supported_configs);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "python provider `fictional_hw`: pip install fixture-provider failed: ERROR: No matching distribution "
+            "found for fixture-provider");
+  EXPECT_EQ(count_entries(cache_, "venv-"), 0U);
+  EXPECT_EQ(count_entries(cache_, ".tmp-"), 0U);
+  // The next attempt starts afresh.
+  EXPECT_EQ(creations(), 1U);
+  EXPECT_FALSE(
+      run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options(fake), ProviderMethod::supported_configs));
+  EXPECT_EQ(creations(), 2U);
+}
+
+TEST_F(PythonProviderFake, InstallTimeout) {
+  const auto fake = write_fake(kMakeVenv, "sleep 30");
+  auto o = options(fake);
+  o.install_timeout = 1s;
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, o, ProviderMethod::supported_configs);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("pip install fixture-provider failed: timed out after 1000 ms"), std::string::npos)
+      << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 6s);
+  EXPECT_EQ(count_entries(cache_, ".tmp-"), 0U);
+}
+
+TEST_F(PythonProviderFake, ConcurrentRunsShareOneEnvironment) {
+  const auto fake = write_fake(std::string("sleep 0.3; ") + kMakeVenv, "exit 0");
+  constexpr int kThreads = 4;
+  std::vector<vwheel::Result<std::vector<FeatureConfig>>> results(kThreads);
+  std::vector<std::thread> threads;
+  const auto o = options(fake);
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      results[static_cast<std::size_t>(i)] = run_python_provider(
+          {kNs, {"b-req", "fixture-provider"}, "fixture_provider:GoodPlugin"}, o, ProviderMethod::supported_configs);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& r : results) {
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, (std::vector<FeatureConfig>{{"gpu", {"zort"}, true}}));
+  }
+  EXPECT_EQ(creations(), 1U);
+  EXPECT_EQ(count_entries(cache_, "venv-"), 1U);
+  EXPECT_EQ(count_entries(cache_, ".tmp-"), 0U);
+  // Requirements in another order: the same environment.
+  ASSERT_TRUE(run_python_provider({kNs, {"fixture-provider", "b-req"}, "fixture_provider:GoodPlugin"}, o,
+                                  ProviderMethod::supported_configs));
+  EXPECT_EQ(creations(), 1U);
+}
+
+TEST_F(PythonProviderFake, LeftoversOfAKilledCreationAreReplaced) {
+  const auto fake = write_fake(kMakeVenv, "exit 0");
+  const auto o = options(fake);
+  ASSERT_TRUE(run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, o, ProviderMethod::supported_configs));
+  fs::path venv;
+  for (const auto& entry : fs::directory_iterator(cache_)) {
+    if (entry.path().filename().string().rfind("venv-", 0) == 0) venv = entry.path();
+  }
+  // A half-made temporary folder, and an environment without vwheel's key file.
+  fs::create_directories(cache_ / (".tmp-" + venv.filename().string() + "-abcdef") / "bin");
+  fs::remove(venv / "vwheel-venv-key");
+  ASSERT_TRUE(run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, o, ProviderMethod::supported_configs));
+  EXPECT_EQ(creations(), 2U);
+  EXPECT_TRUE(fs::exists(venv / "vwheel-venv-key"));
+  EXPECT_EQ(count_entries(cache_, ".tmp-"), 0U);
+  EXPECT_EQ(count_entries(cache_, ".trash-"), 0U);
+}
+
+TEST_F(PythonProviderFake, RelativeCacheFolder) {
+  const auto fake = write_fake(kMakeVenv, "exit 0");
+  auto o = options(fake);
+  o.cache_dir = "relative-cache";
+  const fs::path before = fs::current_path();
+  fs::current_path(scratch_.path());
+  const auto r = run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, o, ProviderMethod::supported_configs);
+  fs::current_path(before);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(count_entries(scratch_.path() / "relative-cache", "venv-"), 1U);
+}
+
+TEST_F(PythonProviderFake, UnsafeCacheFolderIsRefused) {
+  const auto fake = write_fake(kMakeVenv, "exit 0");
+  fs::create_directories(cache_);
+  fs::permissions(cache_, fs::perms::all);
+  const auto r =
+      run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options(fake), ProviderMethod::supported_configs);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("is writable by other users"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(fs::exists(counter_));
+}
+
+TEST_F(PythonProviderFake, BadInputsAreRefusedBeforeRunning) {
+  const auto fake = write_fake(kMakeVenv, "exit 0");
+  auto o = options(fake);
+  for (const auto& reqs : {std::vector<std::string>{}, std::vector<std::string>{"--index-url=http://evil"},
+                           std::vector<std::string>{"fixture-provider", "not a requirement"}}) {
+    const auto r = run_python_provider({kNs, reqs, "fixture_provider"}, o, ProviderMethod::supported_configs);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message.rfind("python provider `fictional_hw`: ", 0), 0U) << r.error().message;
+  }
+  o.extra_env = {{"A=B", "c"}};
+  const auto bad_env = run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, o, ProviderMethod::all_configs);
+  ASSERT_FALSE(bad_env);
+  EXPECT_NE(bad_env.error().message.find("invalid environment variable name `A=B`"), std::string::npos);
+  o.extra_env.clear();
+  o.allowed = {"Bad NS"};
+  EXPECT_FALSE(run_python_provider({"Bad NS", {"fixture-provider"}, std::nullopt}, o, ProviderMethod::all_configs));
+  o.python = "/nonexistent/python3";
+  o.allowed = {kNs};
+  const auto r = run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, o, ProviderMethod::all_configs);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "python provider `fictional_hw`: interpreter `/nonexistent/python3` not found");
+  EXPECT_FALSE(fs::exists(counter_));
+}
+
+}  // namespace
