@@ -1,3 +1,4 @@
+#include "vwheel/core/text.hpp"
 #include "vwheel/markers/marker.hpp"
 
 #include <algorithm>
@@ -102,26 +103,6 @@ std::string canonicalize_extra(std::string_view name) {
   return out;
 }
 
-std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
 
 std::string_view to_string(Variable variable) noexcept {
   for (const auto& v : kVariableNames) {

@@ -2,6 +2,7 @@
 // Private: the PEP 508 tokenizer/parser shared by Marker::parse and Requirement::parse. Errors
 // name the whole source text and a 1-based column.
 
+#include "vwheel/core/text.hpp"
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -15,9 +16,7 @@ namespace vwheel::markers {
 /// not depend on wheel_name.
 std::string canonicalize_extra(std::string_view name);
 
-/// `text` for quoting in a one-line error message: control characters other than tab are
-/// escaped (`\n`, `\r`, `\xNN`).
-std::string printable(std::string_view text);
+using vwheel::printable;
 
 class MarkerParser {
  public:

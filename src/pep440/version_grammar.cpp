@@ -1,3 +1,4 @@
+#include "vwheel/core/text.hpp"
 #include "pep440/version_grammar.hpp"
 
 #include <algorithm>
@@ -67,26 +68,6 @@ std::string_view strip_ascii_space(std::string_view s) noexcept {
   return s;
 }
 
-std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
 
 std::size_t match_version(std::string_view s, std::size_t pos, VersionParts* out, VersionSyntax syntax) {
   constexpr auto npos = std::string_view::npos;

@@ -2,6 +2,7 @@
 // Private: the PEP 440 version grammar as a hand-written matcher (no regex), shared by Version,
 // Specifier and the PEP 508 tokenizer in the markers component.
 
+#include "vwheel/core/text.hpp"
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -22,9 +23,7 @@ constexpr bool is_space(char c) noexcept {
 
 std::string_view strip_ascii_space(std::string_view s) noexcept;
 
-/// `text` for quoting in a one-line error message: control characters other than tab are
-/// escaped (`\n`, `\r`, `\xNN`).
-std::string printable(std::string_view text);
+using vwheel::printable;
 
 /// The parts of a matched version (release never empty).
 struct VersionParts {

@@ -1,3 +1,4 @@
+#include "vwheel/core/text.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
 
 #include <algorithm>
@@ -29,27 +30,6 @@ std::vector<std::string> split_dots(std::string_view s) {
   return out;
 }
 
-// `text` for quoting in a one-line error message (control characters escaped).
-std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
 
 std::string_view trim_zeros(std::string_view digits) noexcept {
   while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
