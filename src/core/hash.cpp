@@ -64,13 +64,13 @@ struct Sha256::State {
   }
 };
 
-Sha256::Sha256() : m_state(std::make_unique<State>()) {}
+Sha256::Sha256() : state_(std::make_unique<State>()) {}
 Sha256::~Sha256() = default;
 Sha256::Sha256(Sha256&&) noexcept = default;
 Sha256& Sha256::operator=(Sha256&&) noexcept = default;
 
 void Sha256::update(std::string_view data) {
-  auto& s = *m_state;
+  auto& s = *state_;
   const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
   std::size_t n = data.size();
   s.total += n;
@@ -90,7 +90,7 @@ void Sha256::update(std::string_view data) {
 }
 
 Sha256Digest Sha256::finish() {
-  auto& s = *m_state;
+  auto& s = *state_;
   const std::uint64_t bits = s.total * 8;
   const std::uint8_t pad = 0x80;
   update(std::string_view(reinterpret_cast<const char*>(&pad), 1));
@@ -107,7 +107,7 @@ Sha256Digest Sha256::finish() {
     out[4 * i + 2] = static_cast<std::uint8_t>(s.h[i] >> 8U);
     out[4 * i + 3] = static_cast<std::uint8_t>(s.h[i]);
   }
-  *m_state = State{};
+  *state_ = State{};
   return out;
 }
 

@@ -156,21 +156,21 @@ std::map<std::string, std::string, std::less<>> host_marker_environment() {
 }
 
 DetectionOracle::DetectionOracle(const MachineReport& report, PythonProviderPolicy policy)
-    : m_policy(std::move(policy)) {
-  for (const auto& a : report.answers) m_native.emplace(a.ns, &a);
+    : policy_(std::move(policy)) {
+  for (const auto& a : report.answers) native_.emplace(a.ns, &a);
 }
 
 Result<std::optional<std::vector<variant::FeatureConfig>>> DetectionOracle::supported(
     const std::string& ns, const variant::ProviderInfo* declared, std::string& note) const {
   using Answer = std::optional<std::vector<variant::FeatureConfig>>;
-  if (auto it = m_native.find(ns); it != m_native.end()) {
+  if (auto it = native_.find(ns); it != native_.end()) {
     const auto& d = it->second->detection;
     if (d.supported.empty()) {
       note = d.notes.empty() ? fmt::format("{}: nothing supported", d.source) : d.notes.front();
     }
     return Answer{d.supported};
   }
-  if (m_policy.allowed.count(ns) == 0) {
+  if (policy_.allowed.count(ns) == 0) {
     note = fmt::format("no native provider for namespace `{}`; its Python provider runs only with "
                        "--allow-python-provider {} (or allow_python_providers in the configuration)",
                        ns, ns);
@@ -183,8 +183,8 @@ Result<std::optional<std::vector<variant::FeatureConfig>>> DetectionOracle::supp
   PythonProviderSpec spec{ns, declared->requires_, declared->plugin_api};
   PythonProviderOptions options;
   options.cache_dir = default_cache_dir() / "python-providers";
-  options.pip_args = m_policy.pip_args;
-  options.allowed = m_policy.allowed;
+  options.pip_args = policy_.pip_args;
+  options.allowed = policy_.allowed;
   auto configs = run_python_provider(spec, options, ProviderMethod::supported_configs);
   if (!configs) return fail(configs.error());
   return Answer{std::move(*configs)};

@@ -79,7 +79,7 @@ class Engine {
  public:
   Engine(const VariantMetadata& md, const SupportOracle& oracle, const UserPriorities& user,
          const SelectionOptions& options)
-      : m_md(md), m_oracle(oracle), m_user(user), m_options(options) {}
+      : md_(md), oracle_(oracle), user_(user), options_(options) {}
 
   Result<Ranking> run() {
     Ranking out;
@@ -93,10 +93,10 @@ class Engine {
  private:
   // The namespaces that matter: declared, prioritized, static, or used by a variant.
   std::vector<std::string> namespaces_of_interest() const {
-    std::set<std::string> all(m_md.namespace_priorities.begin(), m_md.namespace_priorities.end());
-    for (const auto& [ns, _] : m_md.providers) all.insert(ns);
-    for (const auto& [ns, _] : m_md.static_properties) all.insert(ns);
-    for (const auto& [_, props] : m_md.variants) {
+    std::set<std::string> all(md_.namespace_priorities.begin(), md_.namespace_priorities.end());
+    for (const auto& [ns, _] : md_.providers) all.insert(ns);
+    for (const auto& [ns, _] : md_.static_properties) all.insert(ns);
+    for (const auto& [_, props] : md_.variants) {
       for (const auto& p : props) all.insert(p.ns);
     }
     all.insert(std::string(kAbiDependencyNamespace));
@@ -110,15 +110,15 @@ class Engine {
   }
 
   bool optional_enabled(const std::string& ns) const {
-    return m_options.enable_all_optional || m_options.enabled_optional.count(ns) > 0;
+    return options_.enable_all_optional || options_.enabled_optional.count(ns) > 0;
   }
 
   Result<NamespaceSupport> support_of(const std::string& ns) {
     NamespaceSupport s;
     s.report.ns = ns;
     s.report.source = "none";
-    const bool draft = m_md.schema < SchemaVersion{0, 1, 0};
-    const ProviderInfo* provider = find_in(m_md.providers, ns);
+    const bool draft = md_.schema < SchemaVersion{0, 1, 0};
+    const ProviderInfo* provider = find_in(md_.providers, ns);
     const bool is_abi = ns == kAbiDependencyNamespace;
     if (provider != nullptr) {
       if (provider->optional && !optional_enabled(ns)) {
@@ -131,12 +131,12 @@ class Engine {
         if (!marker) {
           return fail(fmt::format("providers.{}.enable-if: {}", ns, marker.error().message));
         }
-        if (m_options.environment == nullptr) {
+        if (options_.environment == nullptr) {
           return fail(fmt::format("providers.{}.enable-if `{}` needs the target's marker environment; give a "
                                   "--target profile with an `environment`",
                                   ns, *provider->enable_if));
         }
-        auto value = marker->evaluate(*m_options.environment);
+        auto value = marker->evaluate(*options_.environment);
         if (!value) return fail(fmt::format("providers.{}.enable-if: {}", ns, value.error().message));
         if (!*value) {
           s.report.note = fmt::format("provider `{}` is disabled: enable-if `{}` is false for the target", ns,
@@ -145,10 +145,10 @@ class Engine {
         }
       }
       if (!provider->install_time) {
-        if (const auto* table = find_in(m_md.static_properties, ns)) s.features = static_features(*table);
+        if (const auto* table = find_in(md_.static_properties, ns)) s.features = static_features(*table);
         s.report.source = "static-properties";
       } else if (!is_abi) {
-        auto answer = m_oracle.supported(ns, provider, s.report.note);
+        auto answer = oracle_.supported(ns, provider, s.report.note);
         if (!answer) return fail(answer.error());
         if (*answer) {
           s.features = std::move(**answer);
@@ -160,7 +160,7 @@ class Engine {
         s.report.note = fmt::format("namespace `{}` has no provider in the package's metadata", ns);
         return s;
       }
-      auto answer = m_oracle.supported(ns, nullptr, s.report.note);
+      auto answer = oracle_.supported(ns, nullptr, s.report.note);
       if (!answer) return fail(answer.error());
       if (*answer) {
         s.features = std::move(**answer);
@@ -182,7 +182,7 @@ class Engine {
 
   Result<void> add_abi_dependencies(NamespaceSupport& s) const {
     std::map<std::string, std::string> versions;  // later entries override earlier ones
-    for (const auto& [name, version] : m_options.abi_dependencies) versions[abi_dependency_feature(name)] = version;
+    for (const auto& [name, version] : options_.abi_dependencies) versions[abi_dependency_feature(name)] = version;
     for (const auto& [feature, version] : versions) {
       auto values = abi_dependency_values(version);
       if (!values) return fail(values.error().with_context(fmt::format("abi_dependency `{}`", feature)));
@@ -197,7 +197,7 @@ class Engine {
       auto s = support_of(ns);
       if (!s) return fail(s.error());
       for (const auto& fc : s->features) {
-        for (const auto& v : fc.values) m_supported.push_back(Property{ns, fc.name, v});
+        for (const auto& v : fc.values) supported_.push_back(Property{ns, fc.name, v});
       }
       out.namespaces.push_back(std::move(s->report));
     }
@@ -208,24 +208,24 @@ class Engine {
   // namespace, by feature priority (unlisted features keep provider order); then, within a run of
   // one feature, by value priority. A single composite key would interleave unlisted features.
   void sort_supported(Ranking& out) {
-    auto ns_order = aggregate(&m_user.namespace_priorities, &m_md.namespace_priorities);
+    auto ns_order = aggregate(&user_.namespace_priorities, &md_.namespace_priorities);
     if (std::find(ns_order.begin(), ns_order.end(), kAbiDependencyNamespace) == ns_order.end()) {
       ns_order.emplace_back(kAbiDependencyNamespace);
     }
     // Namespaces the package forgot to prioritize rank after the listed ones, by name.
     std::set<std::string> missing;
-    for (const auto& p : m_supported) {
+    for (const auto& p : supported_) {
       if (std::find(ns_order.begin(), ns_order.end(), p.ns) == ns_order.end()) missing.insert(p.ns);
     }
     ns_order.insert(ns_order.end(), missing.begin(), missing.end());
 
-    auto& props = m_supported;
+    auto& props = supported_;
     std::stable_sort(props.begin(), props.end(), [&](const Property& a, const Property& b) {
       return index_of(ns_order, a.ns) < index_of(ns_order, b.ns);
     });
     for (auto run = props.begin(); run != props.end();) {
       auto end = std::find_if(run, props.end(), [&](const Property& p) { return p.ns != run->ns; });
-      auto order = aggregate(find_in(m_user.feature_priorities, run->ns), find_in(m_md.feature_priorities, run->ns));
+      auto order = aggregate(find_in(user_.feature_priorities, run->ns), find_in(md_.feature_priorities, run->ns));
       std::stable_sort(run, end, [&](const Property& a, const Property& b) {
         return index_of(order, a.feature) < index_of(order, b.feature);
       });
@@ -234,8 +234,8 @@ class Engine {
     for (auto run = props.begin(); run != props.end();) {
       auto end = std::find_if(run, props.end(),
                               [&](const Property& p) { return p.ns != run->ns || p.feature != run->feature; });
-      const auto* user_ns = find_in(m_user.property_priorities, run->ns);
-      const auto* pkg_ns = find_in(m_md.property_priorities, run->ns);
+      const auto* user_ns = find_in(user_.property_priorities, run->ns);
+      const auto* pkg_ns = find_in(md_.property_priorities, run->ns);
       auto order = aggregate(user_ns ? find_in(*user_ns, run->feature) : nullptr,
                              pkg_ns ? find_in(*pkg_ns, run->feature) : nullptr);
       if (!order.empty()) {
@@ -251,8 +251,8 @@ class Engine {
 
   void build_table(const std::vector<Property>& sorted) {
     for (const auto& p : sorted) {
-      auto [it, inserted] = m_table.try_emplace(std::make_pair(p.ns, p.feature));
-      if (inserted) it->second.position = m_table.size() - 1;
+      auto [it, inserted] = table_.try_emplace(std::make_pair(p.ns, p.feature));
+      if (inserted) it->second.position = table_.size() - 1;
       auto& slot = it->second;
       slot.index.try_emplace(p.value, slot.values.size());
       slot.values.push_back(p.value);
@@ -274,17 +274,17 @@ class Engine {
     };
     std::vector<Candidate> compatible;
     std::vector<LabelReport> incompatible;
-    compatible.reserve(m_md.variants.size());
-    const std::size_t width = m_table.size();
+    compatible.reserve(md_.variants.size());
+    const std::size_t width = table_.size();
 
-    for (const auto& [label, props] : m_md.variants) {
+    for (const auto& [label, props] : md_.variants) {
       Candidate c{&label, std::vector<std::size_t>(width, kUnlisted), {}};
       std::string reason;
       for (auto it = props.begin(); it != props.end() && reason.empty();) {
         auto end = std::find_if(it, props.end(),
                                 [&](const Property& p) { return p.ns != it->ns || p.feature != it->feature; });
-        auto slot_it = m_table.find(std::make_pair(std::string_view(it->ns), std::string_view(it->feature)));
-        if (slot_it == m_table.end()) {
+        auto slot_it = table_.find(std::make_pair(std::string_view(it->ns), std::string_view(it->feature)));
+        if (slot_it == table_.end()) {
           std::vector<std::string> wanted;
           for (auto v = it; v != end; ++v) wanted.push_back(v->value);
           reason = fmt::format("`{}` needs {}; {}", it->feature_string(), wanted_text(wanted),
@@ -324,7 +324,7 @@ class Engine {
 
     std::vector<const FeatureSlot*> slots(width);
     std::vector<const std::pair<const std::pair<std::string, std::string>, FeatureSlot>*> entries(width);
-    for (const auto& entry : m_table) entries[entry.second.position] = &entry;
+    for (const auto& entry : table_) entries[entry.second.position] = &entry;
 
     for (std::size_t i = 0; i < compatible.size(); ++i) {
       const auto& c = compatible[i];
@@ -340,12 +340,12 @@ class Engine {
     for (auto& r : incompatible) out.reports.push_back(std::move(r));
   }
 
-  const VariantMetadata& m_md;
-  const SupportOracle& m_oracle;
-  const UserPriorities& m_user;
-  const SelectionOptions& m_options;
-  std::vector<Property> m_supported;
-  FeatureTable m_table;
+  const VariantMetadata& md_;
+  const SupportOracle& oracle_;
+  const UserPriorities& user_;
+  const SelectionOptions& options_;
+  std::vector<Property> supported_;
+  FeatureTable table_;
 };
 
 }  // namespace
@@ -353,8 +353,8 @@ class Engine {
 Result<std::optional<std::vector<FeatureConfig>>> TableOracle::supported(const std::string& ns,
                                                                          const ProviderInfo* /*declared*/,
                                                                          std::string& note) const {
-  auto it = m_table.find(ns);
-  if (it == m_table.end()) {
+  auto it = table_.find(ns);
+  if (it == table_.end()) {
     note = fmt::format("the target profile lists no properties for namespace `{}`", ns);
     return std::optional<std::vector<FeatureConfig>>{};
   }

@@ -37,7 +37,7 @@ class Sha256 {
 
  private:
   struct State;
-  std::unique_ptr<State> m_state;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace vwheel

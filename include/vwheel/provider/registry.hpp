@@ -80,8 +80,8 @@ class DetectionOracle final : public variant::SupportOracle {
       const std::string& ns, const variant::ProviderInfo* declared, std::string& note) const override;
 
  private:
-  std::map<std::string, const ProviderAnswer*, std::less<>> m_native;
-  PythonProviderPolicy m_policy;
+  std::map<std::string, const ProviderAnswer*, std::less<>> native_;
+  PythonProviderPolicy policy_;
 };
 
 }  // namespace vwheel::provider

@@ -48,12 +48,12 @@ class SupportOracle {
 /// table have no provider.
 class TableOracle final : public SupportOracle {
  public:
-  explicit TableOracle(SupportedProperties table) : m_table(std::move(table)) {}
+  explicit TableOracle(SupportedProperties table) : table_(std::move(table)) {}
   [[nodiscard]] Result<std::optional<std::vector<FeatureConfig>>> supported(
       const std::string& ns, const ProviderInfo* declared, std::string& note) const override;
 
  private:
-  SupportedProperties m_table;
+  SupportedProperties table_;
 };
 
 /// Options that change what is considered supported.

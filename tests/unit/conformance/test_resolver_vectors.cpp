@@ -18,15 +18,15 @@ namespace {
 // the package's object reference for it matches the plugin's (else loading it fails).
 class ScenarioOracle final : public SupportOracle {
  public:
-  explicit ScenarioOracle(const json& plugins) : m_plugins(plugins) {}
+  explicit ScenarioOracle(const json& plugins) : plugins_(plugins) {}
 
   Result<std::optional<std::vector<FeatureConfig>>> supported(const std::string& ns, const ProviderInfo* declared,
                                                               std::string& note) const override {
-    if (!m_plugins.contains(ns)) {
+    if (!plugins_.contains(ns)) {
       note = "no plugin";
       return std::optional<std::vector<FeatureConfig>>{};
     }
-    const auto& plugin = m_plugins.at(ns);
+    const auto& plugin = plugins_.at(ns);
     if (declared != nullptr) {
       std::string reference;
       if (declared->plugin_api) {
@@ -51,7 +51,7 @@ class ScenarioOracle final : public SupportOracle {
   }
 
  private:
-  json m_plugins;
+  json plugins_;
 };
 
 }  // namespace
