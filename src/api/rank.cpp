@@ -10,8 +10,25 @@
 #include "vwheel/config/user_config.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/metadata/document.hpp"
+#include "vwheel/python/interpreter.hpp"
 
 namespace vwheel::api {
+namespace {
+
+bool needs_interpreter_variables(const variant::VariantMetadata& md, const markers::Environment& env) {
+  for (const auto& [ns, provider] : md.providers) {
+    if (!provider.enable_if) continue;
+    auto marker = markers::Marker::parse(*provider.enable_if);
+    if (!marker) continue;  // reported when the marker is evaluated
+    for (auto variable : marker->variables()) {
+      const auto name = markers::to_string(variable);
+      if (name != "extra" && !markers::is_variant_variable(variable) && !env.variables.contains(name)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 Result<RankReport> rank(const RankRequest& request) {
   const auto file = request.variants_json.string();
@@ -52,6 +69,15 @@ Result<RankReport> rank(const RankRequest& request) {
     env.emplace();
     for (const auto& [k, v] : *machine->environment) env->variables.emplace(k, v);
     options.environment = &*env;
+    // Detected machines know the uname variables only; when a provider's enable-if needs more
+    // (python_version, ...), ask the default interpreter, once.
+    if (!request.target && needs_interpreter_variables(doc->metadata, *env)) {
+      if (auto exe = python::find_interpreter(); exe) {
+        if (auto interp = python::query_interpreter(*exe); interp) {
+          for (const auto& [k, v] : interp->environment) env->variables.insert_or_assign(k, v);
+        }
+      }
+    }
   }
 
   std::unique_ptr<variant::SupportOracle> oracle;

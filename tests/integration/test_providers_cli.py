@@ -122,3 +122,18 @@ def test_rank_without_target_uses_detection(vwheel, shared, tmp_path):
     assert r.out.splitlines() == ["v3", "v2", "null"]
     e = vwheel("rank", f, "--explain", env=env)
     assert "this machine" in e.out and "v4: incompatible" in e.out
+
+
+def test_enable_if_on_interpreter_variables_without_target(vwheel, shared, tmp_path):
+    # A detected machine has no python_version of its own: the default interpreter supplies it.
+    f = tmp_path / "pkg-1.0-variants.json"
+    f.write_text(json.dumps({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+        "default-priorities": {"namespace": ["x86_64"]},
+        "providers": {"x86_64": {"requires": ["provider-variant-x86-64"], "enable-if": "python_version >= '3'"}},
+        "variants": {"v2": {"x86_64": {"level": ["v2"]}}, "null": {}},
+    }))
+    env = {"VWHEEL_PROC_CPUINFO": str(shared / "data/cpu/cpuinfo/linux-rhel7-haswell")}
+    r = vwheel("rank", f, env=env)
+    assert r.rc == 0, r.err
+    assert r.out.splitlines() == ["v2", "null"]
