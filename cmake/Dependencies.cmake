@@ -13,3 +13,4 @@ add_library(vwheel_toml INTERFACE)
 add_library(vwheel::toml ALIAS vwheel_toml)
 target_include_directories(vwheel_toml SYSTEM INTERFACE $<TARGET_PROPERTY:tomlplusplus::tomlplusplus,INTERFACE_INCLUDE_DIRECTORIES>)
 target_compile_definitions(vwheel_toml INTERFACE TOML_HEADER_ONLY=1)
+# Include it through src/core/toml.hpp, never directly.

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
+#include "core/toml.hpp"
 
 namespace vwheel::config {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <toml++/toml.h>
+#include "core/toml.hpp"
 
 #include "metadata/internal.hpp"
 
