@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "provider_test_util.hpp"
 #include "shared_data.hpp"
 #include "vwheel/provider/gpu.hpp"
 
@@ -26,6 +27,9 @@ namespace {
 namespace fs = std::filesystem;
 namespace intel = vwheel::provider::intel;
 using nlohmann::json;
+using vwheel::testing::configs_json;
+using vwheel::testing::field;
+using vwheel::testing::ScopedEnv;
 
 #if defined(VWHEEL_FAKE_ZE_LOADER) && defined(VWHEEL_FAKE_ZE_LOADER_PRE_1_10)
 constexpr const char* kFakeZe = VWHEEL_FAKE_ZE_LOADER;
@@ -34,47 +38,6 @@ constexpr const char* kFakeZePre110 = VWHEEL_FAKE_ZE_LOADER_PRE_1_10;
 constexpr const char* kFakeZe = "";
 constexpr const char* kFakeZePre110 = "";
 #endif
-
-class ScopedEnv {
- public:
-  ScopedEnv() = default;
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    for (const auto& [name, old] : saved_) {
-      if (old) {
-        setenv(name.c_str(), old->c_str(), 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
-  }
-  void set(const std::string& name, const std::string& value) {
-    remember(name);
-    setenv(name.c_str(), value.c_str(), 1);
-  }
-  void unset(const std::string& name) {
-    remember(name);
-    unsetenv(name.c_str());
-  }
-
- private:
-  void remember(const std::string& name) {
-    if (saved_.count(name) != 0) return;
-    const char* v = std::getenv(name.c_str());
-    saved_[name] = v ? std::optional<std::string>(v) : std::nullopt;
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
-
-json configs_json(const std::vector<vwheel::variant::FeatureConfig>& configs) {
-  json out = json::array();
-  for (const auto& c : configs) out.push_back({{"name", c.name}, {"values", c.values}, {"multi_value", c.multi_value}});
-  return out;
-}
-
-/// `j[key]` when present, else `fallback` (a named copy: GCC 12 misreads loops over temporaries).
-json field(const json& j, const char* key, json fallback) { return j.contains(key) ? j.at(key) : std::move(fallback); }
 
 std::uint32_t ip(unsigned arch, unsigned release, unsigned revision) {
   return (arch << 22) | (release << 14) | revision;

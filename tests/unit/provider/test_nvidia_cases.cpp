@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "provider_test_util.hpp"
 #include "shared_data.hpp"
 #include "vwheel/provider/gpu.hpp"
 
@@ -34,6 +35,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using vwheel::testing::configs_json;
+using vwheel::testing::field;
+using vwheel::testing::ScopedEnv;
 
 #if defined(VWHEEL_FAKE_NVML) && defined(VWHEEL_FAKE_NVML_WITHOUT)
 constexpr const char* kFakeNvml = VWHEEL_FAKE_NVML;
@@ -44,37 +48,6 @@ constexpr const char* kFakeNvmlWithout = "";
 #endif
 
 /// Sets environment variables for one scope and restores them afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv() = default;
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    for (const auto& [name, old] : saved_) {
-      if (old) {
-        setenv(name.c_str(), old->c_str(), 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
-  }
-  void set(const std::string& name, const std::string& value) {
-    remember(name);
-    setenv(name.c_str(), value.c_str(), 1);
-  }
-  void unset(const std::string& name) {
-    remember(name);
-    unsetenv(name.c_str());
-  }
-
- private:
-  void remember(const std::string& name) {
-    if (saved_.count(name) != 0) return;
-    const char* v = std::getenv(name.c_str());
-    saved_[name] = v ? std::optional<std::string>(v) : std::nullopt;
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
 
 fs::path scratch_dir() {
   const fs::path dir = fs::temp_directory_path() / fmt::format("vwheel-test-nvidia-{}", getpid());
@@ -146,15 +119,6 @@ std::string one_line(std::string s) {
   }
   return s;
 }
-
-json configs_json(const std::vector<vwheel::variant::FeatureConfig>& configs) {
-  json out = json::array();
-  for (const auto& c : configs) out.push_back({{"name", c.name}, {"values", c.values}, {"multi_value", c.multi_value}});
-  return out;
-}
-
-/// `j[key]` when present, else `fallback` (a named copy: GCC 12 misreads loops over temporaries).
-json field(const json& j, const char* key, json fallback) { return j.contains(key) ? j.at(key) : std::move(fallback); }
 
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
