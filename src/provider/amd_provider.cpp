@@ -333,25 +333,11 @@ Detection detect_amd() {
   return d;
 }
 
-class AmdProvider final : public Provider {
- public:
-  [[nodiscard]] std::string_view ns() const override { return amd::kNamespace; }
-  [[nodiscard]] std::string_view version() const override { return amd::kReferenceVersion; }
-  [[nodiscard]] std::vector<variant::FeatureConfig> all_configs() const override { return amd::all_configs(); }
-  [[nodiscard]] Detection detect() const override {
-    try {
-      return detect_amd();
-    } catch (const std::exception& e) {
-      Detection d;
-      d.source = "KFD topology";
-      d.notes.push_back(fmt::format("AMD detection failed: {}", e.what()));
-      return d;
-    }
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Provider> make_amd_provider() { return std::make_unique<AmdProvider>(); }
+std::unique_ptr<Provider> make_amd_provider() {
+  return std::make_unique<gpu_detail::GpuProvider>(amd::kNamespace, amd::kReferenceVersion, "AMD", "KFD topology",
+                                                   &amd::all_configs, &detect_amd);
+}
 
 }  // namespace vwheel::provider

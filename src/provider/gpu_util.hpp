@@ -347,4 +347,34 @@ inline std::string one_line(std::string_view s) {
   return out;
 }
 
+/// A GPU provider: reference metadata plus a detection function. `detect()` never throws: an
+/// unexpected exception becomes an empty answer with a note naming `vendor`.
+class GpuProvider final : public Provider {
+ public:
+  using AllConfigs = std::vector<variant::FeatureConfig> (*)();
+  using Detect = Detection (*)();
+  GpuProvider(std::string_view ns, std::string_view version, std::string_view vendor, std::string_view source,
+              AllConfigs all, Detect detect_fn)
+      : ns_(ns), version_(version), vendor_(vendor), source_(source), all_(all), detect_(detect_fn) {}
+
+  [[nodiscard]] std::string_view ns() const override { return ns_; }
+  [[nodiscard]] std::string_view version() const override { return version_; }
+  [[nodiscard]] std::vector<variant::FeatureConfig> all_configs() const override { return all_(); }
+  [[nodiscard]] Detection detect() const override {
+    try {
+      return detect_();
+    } catch (const std::exception& e) {
+      Detection d;
+      d.source = std::string(source_);
+      d.notes.push_back(fmt::format("{} detection failed: {}", vendor_, e.what()));
+      return d;
+    }
+  }
+
+ private:
+  std::string_view ns_, version_, vendor_, source_;
+  AllConfigs all_;
+  Detect detect_;
+};
+
 }  // namespace vwheel::provider::gpu_detail

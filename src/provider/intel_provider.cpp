@@ -335,27 +335,13 @@ Detection detect() {
   return d;
 }
 
-class IntelProvider final : public Provider {
- public:
-  [[nodiscard]] std::string_view ns() const override { return kNamespace; }
-  [[nodiscard]] std::string_view version() const override { return kReferenceVersion; }
-  [[nodiscard]] std::vector<variant::FeatureConfig> all_configs() const override { return intel::all_configs(); }
-  [[nodiscard]] Detection detect() const override {
-    try {
-      return intel::detect();
-    } catch (const std::exception& e) {
-      Detection d;
-      d.source = "Level Zero";
-      d.notes.push_back(fmt::format("Intel detection failed: {}", e.what()));
-      return d;
-    }
-  }
-};
-
 }  // namespace
 
 }  // namespace intel
 
-std::unique_ptr<Provider> make_intel_provider() { return std::make_unique<intel::IntelProvider>(); }
+std::unique_ptr<Provider> make_intel_provider() {
+  return std::make_unique<gpu_detail::GpuProvider>(intel::kNamespace, intel::kReferenceVersion, "Intel", "Level Zero",
+                                                   &intel::all_configs, &intel::detect);
+}
 
 }  // namespace vwheel::provider

@@ -98,25 +98,11 @@ Detection detect_nvidia() {
   return d;
 }
 
-class NvidiaProvider final : public Provider {
- public:
-  [[nodiscard]] std::string_view ns() const override { return nvidia::kNamespace; }
-  [[nodiscard]] std::string_view version() const override { return nvidia::kReferenceVersion; }
-  [[nodiscard]] std::vector<variant::FeatureConfig> all_configs() const override { return nvidia::all_configs(); }
-  [[nodiscard]] Detection detect() const override {
-    try {
-      return detect_nvidia();
-    } catch (const std::exception& e) {
-      Detection d;
-      d.source = "NVML";
-      d.notes.push_back(fmt::format("NVIDIA detection failed: {}", e.what()));
-      return d;
-    }
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Provider> make_nvidia_provider() { return std::make_unique<NvidiaProvider>(); }
+std::unique_ptr<Provider> make_nvidia_provider() {
+  return std::make_unique<gpu_detail::GpuProvider>(nvidia::kNamespace, nvidia::kReferenceVersion, "NVIDIA", "NVML",
+                                                   &nvidia::all_configs, &detect_nvidia);
+}
 
 }  // namespace vwheel::provider

@@ -17,7 +17,8 @@ def test_version_and_help(vwheel):
     for cmd in ("label", "rank", "validate"):
         assert cmd in r.out
         h = vwheel(cmd, "--help")
-        assert h.rc == 0 and "Usage" in h.out or "usage" in h.out.lower()
+        assert h.rc == 0
+        assert "usage" in h.out.lower()
         h = vwheel("help", cmd)
         assert h.rc == 0 and cmd in h.out
 
