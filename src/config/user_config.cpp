@@ -39,6 +39,7 @@ std::optional<std::filesystem::path> env_path(const char* name) {
 
 Result<UserConfig> parse_user_config(std::string_view toml_text) {
   toml::table root;
+  if (auto bad = toml_unsupported_character(toml_text)) return fail(*bad);
   try {
     root = toml::parse(toml_text);
   } catch (const toml::parse_error& e) {

@@ -17,3 +17,78 @@
 #define NDEBUG
 #undef VWHEEL_TOML_RESTORE_NDEBUG
 #endif
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace vwheel {
+
+/// toml++ 3.3.0's Unicode tables reach `__builtin_unreachable()` (undefined behaviour) for many
+/// non-ASCII characters where it expects a key or whitespace (found by fuzz_metadata; seeds
+/// regress-toml-*.toml). TOML allows non-ASCII text only inside strings and comments, so this
+/// rejects it anywhere else before toml++ sees it: call it before `toml::parse`. Returns a
+/// one-line description with the line number, or nothing when the text is safe.
+inline std::optional<std::string> toml_unsupported_character(std::string_view text) {
+  enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
+  State state = State::normal;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
+    if (c == '\n') {
+      ++line;
+      if (state == State::comment || state == State::basic || state == State::literal) state = State::normal;
+      continue;
+    }
+    switch (state) {
+      case State::normal:
+        if (static_cast<unsigned char>(c) >= 0x80U) {
+          return fmt::format("non-ASCII character outside a string or comment at line {} (TOML allows it only there)",
+                             line);
+        }
+        if (c == '#') {
+          state = State::comment;
+        } else if (starts("\"\"\"")) {
+          state = State::multi_basic;
+          i += 2;
+        } else if (starts("\'\'\'")) {
+          state = State::multi_literal;
+          i += 2;
+        } else if (c == '"') {
+          state = State::basic;
+        } else if (c == '\'') {
+          state = State::literal;
+        }
+        break;
+      case State::basic:
+      case State::multi_basic:
+        if (c == '\\') {
+          ++i;
+        } else if (state == State::basic && c == '"') {
+          state = State::normal;
+        } else if (state == State::multi_basic && starts("\"\"\"")) {
+          state = State::normal;
+          i += 2;
+        }
+        break;
+      case State::literal:
+        if (c == '\'') state = State::normal;
+        break;
+      case State::multi_literal:
+        if (starts("\'\'\'")) {
+          state = State::normal;
+          i += 2;
+        }
+        break;
+      case State::comment:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace vwheel

@@ -38,6 +38,10 @@ struct TomlOutcome {
 TomlOutcome read_pyproject(std::string_view toml_text) {
   TomlOutcome result;
   toml::table doc;
+  if (auto bad = toml_unsupported_character(toml_text)) {
+    result.syntax_error = *bad;
+    return result;
+  }
   try {
     doc = toml::parse(toml_text);
   } catch (const toml::parse_error& e) {

@@ -92,7 +92,6 @@ class Reader {
   bool namespaces_ok_ = false;
   bool features_ok_ = true;
   bool providers_ok_ = true;
-  bool providers_present_ = false;
   bool static_ok_ = true;
   bool has_static_ = false;
   std::set<std::string> plugin_use_aot_;  // providers made ahead-of-time by v0.0.2's plugin-use
@@ -291,7 +290,6 @@ class Reader {
     const auto where = path("providers");
     const auto it = root.find("providers");
     if (it == root.end()) return;
-    providers_present_ = true;
     if (!expect_object(*it, where, "an object mapping namespaces to provider information")) {
       providers_ok_ = false;
       return;
@@ -565,13 +563,14 @@ class Reader {
                                      quoted_list(unlisted), unlisted.size() == 1 ? "is" : "are"));
       }
       if (!without_provider.empty()) {
-        // With a providers table, a listed namespace that has no provider can never be supported
-        // (PEP 817: the two MUST have the same members): reject, as the reference does. Without one,
-        // the file is read with PEP 825's semantics, and this is only reported.
+        // With provider information, a listed namespace that has no provider can never be supported
+        // (PEP 817: the two MUST have the same members): reject, as the reference does. Without any
+        // (no table, or an empty one, which the v0.0.3 writer always emits), the file is read with
+        // PEP 825's semantics, and this is only reported.
         const auto what = fmt::format("lists {} without an entry in `providers` (draft format: the namespace list "
                                       "and the providers keys must match)",
                                       quoted_list(without_provider));
-        if (providers_present_) {
+        if (!md.providers.empty()) {
           error(ns_path, what);
         } else {
           problem(ns_path, what);

@@ -75,3 +75,12 @@ TEST(UserConfig, SearchPathHonoursEnvironment) {
   EXPECT_EQ(paths.front(), "/tmp/explicit.toml");
   EXPECT_NE(std::find(paths.begin(), paths.end(), std::filesystem::path("/tmp/xdg/vwheel/variants.toml")), paths.end());
 }
+
+TEST(UserConfig, NonAsciiOutsideStringsIsRejectedBeforeTheTomlReader) {
+  // toml++ 3.3.0 has undefined behaviour on such input; TOML itself forbids it.
+  auto bad = parse_user_config("[feature_priorities]\nnamespace_\xc3\xb8 = [\"a\"]\n");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("line 2"), std::string::npos) << bad.error().message;
+  auto ok = parse_user_config("# caf\xc3\xa9\nnamespace_priorities = [] # \xc3\xb8\n");
+  EXPECT_TRUE(ok) << ok.error().message;
+}
