@@ -43,9 +43,11 @@ vwheel_component(target DEPS variant LIBS nlohmann_json::nlohmann_json)
 vwheel_component(config DEPS variant LIBS vwheel::toml)
 vwheel_component(provider DEPS metadata target config LIBS nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS} Threads::Threads)
 vwheel_component(tags DEPS core)
+vwheel_component(zip DEPS core LIBS PkgConfig::LIBDEFLATE)
+vwheel_component(wheel DEPS zip metadata wheel_name)
 vwheel_component(python DEPS tags core LIBS nlohmann_json::nlohmann_json)
 
-vwheel_component(api DEPS metadata target config variant provider python LIBS nlohmann_json::nlohmann_json)
+vwheel_component(api DEPS metadata target config variant provider python wheel zip LIBS nlohmann_json::nlohmann_json)
 
 add_library(libvwheel INTERFACE)
 add_library(vwheel::libvwheel ALIAS libvwheel)

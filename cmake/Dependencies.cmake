@@ -6,6 +6,7 @@ find_package(tomlplusplus REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 
 # toml++ and fmt are used header-only: their shared libraries (and, through them, a dynamically
 # loaded libstdc++) cost milliseconds at every start of a short-lived command.

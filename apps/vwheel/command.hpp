@@ -31,5 +31,11 @@ void add_rank_command(CLI::App& app, Dispatch& dispatch);
 void add_validate_command(CLI::App& app, Dispatch& dispatch);
 void add_analyze_platform_command(CLI::App& app, Dispatch& dispatch);
 void add_providers_command(CLI::App& app, Dispatch& dispatch);
+void add_make_variant_command(CLI::App& app, Dispatch& dispatch);
+void add_unmake_variant_command(CLI::App& app, Dispatch& dispatch);
+void add_analyze_wheel_command(CLI::App& app, Dispatch& dispatch);
+void add_generate_index_json_command(CLI::App& app, Dispatch& dispatch);
+void add_add_wheel_to_index_json_command(CLI::App& app, Dispatch& dispatch);
+void add_pyproject_command(CLI::App& app, Dispatch& dispatch);
 
 }  // namespace vwheel::cli

@@ -35,6 +35,12 @@ int main(int argc, char** argv) {
   add_validate_command(app, dispatch);
   add_analyze_platform_command(app, dispatch);
   add_providers_command(app, dispatch);
+  add_make_variant_command(app, dispatch);
+  add_unmake_variant_command(app, dispatch);
+  add_analyze_wheel_command(app, dispatch);
+  add_generate_index_json_command(app, dispatch);
+  add_add_wheel_to_index_json_command(app, dispatch);
+  add_pyproject_command(app, dispatch);
 
   CLI::App* help = app.add_subcommand("help", "Show help for vwheel or one of its subcommands");
   std::string help_topic;

@@ -1,0 +1,144 @@
+#pragma once
+/// \file
+/// Zip archives as wheels use them: read the central directory without touching member data,
+/// read one member, and write a new archive that copies members of an existing one *raw*
+/// (compressed bytes, local headers, timestamps and permissions untouched) around a few new or
+/// replaced members.
+///
+/// Why not libzip here: libzip reads up to 64 KiB from the end of every archive it opens and
+/// copies entries through its source layer at about 20 µs each; for `generate-index-json` over
+/// many small wheels and for `make-variant` of multi-gigabyte wheels that is the bottleneck
+/// (measured in `bench/`). The writer instead copies whole runs of consecutive members with
+/// `copy_file_range` (in-kernel) and rewrites only the central directory. The test suite
+/// checks every archive written here with libzip and Python's `zipfile`.
+///
+/// Zip64 is read and written (more than 65,535 members, sizes or offsets of 4 GiB or more).
+/// Encrypted members and multi-disk archives are rejected. Member data is inflated with
+/// libdeflate (stored and deflate methods only).
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+
+namespace vwheel::zip {
+
+/// Compression methods this component reads and writes.
+enum class Method : std::uint16_t {
+  Store = 0,
+  Deflate = 8,
+};
+
+/// A member as the central directory describes it.
+struct Entry {
+  std::string name;                     ///< as stored (UTF-8 or CP437 bytes, `/`-separated)
+  std::uint16_t version_made_by = 0;    ///< high byte: host system (3 = Unix)
+  std::uint16_t version_needed = 0;
+  std::uint16_t flags = 0;              ///< general purpose bit flag (bit 3: data descriptor)
+  std::uint16_t method = 0;             ///< compression method as stored (see Method)
+  std::uint16_t dos_time = 0;           ///< MS-DOS modification time
+  std::uint16_t dos_date = 0;           ///< MS-DOS modification date
+  std::uint32_t crc32 = 0;
+  std::uint64_t compressed_size = 0;
+  std::uint64_t uncompressed_size = 0;
+  std::uint64_t local_header_offset = 0;
+  std::uint16_t internal_attributes = 0;
+  std::uint32_t external_attributes = 0;  ///< Unix mode in the high 16 bits when made on Unix
+  std::string extra;                      ///< central-directory extra fields, zip64 field removed
+  std::string comment;
+  /// End of this member's bytes in the file (local header, data and data descriptor): the next
+  /// member's local header offset in file order, or the start of the central directory.
+  std::uint64_t span_end = 0;
+
+  /// True for a name ending in `/`.
+  [[nodiscard]] bool is_directory() const noexcept { return !name.empty() && name.back() == '/'; }
+  /// The Unix mode bits (`external_attributes >> 16`) when the member was made on Unix, else 0.
+  [[nodiscard]] std::uint32_t unix_mode() const noexcept;
+};
+
+/// An open archive: the central directory in memory, the file kept open for member reads.
+/// Every read is positioned (`pread`), so one Archive can be read from several threads.
+class Archive {
+ public:
+  /// Opens `path` and reads its end-of-central-directory record(s) and central directory, and
+  /// nothing else. Errors name the file and what is wrong: not a zip, truncated, multi-disk,
+  /// a central directory entry pointing outside the file, overlapping members, an encrypted
+  /// member, a duplicated member name.
+  [[nodiscard]] static Result<Archive> open(const std::filesystem::path& path);
+
+  Archive(Archive&&) noexcept;
+  Archive& operator=(Archive&&) noexcept;
+  ~Archive();
+
+  [[nodiscard]] const std::filesystem::path& path() const noexcept;
+  [[nodiscard]] std::uint64_t file_size() const noexcept;
+  /// Members in central-directory order.
+  [[nodiscard]] const std::vector<Entry>& entries() const noexcept;
+  /// The member with exactly this name, or null.
+  [[nodiscard]] const Entry* find(std::string_view name) const noexcept;
+  /// The archive comment.
+  [[nodiscard]] const std::string& comment() const noexcept;
+  /// Offset of the central directory (the end of the last member's span).
+  [[nodiscard]] std::uint64_t central_directory_offset() const noexcept;
+
+  /// The member's uncompressed content. Checks the local header against the central directory,
+  /// the CRC-32 and the size. Fails for a member larger than `max_size` (zip bombs) or with an
+  /// unsupported method.
+  [[nodiscard]] Result<std::string> read(const Entry& entry,
+                                         std::uint64_t max_size = std::uint64_t{1} << 30) const;
+  /// The member's compressed bytes exactly as stored (no local header, no data descriptor).
+  [[nodiscard]] Result<std::string> read_raw(const Entry& entry) const;
+
+  /// Bytes read from the file so far by this Archive (open included): lets tests and benchmarks
+  /// prove that a command reads only what it needs.
+  [[nodiscard]] std::uint64_t bytes_read() const noexcept;
+
+ private:
+  struct Impl;
+  explicit Archive(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A member to write that is not copied from an archive.
+struct NewMember {
+  std::string name;
+  std::string data;                  ///< uncompressed content
+  Method method = Method::Deflate;   ///< deflated with libdeflate at level 6 when Deflate
+  std::uint32_t unix_mode = 0100644; ///< full st_mode (file type and permission bits)
+  std::uint16_t dos_time = 0;        ///< MS-DOS time; with dos_date 0 means 1980-01-01 00:00
+  std::uint16_t dos_date = (0 << 9) | (1 << 5) | 1;
+};
+
+/// One member of the archive to write: a member of the source archive (copied raw, by index into
+/// `source->entries()`), or a new one.
+using PlannedMember = std::variant<std::size_t, NewMember>;
+
+/// What `write_archive` writes, in this order.
+struct WritePlan {
+  std::vector<PlannedMember> members;
+  /// The archive comment; the source's comment when absent.
+  std::optional<std::string> comment;
+};
+
+/// Writes a new archive at `output`: members in plan order, copied members byte for byte
+/// (consecutive ones in one `copy_file_range` run), then a new central directory (each copied
+/// member's record is the source's with only its offset changed), zip64 records when needed.
+/// `source` may be null when every member is new. The file is written to a temporary name in
+/// the same directory and renamed over `output` at the end; on any failure nothing is left.
+/// Fails on a duplicate member name in the plan.
+[[nodiscard]] Result<void> write_archive(const Archive* source, const WritePlan& plan,
+                                         const std::filesystem::path& output);
+
+/// The MS-DOS time and date of a Unix timestamp (UTC), clamped to 1980..2107.
+[[nodiscard]] std::pair<std::uint16_t, std::uint16_t> dos_time_date(std::int64_t unix_seconds) noexcept;
+
+/// CRC-32 (as in zip) of `data`.
+[[nodiscard]] std::uint32_t crc32(std::string_view data) noexcept;
+
+}  // namespace vwheel::zip
