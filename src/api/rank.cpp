@@ -36,10 +36,18 @@ Result<RankReport> rank(const RankRequest& request) {
   if (!text) return fail(text.error());
   auto doc = metadata::parse_json_document(*text, metadata::DocumentKind::VariantsJson);
   if (!doc) return fail(doc.error().with_context(file));
+  auto report = rank_metadata(doc->metadata, file, request);
+  if (!report) return fail(report.error());
+  std::vector<std::string> warnings;
+  for (const auto& w : doc->conformance_problems) warnings.push_back(fmt::format("{}: {}", file, w));
+  report->warnings.insert(report->warnings.begin(), warnings.begin(), warnings.end());
+  return report;
+}
 
+Result<RankReport> rank_metadata(const variant::VariantMetadata& metadata, const std::string& file,
+                                 const RankRequest& request) {
   RankReport report;
-  for (const auto& w : doc->conformance_problems) report.warnings.push_back(fmt::format("{}: {}", file, w));
-  report.variants = doc->metadata.variants;
+  report.variants = metadata.variants;
 
   auto machine = resolve_target(TargetRequest{request.target, request.no_cache});
   if (!machine) return fail(machine.error());
@@ -71,7 +79,7 @@ Result<RankReport> rank(const RankRequest& request) {
     options.environment = &*env;
     // Detected machines know the uname variables only; when a provider's enable-if needs more
     // (python_version, ...), ask the default interpreter, once.
-    if (!request.target && needs_interpreter_variables(doc->metadata, *env)) {
+    if (!request.target && needs_interpreter_variables(metadata, *env)) {
       if (auto exe = python::find_interpreter(); exe) {
         if (auto interp = python::query_interpreter(*exe); interp) {
           for (const auto& [k, v] : interp->environment) env->variables.insert_or_assign(k, v);
@@ -89,7 +97,7 @@ Result<RankReport> rank(const RankRequest& request) {
     policy.allowed.insert(cfg->allow_python_providers.begin(), cfg->allow_python_providers.end());
     oracle = std::make_unique<provider::DetectionOracle>(machine->machine, std::move(policy));
   }
-  auto ranking = variant::rank_variants(doc->metadata, *oracle, cfg->priorities, options);
+  auto ranking = variant::rank_variants(metadata, *oracle, cfg->priorities, options);
   if (!ranking) return fail(ranking.error().with_context(file));
   report.ranking = std::move(*ranking);
   // Python providers answer during ranking, so the supported table is rebuilt from its result.

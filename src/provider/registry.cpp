@@ -93,6 +93,30 @@ std::vector<std::unique_ptr<Provider>> native_providers() {
   return out;
 }
 
+std::optional<variant::ProviderInfo> reference_declaration(std::string_view ns) {
+  struct Reference {
+    std::string_view ns, package, plugin_api;
+  };
+  static constexpr Reference kReferences[] = {
+      {"x86_64", "provider-variant-x86-64", "provider_variant_x86_64.plugin:X8664Plugin"},
+      {"aarch64", "provider-variant-aarch64", "provider_variant_aarch64.plugin:AArch64Plugin"},
+      {"nvidia", "nvidia-variant-provider", "nvidia_variant_provider.plugin:NvidiaVariantPlugin"},
+      {"amd", "amd-variant-provider", "amd_variant_provider.plugin:AMDVariantPlugin"},
+      {"intel", "intel-variant-provider", "intel_variant_provider.plugin:IntelVariantPlugin"},
+  };
+  for (const auto& p : native_providers()) {
+    if (p->ns() != ns) continue;
+    for (const auto& r : kReferences) {
+      if (r.ns != ns) continue;
+      variant::ProviderInfo info;
+      info.requires_.push_back(fmt::format("{}>={}", r.package, p->version()));
+      info.plugin_api = std::string(r.plugin_api);
+      return info;
+    }
+  }
+  return std::nullopt;
+}
+
 variant::SupportedProperties MachineReport::supported() const {
   variant::SupportedProperties out;
   for (const auto& a : answers) {

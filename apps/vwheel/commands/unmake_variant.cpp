@@ -1,9 +1,49 @@
-// `vwheel unmake-variant` (stub until implemented).
+// `vwheel unmake-variant WHEEL... -o OUTDIR`
 
-#include "../command.hpp"
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "vwheel/core/parallel.hpp"
+#include "vwheel/wheel/wheel.hpp"
 
 namespace vwheel::cli {
 
-void add_unmake_variant_command(CLI::App& /*app*/, Dispatch& /*dispatch*/) {}
+void add_unmake_variant_command(CLI::App& app, Dispatch& dispatch) {
+  struct Options {
+    std::vector<std::string> inputs;
+    std::string output_dir;
+    unsigned jobs = 0;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "unmake-variant", "Turn variant wheels back into plain wheels: drop variant.json and its RECORD line");
+  cmd->add_option("wheels", o->inputs, "Variant wheels")->required();
+  cmd->add_option("-o,--output-dir", o->output_dir, "Directory for the plain wheels (must exist)")->required();
+  cmd->add_option("-j,--jobs", o->jobs, "Wheels processed in parallel (default: the number of CPUs)");
+  cmd->callback([o, &dispatch] {
+    dispatch.action = [o]() -> int {
+      std::vector<Result<std::optional<std::filesystem::path>>> results(o->inputs.size(), fail("not processed"));
+      parallel_for(o->inputs.size(), o->jobs == 0 ? default_jobs() : o->jobs, [&](std::size_t i) {
+        try {
+          results[i] = wheel::unmake_variant(o->inputs[i], o->output_dir);
+        } catch (const std::exception& e) {
+          results[i] = fail(fmt::format("{}: {}", o->inputs[i], e.what()));
+        }
+      });
+      int rc = kOk;
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        if (!results[i]) {
+          report_error(results[i].error());
+          rc = kUserError;
+        } else if (!*results[i]) {
+          fmt::print(stderr, "vwheel: note: {} is not a variant wheel; nothing written\n", o->inputs[i]);
+        } else {
+          fmt::print("{}\n", (*results[i])->string());
+        }
+      }
+      return rc;
+    };
+  });
+}
 
 }  // namespace vwheel::cli

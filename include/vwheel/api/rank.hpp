@@ -49,6 +49,11 @@ struct RankReport {
 /// Loads the file, the target (or detects this machine), the user configuration, and ranks.
 [[nodiscard]] Result<RankReport> rank(const RankRequest& request);
 
+/// Ranks metadata already in memory (e.g. merged from wheels) like `rank`, ignoring
+/// `request.variants_json`; `source` names the metadata in errors.
+[[nodiscard]] Result<RankReport> rank_metadata(const variant::VariantMetadata& metadata, const std::string& source,
+                                               const RankRequest& request);
+
 /// One label per line, best first.
 [[nodiscard]] std::string format_rank_plain(const RankReport& report);
 /// Human explanation: every label, its position or why it is incompatible, and the supported

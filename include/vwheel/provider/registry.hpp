@@ -57,6 +57,12 @@ struct DetectOptions {
 /// Runs every native provider, or reads their answers from the cache.
 [[nodiscard]] MachineReport detect_machine(const DetectOptions& options = {});
 
+/// How variant metadata declares the reference Python provider that a native provider stands in
+/// for (`requires = ["{package}>={version}"]` and its `plugin-api`), so that wheels made without
+/// a `pyproject.toml` also work with installers that run the Python providers. nullopt for a
+/// namespace without a native provider.
+[[nodiscard]] std::optional<variant::ProviderInfo> reference_declaration(std::string_view ns);
+
 /// PEP 508 marker variables that do not need a Python interpreter, from `uname`:
 /// `os_name`, `sys_platform`, `platform_system`, `platform_release`, `platform_version`,
 /// `platform_machine`.
