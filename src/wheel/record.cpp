@@ -127,6 +127,17 @@ Result<std::string> replace_record_entry(std::string_view record, std::string_vi
   while (pos < record.size()) {
     ++line_no;
     const std::size_t start = pos;
+    // Fast path for the common line without quotes: the path is everything before the first comma.
+    const std::size_t eol = record.find('\n', pos);
+    const std::size_t end = eol == std::string_view::npos ? record.size() : eol + 1;
+    const auto line = record.substr(start, end - start);
+    if (line.find('"') == std::string_view::npos) {
+      pos = end;
+      const auto comma = line.find(',');
+      if (comma != std::string_view::npos && line.substr(0, comma) == path) continue;
+      out.append(line);
+      continue;
+    }
     auto fields = parse_csv_line(record, pos, line_no);
     if (!fields) return fail(fields.error());
     if (!fields->empty() && fields->front() == path) continue;
