@@ -45,6 +45,8 @@ vwheel_component(provider DEPS metadata target config LIBS nlohmann_json::nlohma
 vwheel_component(tags DEPS core)
 vwheel_component(zip DEPS core LIBS PkgConfig::LIBDEFLATE)
 vwheel_component(wheel DEPS zip metadata wheel_name)
+vwheel_component(index DEPS wheel metadata wheel_name LIBS nlohmann_json::nlohmann_json)
+vwheel_component(server DEPS index LIBS PkgConfig::HTTPLIB Threads::Threads)
 vwheel_component(python DEPS tags core LIBS nlohmann_json::nlohmann_json)
 
 vwheel_component(api DEPS metadata target config variant provider python wheel zip LIBS nlohmann_json::nlohmann_json)

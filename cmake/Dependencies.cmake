@@ -7,6 +7,7 @@ find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 
 # toml++ and fmt are used header-only: their shared libraries (and, through them, a dynamically
 # loaded libstdc++) cost milliseconds at every start of a short-lived command.

@@ -41,6 +41,10 @@ int main(int argc, char** argv) {
   add_generate_index_json_command(app, dispatch);
   add_add_wheel_to_index_json_command(app, dispatch);
   add_pyproject_command(app, dispatch);
+  CLI::App* index = app.add_subcommand("index", "Build a static variant-aware package index, or serve one");
+  index->require_subcommand(1);
+  add_index_build_command(*index, dispatch);
+  add_index_serve_command(*index, dispatch);
 
   CLI::App* help = app.add_subcommand("help", "Show help for vwheel or one of its subcommands");
   std::string help_topic;

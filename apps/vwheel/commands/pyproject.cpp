@@ -11,9 +11,11 @@
 //
 // An edit writes the file atomically and prints `Wrote changes to FILE` (`No changes to FILE` when
 // the text would stay the same; nothing is written then). `--dry-run` prints the new text instead.
-// Conformance problems left in the result are printed as warnings. On error the file is unchanged,
+// A symbolic link is followed and the file's permissions are kept. Conformance problems left in the
+// result are printed as warnings. On error the file is unchanged,
 // one line goes to stderr and the exit code is 1 (2 for a malformed option).
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,10 +72,20 @@ int finish_edit(const std::string& file, const std::string& before, const Result
     fmt::print("No changes to {}\n", file);
     return kOk;
   }
-  if (auto ok = write_file_atomic(file, *after); !ok) {
+  // Through a symbolic link to its target, keeping the file's permissions.
+  std::error_code ec;
+  std::filesystem::path target = file;
+  if (std::filesystem::is_symlink(target, ec)) {
+    auto resolved = std::filesystem::canonical(target, ec);
+    if (!ec) target = std::move(resolved);
+  }
+  const auto perms = std::filesystem::status(target, ec).permissions();
+  const bool keep_perms = !ec;
+  if (auto ok = write_file_atomic(target, *after); !ok) {
     report_error(ok.error());
     return kEnvironment;
   }
+  if (keep_perms) std::filesystem::permissions(target, perms, ec);
   fmt::print("Wrote changes to {}\n", file);
   return kOk;
 }
@@ -104,7 +116,8 @@ void add_add_provider(CLI::App& parent, Dispatch& dispatch) {
                   "`requires` list)")
       ->allow_extra_args(false);
   auto* plugin_api = cmd->add_option("--plugin-api", o->plugin_api, "The plugin's object reference, `module:attr`");
-  auto* enable_if = cmd->add_option("--enable-if", o->enable_if, "Environment marker: use the provider only where true");
+  auto* enable_if =
+      cmd->add_option("--enable-if", o->enable_if, "Environment marker: use the provider only where true");
   auto* optional = cmd->add_flag("--optional", o->optional, "Mark the provider optional (optional = true)");
   cmd->add_flag("--no-optional", o->no_optional, "Mark the provider required (optional = false)")->excludes(optional);
   auto* install_time =
@@ -116,7 +129,8 @@ void add_add_provider(CLI::App& parent, Dispatch& dispatch) {
       ->allow_extra_args(false);
   auto* priority = cmd->add_option("--priority", o->priority,
                                    "0-based position in default-priorities.namespace (0 = highest priority); "
-                                   "default: append a new namespace, keep a listed one where it is");
+                                   "default: append a new namespace, keep a listed one where it is")
+                       ->check(CLI::NonNegativeNumber);
   cmd->callback([o, plugin_api, enable_if, priority, &dispatch] {
     const bool has_plugin_api = plugin_api->count() > 0;
     const bool has_enable_if = enable_if->count() > 0;

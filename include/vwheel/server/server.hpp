@@ -1,0 +1,45 @@
+#pragma once
+/// \file
+/// `vwheel index serve`: a local HTTP server for a built index SITE (or a folder of wheels,
+/// indexed on start and after each upload), with PEP 691 content negotiation, ETag /
+/// If-None-Match, Range requests, and optional uploads compatible with `twine upload`.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "vwheel/core/error.hpp"
+
+namespace vwheel::server {
+
+/// How to serve.
+struct ServeOptions {
+  /// A SITE built by `index::build_site`; exclusive with `wheels`.
+  std::optional<std::filesystem::path> site;
+  /// A folder of wheels: indexed into `site_dir` on start and after every upload.
+  std::optional<std::filesystem::path> wheels;
+  /// Where the index of `wheels` is built (default: `{wheels}/.vwheel-site`).
+  std::optional<std::filesystem::path> site_dir;
+  std::string host = "127.0.0.1";
+  int port = 0;  ///< 0: any free port
+  /// Uploads are accepted only with `wheels` and this token (HTTP basic auth password, or a
+  /// `Bearer` token).
+  std::optional<std::string> upload_token;
+  unsigned threads = 8;
+};
+
+/// A running server.
+class Server {
+ public:
+  /// Binds and starts serving on background threads.
+  [[nodiscard]] static Result<std::unique_ptr<Server>> start(const ServeOptions& options);
+  virtual ~Server() = default;
+  /// The bound port.
+  [[nodiscard]] virtual int port() const = 0;
+  /// Blocks until `stop()` (or SIGINT/SIGTERM handled by the caller).
+  virtual void wait() = 0;
+  virtual void stop() = 0;
+};
+
+}  // namespace vwheel::server
