@@ -100,6 +100,7 @@ class Archive {
   [[nodiscard]] std::uint64_t bytes_read() const noexcept;
 
  private:
+  friend struct ArchiveAccess;  // src/zip: lets write_archive copy from the open file descriptor
   struct Impl;
   explicit Archive(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,52 @@
+// libFuzzer target: zip archives (hostile wheels). The bytes are written to a file; opening it
+// must fail cleanly or give entries inside the file; reading every member must not crash; a raw
+// rewrite of an opened archive must open again with the same names.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "vwheel/zip/zip.hpp"
+
+namespace {
+
+std::filesystem::path scratch(const char* what) {
+  return std::filesystem::temp_directory_path() / ("vwheel-fuzz-zip-" + std::to_string(::getpid()) + what);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const auto input = scratch(".zip");
+  static const auto output = scratch("-out.zip");
+  if (std::FILE* f = std::fopen(input.c_str(), "wb")) {
+    std::fwrite(data, 1, size, f);
+    std::fclose(f);
+  } else {
+    return 0;
+  }
+  auto archive = vwheel::zip::Archive::open(input);
+  if (!archive) {
+    if (archive.error().message.find('\n') != std::string::npos) __builtin_trap();
+    return 0;
+  }
+  vwheel::zip::WritePlan plan;
+  for (std::size_t i = 0; i < archive->entries().size(); ++i) {
+    const auto& e = archive->entries()[i];
+    if (e.local_header_offset >= archive->file_size() || e.span_end > archive->file_size()) __builtin_trap();
+    (void)archive->read(e, 1 << 20);
+    (void)archive->read_raw(e);
+    plan.members.emplace_back(i);
+  }
+  if (auto ok = vwheel::zip::write_archive(&*archive, plan, output); ok) {
+    auto again = vwheel::zip::Archive::open(output);
+    if (!again || again->entries().size() != archive->entries().size()) __builtin_trap();
+    for (std::size_t i = 0; i < again->entries().size(); ++i) {
+      if (again->entries()[i].name != archive->entries()[i].name) __builtin_trap();
+    }
+  }
+  return 0;
+}
