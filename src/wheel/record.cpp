@@ -130,12 +130,12 @@ Result<std::string> replace_record_entry(std::string_view record, std::string_vi
     // Fast path for the common line without quotes: the path is everything before the first comma.
     const std::size_t eol = record.find('\n', pos);
     const std::size_t end = eol == std::string_view::npos ? record.size() : eol + 1;
-    const auto line = record.substr(start, end - start);
-    if (line.find('"') == std::string_view::npos) {
+    const auto text = record.substr(start, end - start);
+    if (text.find('"') == std::string_view::npos) {
       pos = end;
-      const auto comma = line.find(',');
-      if (comma != std::string_view::npos && line.substr(0, comma) == path) continue;
-      out.append(line);
+      const auto comma = text.find(',');
+      if (comma != std::string_view::npos && text.substr(0, comma) == path) continue;
+      out.append(text);
       continue;
     }
     auto fields = parse_csv_line(record, pos, line_no);
