@@ -1,0 +1,732 @@
+// Unit tests of the TOML structure scanner and of editing pyproject.toml's [variant] table.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vwheel/metadata/document.hpp"
+#include "vwheel/metadata/pyproject_edit.hpp"
+
+namespace vwheel::metadata {
+namespace {
+
+using Kind = TomlStatementKind;
+
+std::string span(std::string_view text, std::size_t b, std::size_t e) { return std::string(text.substr(b, e - b)); }
+
+std::vector<TomlStatement> scan_ok(std::string_view text) {
+  auto st = scan_toml(text);
+  EXPECT_TRUE(st) << (st ? "" : st.error().message);
+  if (!st) return {};
+  // Every byte belongs to exactly one statement, in order.
+  std::size_t pos = 0;
+  for (const auto& s : *st) {
+    EXPECT_EQ(s.begin, pos);
+    EXPECT_LT(s.begin, s.end);
+    pos = s.end;
+  }
+  EXPECT_EQ(pos, text.size());
+  return *st;
+}
+
+ProviderSpec provider(std::string ns, std::vector<std::string> requires_list) {
+  ProviderSpec spec;
+  spec.ns = std::move(ns);
+  spec.requires_ = std::move(requires_list);
+  return spec;
+}
+
+std::string add_ok(std::string_view text, const ProviderSpec& spec) {
+  auto r = add_provider(text, spec);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  if (!r) return "";
+  const auto report = check_pyproject(*r);
+  EXPECT_TRUE(report.usable()) << *r;
+  return *r;
+}
+
+std::string remove_ok(std::string_view text, std::string_view ns) {
+  auto r = remove_provider(text, ns);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  if (!r) return "";
+  EXPECT_TRUE(check_pyproject(*r).usable()) << *r;
+  return *r;
+}
+
+std::string add_error(std::string_view text, const ProviderSpec& spec) {
+  auto r = add_provider(text, spec);
+  EXPECT_FALSE(r) << *r;
+  if (r) return "";
+  EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
+  return r.error().message;
+}
+
+std::string remove_error(std::string_view text, std::string_view ns) {
+  auto r = remove_provider(text, ns);
+  EXPECT_FALSE(r) << *r;
+  if (r) return "";
+  EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
+  return r.error().message;
+}
+
+bool contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+// ---- the scanner ----
+
+TEST(TomlScanner, StatementKindsKeysAndValueSpans) {
+  const std::string text =
+      "# top comment\n"
+      "\n"
+      "name = \"x\" # trailing\n"
+      "[ variant . providers . \"a.b\" ]  # header comment\n"
+      "  requires = [\n"
+      "    \"p1 >=1 ; python_version >= '3.8'\",  # one\n"
+      "    'p2[extra]',\n"
+      "    # a comment with ] and \"\n"
+      "    [\"nested\", [1, 2]],\n"
+      "  ]\n"
+      "'enable-if' = \"\"\"\n"
+      "a ] \"\" # not a comment\n"
+      "\"\"\"\"\"\n"
+      "lit = '''x ''' # c\n"
+      "inline = { a = 1, b = { c = [\"}\"] } }\n"
+      "when = 1979-05-27 07:32:00Z # time\n"
+      "[[tool.array]]\n"
+      "x.\"y\".z = -1.5e3";
+  const auto st = scan_ok(text);
+  ASSERT_EQ(st.size(), 11U);
+  EXPECT_EQ(st[0].kind, Kind::Comment);
+  EXPECT_EQ(st[1].kind, Kind::Blank);
+  EXPECT_EQ(st[2].kind, Kind::KeyValue);
+  EXPECT_EQ(st[2].key, (std::vector<std::string>{"name"}));
+  EXPECT_EQ(span(text, st[2].value_begin, st[2].value_end), "\"x\"");
+  EXPECT_EQ(st[3].kind, Kind::Table);
+  EXPECT_EQ(st[3].key, (std::vector<std::string>{"variant", "providers", "a.b"}));
+  EXPECT_EQ(span(text, st[3].key_begin, st[3].key_end), "variant . providers . \"a.b\"");
+  EXPECT_EQ(st[3].line, 4U);
+  EXPECT_EQ(st[4].kind, Kind::KeyValue);
+  EXPECT_EQ(st[4].key, (std::vector<std::string>{"requires"}));
+  EXPECT_EQ(st[4].line, 5U);
+  EXPECT_TRUE(span(text, st[4].value_begin, st[4].value_end).starts_with("[\n    \"p1"));
+  EXPECT_TRUE(span(text, st[4].value_begin, st[4].value_end).ends_with("]],\n  ]"));
+  EXPECT_EQ(st[5].key, (std::vector<std::string>{"enable-if"}));
+  EXPECT_EQ(st[5].line, 11U);
+  EXPECT_TRUE(span(text, st[5].value_begin, st[5].value_end).ends_with("comment\n\"\"\"\"\""));
+  EXPECT_EQ(span(text, st[6].value_begin, st[6].value_end), "'''x '''");
+  EXPECT_EQ(span(text, st[7].value_begin, st[7].value_end), "{ a = 1, b = { c = [\"}\"] } }");
+  EXPECT_EQ(span(text, st[8].value_begin, st[8].value_end), "1979-05-27 07:32:00Z");
+  EXPECT_EQ(st[9].kind, Kind::ArrayTable);
+  EXPECT_EQ(st[9].key, (std::vector<std::string>{"tool", "array"}));
+  EXPECT_EQ(st[10].key, (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(span(text, st[10].value_begin, st[10].value_end), "-1.5e3");
+  EXPECT_EQ(st[10].end, text.size());
+}
+
+TEST(TomlScanner, CrlfAndQuotedKeyEscapes) {
+  const std::string text = "[\"va\\u0072iant\".'x y']\r\n\"k\\\"q\" = [ 'a' ,\r\n \"b\" ] \r\n\r\n";
+  const auto st = scan_ok(text);
+  ASSERT_EQ(st.size(), 3U);
+  EXPECT_EQ(st[0].key, (std::vector<std::string>{"variant", "x y"}));
+  EXPECT_EQ(st[0].end, text.find("\"k"));
+  EXPECT_EQ(st[1].key, (std::vector<std::string>{"k\"q"}));
+  EXPECT_EQ(st[1].line, 2U);
+  EXPECT_EQ(span(text, st[1].value_begin, st[1].value_end), "[ 'a' ,\r\n \"b\" ]");
+  EXPECT_EQ(st[2].kind, Kind::Blank);
+  EXPECT_EQ(st[2].line, 4U);
+}
+
+TEST(TomlScanner, ArrayElementsAreDecoded) {
+  const std::string text = "x = [ \"a\\tb\", 'c\\d', [\"n\"], 3, \"\"\"\nml\"\"\", # c ]\n '''\nraw''', ]";
+  const auto st = scan_ok(text);
+  ASSERT_EQ(st.size(), 1U);
+  auto elements = scan_toml_array(text, st[0].value_begin);
+  ASSERT_TRUE(elements) << elements.error().message;
+  ASSERT_EQ(elements->size(), 6U);
+  EXPECT_EQ((*elements)[0].string, "a\tb");
+  EXPECT_EQ((*elements)[1].string, "c\\d");
+  EXPECT_FALSE((*elements)[2].string);
+  EXPECT_EQ(span(text, (*elements)[2].begin, (*elements)[2].end), "[\"n\"]");
+  EXPECT_FALSE((*elements)[3].string);
+  EXPECT_EQ((*elements)[4].string, "ml");
+  EXPECT_EQ((*elements)[5].string, "raw");
+}
+
+TEST(TomlScanner, ErrorsNameTheLine) {
+  for (const auto& [text, line] : std::vector<std::pair<std::string, std::string>>{
+           {"a = 1\nb = \"open\n", "line 2"},
+           {"a = 1\n\n[x\n", "line 3"},
+           {"a = [1,\n2\n", "line 1"},
+           {"a = 1 b\n", "line 1"},
+           {"= 1\n", "line 1"},
+           {"a = '''never closed\n\n", "line 1"},
+       }) {
+    auto st = scan_toml(text);
+    ASSERT_FALSE(st) << text;
+    EXPECT_TRUE(contains(st.error().message, line)) << st.error().message;
+  }
+}
+
+// ---- add-provider: exact output ----
+
+TEST(PyprojectAdd, ToAFileWithoutVariant) {
+  const std::string text = "[project]\nname = \"x\"  # the name\n";
+  auto spec = provider("cpu", {"cpu-provider >=1"});
+  spec.plugin_api = "cpu_provider.plugin:Plugin";
+  EXPECT_EQ(
+      add_ok(text, spec),
+      "[project]\nname = \"x\"  # the name\n"
+      "\n[variant.default-priorities]\nnamespace = [\"cpu\"]\n"
+      "\n[variant.providers.cpu]\nrequires = [\"cpu-provider >=1\"]\nplugin-api = \"cpu_provider.plugin:Plugin\"\n");
+  EXPECT_EQ(add_ok("", provider("a", {"b"})),
+            "[variant.default-priorities]\nnamespace = [\"a\"]\n\n[variant.providers.a]\nrequires = [\"b\"]\n");
+  // No final line break: one is added.
+  EXPECT_EQ(add_ok("[project]\nname = \"x\"", provider("a", {"b"})),
+            "[project]\nname = \"x\"\n\n[variant.default-priorities]\nnamespace = [\"a\"]\n\n"
+            "[variant.providers.a]\nrequires = [\"b\"]\n");
+}
+
+const std::string kStandard =
+    "[build-system]\n"
+    "requires = [\"setuptools\"]\n"
+    "\n"
+    "[variant.default-priorities]\n"
+    "# most important first\n"
+    "namespace = [\"x86_64\", \"aarch64\"]  # keep\n"
+    "\n"
+    "[variant.providers.x86_64]\n"
+    "requires = [\"provider-x86 >=0.0.1\"]\n"
+    "enable-if = \"platform_machine == 'x86_64'\"  # only there\n"
+    "\n"
+    "[variant.providers.aarch64]\n"
+    "requires = [\n"
+    "   \"provider-aarch64 >=0.0.1; python_version >= '3.12'\",\n"
+    "]\n"
+    "# trailing comment of the section\n"
+    "\n"
+    "[tool.other]\n"
+    "key = 'value'\n";
+
+TEST(PyprojectAdd, NewProviderInTheStandardLayout) {
+  auto spec = provider("blas", {"blas-provider"});
+  spec.install_time = false;
+  spec.optional = true;
+  EXPECT_EQ(add_ok(kStandard, spec),
+            "[build-system]\n"
+            "requires = [\"setuptools\"]\n"
+            "\n"
+            "[variant.default-priorities]\n"
+            "# most important first\n"
+            "namespace = [\"x86_64\", \"aarch64\", \"blas\"]  # keep\n"
+            "\n"
+            "[variant.providers.x86_64]\n"
+            "requires = [\"provider-x86 >=0.0.1\"]\n"
+            "enable-if = \"platform_machine == 'x86_64'\"  # only there\n"
+            "\n"
+            "[variant.providers.aarch64]\n"
+            "requires = [\n"
+            "   \"provider-aarch64 >=0.0.1; python_version >= '3.12'\",\n"
+            "]\n"
+            "\n"
+            "[variant.providers.blas]\n"
+            "requires = [\"blas-provider\"]\n"
+            "optional = true\n"
+            "install-time = false\n"
+            "# trailing comment of the section\n"
+            "\n"
+            "[tool.other]\n"
+            "key = 'value'\n");
+  spec.priority = 0;
+  EXPECT_TRUE(contains(add_ok(kStandard, spec), "namespace = [\"blas\", \"x86_64\", \"aarch64\"]  # keep\n"));
+  spec.priority = 1;
+  EXPECT_TRUE(contains(add_ok(kStandard, spec), "namespace = [\"x86_64\", \"blas\", \"aarch64\"]  # keep\n"));
+}
+
+TEST(PyprojectAdd, UpdatesAnExistingProviderInPlace) {
+  auto spec = provider("x86_64", {"provider-x86 >=0.0.2", "extra-dep"});
+  spec.enable_if = "platform_machine == \"AMD64\"";
+  spec.optional = false;
+  const auto out = add_ok(kStandard, spec);
+  EXPECT_EQ(out,
+            "[build-system]\n"
+            "requires = [\"setuptools\"]\n"
+            "\n"
+            "[variant.default-priorities]\n"
+            "# most important first\n"
+            "namespace = [\"x86_64\", \"aarch64\"]  # keep\n"
+            "\n"
+            "[variant.providers.x86_64]\n"
+            "requires = [\"provider-x86 >=0.0.2\", \"extra-dep\"]\n"
+            "enable-if = \"platform_machine == \\\"AMD64\\\"\"  # only there\n"
+            "optional = false\n"
+            "\n"
+            "[variant.providers.aarch64]\n"
+            "requires = [\n"
+            "   \"provider-aarch64 >=0.0.1; python_version >= '3.12'\",\n"
+            "]\n"
+            "# trailing comment of the section\n"
+            "\n"
+            "[tool.other]\n"
+            "key = 'value'\n");
+  // Same again: nothing changes.
+  EXPECT_EQ(add_ok(out, spec), out);
+  // Moving an existing namespace with --priority.
+  ProviderSpec move;
+  move.ns = "aarch64";
+  move.priority = 0;
+  EXPECT_TRUE(contains(add_ok(kStandard, move), "namespace = [\"aarch64\", \"x86_64\"]  # keep\n"));
+  move.priority = 2;
+  EXPECT_TRUE(contains(add_error(kStandard, move), "out of range"));
+}
+
+TEST(PyprojectAdd, MultiLineNamespaceListsKeepTheirStyle) {
+  const std::string with_comma =
+      "[variant.default-priorities]\n"
+      "namespace = [\n"
+      "  \"a\",  # first\n"
+      "  # between\n"
+      "  \"b\",\n"
+      "]\n"
+      "[variant.providers.a]\nrequires = [\"pa\"]\n"
+      "[variant.providers.b]\nrequires = [\"pb\"]\n";
+  const auto appended = add_ok(with_comma, provider("c", {"pc"}));
+  EXPECT_TRUE(contains(appended, "namespace = [\n  \"a\",  # first\n  # between\n  \"b\",\n  \"c\",\n]\n")) << appended;
+  auto first = provider("c", {"pc"});
+  first.priority = 0;
+  EXPECT_TRUE(contains(add_ok(with_comma, first), "namespace = [\n  \"c\",\n  \"a\",  # first\n"))
+      << add_ok(with_comma, first);
+  first.priority = 1;
+  EXPECT_TRUE(contains(add_ok(with_comma, first), "  # between\n  \"c\",\n  \"b\",\n"));
+
+  const std::string without_comma =
+      "[variant.default-priorities]\n"
+      "namespace = [\n"
+      "    \"a\",\n"
+      "    \"b\"  # last\n"
+      "]\n"
+      "[variant.providers.a]\nrequires = [\"pa\"]\n"
+      "[variant.providers.b]\nrequires = [\"pb\"]\n";
+  EXPECT_TRUE(contains(add_ok(without_comma, provider("c", {"pc"})),
+                       "namespace = [\n    \"a\",\n    \"b\",  # last\n    \"c\"\n]\n"));
+  // Inline separators are copied.
+  EXPECT_TRUE(contains(add_ok("[variant.default-priorities]\nnamespace = ['a','b']\n"
+                              "[variant.providers.a]\nrequires = [\"pa\"]\n"
+                              "[variant.providers.b]\nrequires = [\"pb\"]\n",
+                              provider("c", {"pc"})),
+                       "namespace = ['a','b',\"c\"]\n"));
+  const auto from_empty = add_ok("[variant.default-priorities]\nnamespace = []\n", provider("c", {"pc"}));
+  EXPECT_TRUE(contains(from_empty, "namespace = [\"c\"]\n"));
+  // A list left empty is removed, and so is the table it leaves empty.
+  EXPECT_EQ(remove_ok(from_empty, "c"), "");
+  EXPECT_TRUE(contains(add_ok("[variant.default-priorities]\nnamespace = [\n]\n", provider("c", {"pc"})),
+                       "namespace = [\n    \"c\",\n]\n"));
+}
+
+TEST(PyprojectAdd, DottedKeysUnderVariant) {
+  const std::string text =
+      "[variant]\n"
+      "default-priorities.namespace = [\"a\"]\n"
+      "providers.a.requires = [\"pa\"]\n"
+      "\n"
+      "[tool.x]\n";
+  EXPECT_EQ(add_ok(text, provider("b", {"pb"})),
+            "[variant]\n"
+            "default-priorities.namespace = [\"a\", \"b\"]\n"
+            "providers.a.requires = [\"pa\"]\n"
+            "providers.b.requires = [\"pb\"]\n"
+            "\n"
+            "[tool.x]\n");
+  auto update = provider("a", {});
+  update.optional = true;
+  EXPECT_EQ(add_ok(text, update),
+            "[variant]\n"
+            "default-priorities.namespace = [\"a\"]\n"
+            "providers.a.requires = [\"pa\"]\n"
+            "providers.a.optional = true\n"
+            "\n"
+            "[tool.x]\n");
+  // Top-level dotted keys.
+  EXPECT_EQ(add_ok("variant.default-priorities.namespace = [\"a\"]\nvariant.providers.a.requires = [\"pa\"]\n",
+                   provider("b", {"pb"})),
+            "variant.default-priorities.namespace = [\"a\", \"b\"]\nvariant.providers.a.requires = [\"pa\"]\n"
+            "variant.providers.b.requires = [\"pb\"]\n");
+  // [variant.providers] with dotted keys below it.
+  EXPECT_EQ(add_ok("[variant.default-priorities]\nnamespace = [\"a\"]\n[variant.providers]\n  a.requires = [\"pa\"]\n",
+                   provider("b", {"pb"})),
+            "[variant.default-priorities]\nnamespace = [\"a\", \"b\"]\n[variant.providers]\n  a.requires = [\"pa\"]\n"
+            "  b.requires = [\"pb\"]\n");
+}
+
+TEST(PyprojectAdd, QuotedAndSpacedHeaders) {
+  const std::string text =
+      "[ variant . \"default-priorities\" ]\n"
+      "namespace = [\"a\"]\n"
+      "[variant.providers.\"a\"]\n"
+      "'requires' = [\"pa\"]\n";
+  EXPECT_EQ(
+      add_ok(text, provider("a", {"pa2"})),
+      "[ variant . \"default-priorities\" ]\nnamespace = [\"a\"]\n[variant.providers.\"a\"]\n'requires' = [\"pa2\"]\n");
+  EXPECT_EQ(add_ok(text, provider("b", {"pb"})),
+            "[ variant . \"default-priorities\" ]\nnamespace = [\"a\", \"b\"]\n[variant.providers.\"a\"]\n"
+            "'requires' = [\"pa\"]\n\n[variant.providers.b]\nrequires = [\"pb\"]\n");
+}
+
+TEST(PyprojectAdd, CrlfFilesGetCrlfLines) {
+  const std::string text = "[project]\r\nname = \"x\"\r\n";
+  const auto out = add_ok(text, provider("a", {"pa"}));
+  EXPECT_EQ(out,
+            "[project]\r\nname = \"x\"\r\n\r\n[variant.default-priorities]\r\nnamespace = [\"a\"]\r\n\r\n"
+            "[variant.providers.a]\r\nrequires = [\"pa\"]\r\n");
+  EXPECT_EQ(remove_ok(out, "a"), text);
+}
+
+TEST(PyprojectAdd, StaticPropertiesForAheadOfTimeProviders) {
+  ProviderSpec spec;
+  spec.ns = "arch";
+  spec.static_properties = {{"level", {"v3", "v2"}}, {"simd", {"avx2"}}};
+  const std::string text =
+      "[variant.default-priorities]\nnamespace = [\"a\"]\n\n[variant.providers.a]\nrequires = [\"pa\"]\n";
+  const auto out = add_ok(text, spec);
+  EXPECT_EQ(out,
+            "[variant.default-priorities]\nnamespace = [\"a\", \"arch\"]\nfeature.arch = [\"level\", \"simd\"]\n\n"
+            "[variant.providers.a]\nrequires = [\"pa\"]\n"
+            "\n[variant.providers.arch]\ninstall-time = false\n"
+            "\n[variant.static-properties.arch]\nlevel = [\"v3\", \"v2\"]\nsimd = [\"avx2\"]\n");
+  EXPECT_EQ(remove_ok(out, "arch"), text);
+  // Updating one feature keeps the other; a new feature is appended to the order.
+  ProviderSpec more;
+  more.ns = "arch";
+  more.static_properties = {{"level", {"v4"}}, {"fma", {"on"}}};
+  const auto updated = add_ok(out, more);
+  EXPECT_TRUE(contains(updated, "feature.arch = [\"level\", \"simd\", \"fma\"]\n")) << updated;
+  EXPECT_TRUE(contains(updated, "level = [\"v4\"]\nsimd = [\"avx2\"]\nfma = [\"on\"]\n")) << updated;
+  // Static properties with a plugin or at install time are refused.
+  auto with_requires = spec;
+  with_requires.requires_ = {"p"};
+  EXPECT_TRUE(contains(add_error(text, with_requires), "ahead-of-time"));
+  auto install_time = spec;
+  install_time.install_time = true;
+  EXPECT_TRUE(contains(add_error(text, install_time), "install-time"));
+  // The provider in the file has requires: the result would be invalid.
+  ProviderSpec on_a;
+  on_a.ns = "a";
+  on_a.static_properties = {{"f", {"v"}}};
+  EXPECT_TRUE(contains(add_error(text, on_a), "would not be valid"));
+}
+
+// ---- remove-provider ----
+
+TEST(PyprojectRemove, StandardLayout) {
+  EXPECT_EQ(remove_ok(kStandard, "x86_64"),
+            "[build-system]\n"
+            "requires = [\"setuptools\"]\n"
+            "\n"
+            "[variant.default-priorities]\n"
+            "# most important first\n"
+            "namespace = [\"aarch64\"]  # keep\n"
+            "\n"
+            "[variant.providers.aarch64]\n"
+            "requires = [\n"
+            "   \"provider-aarch64 >=0.0.1; python_version >= '3.12'\",\n"
+            "]\n"
+            "# trailing comment of the section\n"
+            "\n"
+            "[tool.other]\n"
+            "key = 'value'\n");
+  EXPECT_EQ(remove_ok(kStandard, "aarch64"),
+            "[build-system]\n"
+            "requires = [\"setuptools\"]\n"
+            "\n"
+            "[variant.default-priorities]\n"
+            "# most important first\n"
+            "namespace = [\"x86_64\"]  # keep\n"
+            "\n"
+            "[variant.providers.x86_64]\n"
+            "requires = [\"provider-x86 >=0.0.1\"]\n"
+            "enable-if = \"platform_machine == 'x86_64'\"  # only there\n"
+            "# trailing comment of the section\n"
+            "\n"
+            "[tool.other]\n"
+            "key = 'value'\n");
+}
+
+TEST(PyprojectRemove, PrioritiesAndStaticPropertiesGoToo) {
+  const std::string text =
+      "[variant.default-priorities]\n"
+      "namespace = [\"a\", \"s\"]\n"
+      "feature.a = [\"f\"]\n"
+      "property.a.f = [\"v1\"]\n"
+      "property.s.g = [\"w\"]\n"
+      "\n"
+      "[variant.default-priorities.feature]\n"
+      "s = [\"g\", \"h\"]\n"
+      "\n"
+      "[variant.providers.a]\n"
+      "requires = [\"pa\"]\n"
+      "\n"
+      "[variant.providers.s]\n"
+      "install-time = false\n"
+      "\n"
+      "[variant.static-properties.s]\n"
+      "g = [\"w\"]\n"
+      "h = [\"x\"]\n";
+  auto bad = add_provider(text, provider("z", {"pz"}));  // `feature` is defined twice: not TOML
+  ASSERT_FALSE(bad);
+  const std::string valid =
+      "[variant.default-priorities]\n"
+      "namespace = [\"a\", \"s\"]\n"
+      "property.a.f = [\"v1\"]\n"
+      "property.s.g = [\"w\"]\n"
+      "\n"
+      "[variant.default-priorities.feature]\n"
+      "a = [\"f\"]\n"
+      "s = [\"g\", \"h\"]\n"
+      "\n"
+      "[variant.providers.a]\n"
+      "requires = [\"pa\"]\n"
+      "\n"
+      "[variant.providers.s]\n"
+      "install-time = false\n"
+      "\n"
+      "[variant.static-properties.s]\n"
+      "g = [\"w\"]\n"
+      "h = [\"x\"]\n";
+  EXPECT_EQ(remove_ok(valid, "s"),
+            "[variant.default-priorities]\n"
+            "namespace = [\"a\"]\n"
+            "property.a.f = [\"v1\"]\n"
+            "\n"
+            "[variant.default-priorities.feature]\n"
+            "a = [\"f\"]\n"
+            "\n"
+            "[variant.providers.a]\n"
+            "requires = [\"pa\"]\n");
+  EXPECT_EQ(remove_ok(valid, "a"),
+            "[variant.default-priorities]\n"
+            "namespace = [\"s\"]\n"
+            "property.s.g = [\"w\"]\n"
+            "\n"
+            "[variant.default-priorities.feature]\n"
+            "s = [\"g\", \"h\"]\n"
+            "\n"
+            "[variant.providers.s]\n"
+            "install-time = false\n"
+            "\n"
+            "[variant.static-properties.s]\n"
+            "g = [\"w\"]\n"
+            "h = [\"x\"]\n");
+}
+
+TEST(PyprojectRemove, DottedKeysAndWholeInlineTables) {
+  EXPECT_EQ(remove_ok("[variant]\ndefault-priorities.namespace = [\"a\", \"b\"]\nproviders.a.requires = [\"pa\"]\n"
+                      "providers.a.optional = true  # c\n# keep me\nproviders.b.requires = [\"pb\"]\n",
+                      "a"),
+            "[variant]\ndefault-priorities.namespace = [\"b\"]\n# keep me\nproviders.b.requires = [\"pb\"]\n");
+  EXPECT_EQ(remove_ok("[variant.default-priorities]\nnamespace = [\"a\", \"b\"]\n[variant.providers]\n"
+                      "a = { requires = [\"pa\"] }\nb = { requires = [\"pb\"] }\n",
+                      "a"),
+            "[variant.default-priorities]\nnamespace = [\"b\"]\n[variant.providers]\nb = { requires = [\"pb\"] }\n");
+  // The last provider: every table it leaves empty goes.
+  EXPECT_EQ(remove_ok("[project]\nname = \"x\"\n\n[variant.default-priorities]\nnamespace = [\"a\"]\n\n"
+                      "[variant.providers]\na = { requires = [\"pa\"] }\n",
+                      "a"),
+            "[project]\nname = \"x\"\n");
+}
+
+TEST(PyprojectRemove, MultiLineNamespaceLists) {
+  const std::string text =
+      "[variant.default-priorities]\n"
+      "namespace = [\n"
+      "    \"a\",  # first\n"
+      "    \"b\"\n"
+      "]\n"
+      "[variant.providers.a]\nrequires = [\"pa\"]\n"
+      "[variant.providers.b]\nrequires = [\"pb\"]\n";
+  EXPECT_EQ(remove_ok(text, "b"),
+            "[variant.default-priorities]\nnamespace = [\n    \"a\"  # first\n]\n[variant.providers.a]\nrequires = "
+            "[\"pa\"]\n");
+  EXPECT_EQ(remove_ok(text, "a"),
+            "[variant.default-priorities]\nnamespace = [\n    \"b\"\n]\n[variant.providers.b]\nrequires = [\"pb\"]\n");
+}
+
+// ---- round trips ----
+
+TEST(PyprojectRoundTrip, AddThenRemoveGivesBackTheOriginal) {
+  const std::vector<std::string> files{
+      "",
+      "[project]\nname = \"x\"\n",
+      "# only a comment\n",
+      kStandard,
+      "[variant]\ndefault-priorities.namespace = [\"a\"]\nproviders.a.requires = [\"pa\"]\n\n[tool.x]\ny = 1\n",
+      "variant.default-priorities.namespace = ['a']\nvariant.providers.a.requires = ['pa']\n",
+      "[variant.default-priorities]\nnamespace = [\n  \"a\",\n]\n\n[variant.providers.a]\nrequires = [\"pa\"]\n",
+      "[variant.default-priorities]\nnamespace = [\n  \"a\"\n]\n\n[variant.providers.a]\nrequires = [\"pa\"]\n",
+      "[variant.default-priorities]\nnamespace = [\"a\",]\n[variant.providers.a]\nrequires = [\"pa\"]\n",
+      "[variant.default-priorities]\nnamespace = [\"a\"]\nfeature.a = [\"f\"]\n[variant.providers.a]\nrequires = "
+      "[\"pa\"]\n"
+      "[tool.poetry]\nname = \"x\"\n",
+      "[project]\r\nname = \"x\"\r\n[variant.default-priorities]\r\nnamespace = [\r\n  \"a\",\r\n]\r\n"
+      "[variant.providers.a]\r\nrequires = [\"pa\"]\r\n",
+  };
+  std::vector<ProviderSpec> specs;
+  specs.push_back(provider("new_ns", {"new-provider >=1; python_version >= \"3.9\""}));
+  auto full = provider("new_ns", {"p1", "p2[x]>=2"});
+  full.plugin_api = "p1.plugin:P";
+  full.enable_if = "platform_machine == 'x86_64'";
+  full.optional = true;
+  full.install_time = false;
+  specs.push_back(full);
+  ProviderSpec aot;
+  aot.ns = "new_ns";
+  aot.static_properties = {{"f1", {"a", "b.c"}}, {"f2", {"z"}}};
+  specs.push_back(aot);
+  auto first = provider("new_ns", {"p"});
+  first.priority = 0;
+  specs.push_back(first);
+  for (const auto& text : files) {
+    for (const auto& spec : specs) {
+      const auto added = add_ok(text, spec);
+      EXPECT_TRUE(contains(added, "new_ns")) << text;
+      EXPECT_EQ(remove_ok(added, "new_ns"), text) << "added:\n" << added;
+    }
+  }
+}
+
+// ---- errors ----
+
+TEST(PyprojectEditErrors, InvalidInput) {
+  EXPECT_TRUE(contains(add_error(kStandard, provider("Bad-NS", {"p"})), "Bad-NS"));
+  EXPECT_TRUE(contains(add_error(kStandard, provider("ok", {"not a requirement !"})), "PEP 508"));
+  auto marker = provider("ok", {"p"});
+  marker.enable_if = "platform_machine == ";
+  EXPECT_TRUE(contains(add_error(kStandard, marker), "enable-if"));
+  auto api = provider("ok", {"p"});
+  api.plugin_api = "a b:c";
+  EXPECT_TRUE(contains(add_error(kStandard, api), "plugin-api"));
+  ProviderSpec bad_static;
+  bad_static.ns = "ok";
+  bad_static.static_properties = {{"Feature", {"v"}}};
+  EXPECT_TRUE(contains(add_error(kStandard, bad_static), "Feature"));
+  bad_static.static_properties = {{"f", {"V!"}}};
+  EXPECT_TRUE(contains(add_error(kStandard, bad_static), "V!"));
+  bad_static.static_properties = {{"f", {}}};
+  EXPECT_TRUE(contains(add_error(kStandard, bad_static), "at least one value"));
+  // Not TOML.
+  EXPECT_TRUE(contains(add_error("[project\n", provider("a", {"p"})), "invalid TOML"));
+  EXPECT_TRUE(contains(remove_error("a = = 1\n", "a"), "invalid TOML"));
+  // A new provider without anything to write.
+  ProviderSpec empty;
+  empty.ns = "fresh";
+  EXPECT_TRUE(contains(add_error(kStandard, empty), "needs `requires`"));
+  auto no_requires = provider("fresh", {});
+  no_requires.install_time = true;
+  EXPECT_TRUE(contains(add_error(kStandard, no_requires), "needs `requires`"));
+  // The result would have hard errors: an install-time provider without requires.
+  no_requires.ns = "x86_64";
+  no_requires.requires_ = {};
+  EXPECT_TRUE(contains(add_error("[variant.default-priorities]\nnamespace = [\"x86_64\"]\n[variant.providers.x86_64]\n"
+                                 "install-time = false\n[variant.static-properties.x86_64]\nf = [\"v\"]\n",
+                                 no_requires),
+                       "would not be valid"));
+  // Priority out of range.
+  auto far = provider("fresh", {"p"});
+  far.priority = 3;
+  EXPECT_TRUE(contains(add_error(kStandard, far), "out of range"));
+  EXPECT_TRUE(contains(add_error("", far), "out of range"));
+}
+
+TEST(PyprojectEditErrors, FormsThatCannotBeEditedInPlace) {
+  const std::string inline_providers =
+      "[variant]\n"
+      "default-priorities = { namespace = [\"a\"] }\n";
+  auto msg = add_error(inline_providers, provider("b", {"pb"}));
+  EXPECT_TRUE(contains(msg, "line 2")) << msg;
+  EXPECT_TRUE(contains(msg, "inline table")) << msg;
+  EXPECT_TRUE(contains(msg, "`[variant.default-priorities]` table")) << msg;
+
+  const std::string nested =
+      "[variant.default-priorities]\nnamespace = [\"a\"]\n"
+      "\n[variant]\nproviders = { a = { requires = [\"pa\"] } }\n";
+  msg = add_error(nested, provider("b", {"pb"}));
+  EXPECT_TRUE(contains(msg, "line 5") && contains(msg, "`[variant.providers.b]` table")) << msg;
+  msg = add_error(nested, provider("a", {"pa2"}));
+  EXPECT_TRUE(contains(msg, "line 5")) << msg;
+  msg = remove_error(nested, "a");
+  EXPECT_TRUE(contains(msg, "line 5") && contains(msg, "`[variant.providers.a]` table")) << msg;
+  msg = remove_error("[variant.default-priorities]\nnamespace = [\"a\"]\nfeature = { a = [\"f\"] }\n", "a");
+  EXPECT_TRUE(contains(msg, "line 3") && contains(msg, "`[variant.default-priorities.feature]` table")) << msg;
+
+  msg = add_error("[[variant.providers]]\nx = 1\n", provider("b", {"pb"}));
+  EXPECT_TRUE(contains(msg, "line 1") && contains(msg, "array of tables")) << msg;
+  msg = add_error("[variant.default-priorities]\nnamespace = \"a\"\n", provider("b", {"pb"}));
+  EXPECT_TRUE(contains(msg, "line 2") && contains(msg, "array")) << msg;
+}
+
+TEST(PyprojectEditErrors, RemovingAnAbsentNamespace) {
+  auto msg = remove_error(kStandard, "nope");
+  EXPECT_TRUE(contains(msg, "\"nope\"")) << msg;
+  EXPECT_TRUE(contains(remove_error("", "nope"), "nope"));
+}
+
+TEST(PyprojectRemove, ANamespaceOnlyListed) {
+  // Listed but without provider: just leaves the list.
+  EXPECT_EQ(
+      remove_ok("[variant.default-priorities]\nnamespace = [\"a\", \"b\"]\n[variant.providers.a]\nrequires = [\"p\"]\n",
+                "b"),
+      "[variant.default-priorities]\nnamespace = [\"a\"]\n[variant.providers.a]\nrequires = [\"p\"]\n");
+}
+
+TEST(PyprojectAdd, LookAlikesInStringsAndCommentsAreNotTables) {
+  const std::string text =
+      "[project]\n"
+      "description = \"\"\"\n"
+      "[variant.providers.fake]\n"
+      "requires = [\"nope\"]\n"
+      "\"\"\"\n"
+      "readme = '''\n"
+      "[variant.default-priorities]\n"
+      "namespace = ['fake'] # '''\n"
+      "# [variant.providers.fake]\n"
+      "# namespace = [\"fake\"]\n";
+  const auto out = add_ok(text, provider("fake", {"real"}));
+  EXPECT_EQ(out, text +
+                     "\n[variant.default-priorities]\nnamespace = [\"fake\"]\n"
+                     "\n[variant.providers.fake]\nrequires = [\"real\"]\n");
+  EXPECT_EQ(remove_ok(out, "fake"), text);
+  EXPECT_TRUE(contains(remove_error(text, "fake"), "\"fake\""));
+}
+
+TEST(PyprojectAdd, ATableWithoutKeysGetsThemAfterItsHeader) {
+  const std::string text =
+      "[variant.default-priorities]\nnamespace = [\"a\"]\n\n[variant.providers.a]\n# to do\n\n[tool.x]\n";
+  EXPECT_EQ(add_ok(text, provider("a", {"pa"})),
+            "[variant.default-priorities]\nnamespace = [\"a\"]\n\n[variant.providers.a]\nrequires = [\"pa\"]\n# to do\n"
+            "\n[tool.x]\n");
+}
+
+TEST(PyprojectAdd, IndentedTablesKeepTheirIndentation) {
+  const std::string text =
+      "[variant.default-priorities]\n\tnamespace = [\"a\"]\n[variant.providers.a]\n    requires = [\"pa\"]\n";
+  auto spec = provider("a", {});
+  spec.plugin_api = "pa";
+  EXPECT_EQ(add_ok(text, spec),
+            "[variant.default-priorities]\n\tnamespace = [\"a\"]\n[variant.providers.a]\n    requires = [\"pa\"]\n"
+            "    plugin-api = \"pa\"\n");
+}
+
+TEST(PyprojectAdd, StringsAreEscaped) {
+  auto spec = provider("a", {"pkg @ file:///tmp/a%20b.whl"});
+  spec.enable_if = "platform_machine == \"x\\\\y\"";
+  const auto out = add_ok("", spec);
+  EXPECT_TRUE(contains(out, "enable-if = \"platform_machine == \\\"x\\\\\\\\y\\\"\"\n")) << out;
+  auto parsed = parse_pyproject(out);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->metadata.providers.at("a").enable_if, spec.enable_if);
+  EXPECT_EQ(parsed->metadata.providers.at("a").requires_, spec.requires_);
+}
+
+}  // namespace
+}  // namespace vwheel::metadata
