@@ -42,6 +42,10 @@ struct BuildOptions {
   std::optional<std::filesystem::path> yanked;
   /// Worker threads hashing and reading wheels.
   unsigned jobs = 1;
+  /// Skip files that cannot be indexed (bad file name, broken zip, no or inconsistent METADATA,
+  /// invalid `variant.json`, variant metadata that cannot be merged) with a warning, instead of
+  /// failing without changing anything.
+  bool skip_invalid = false;
 };
 
 /// What `build_site` did.
@@ -50,10 +54,20 @@ struct BuildReport {
   std::size_t files = 0;              ///< distribution files in the index
   std::size_t projects_written = 0;   ///< project pages (re)written by this build
   std::vector<std::string> warnings;  ///< one line each (skipped files, ...)
+  std::size_t variants_files = 0;     ///< `{name}-{version}-variants.json` files in the index
+  std::size_t files_hashed = 0;       ///< source files read and hashed by this build (new or changed)
+  std::size_t files_placed = 0;       ///< files hard-linked (or copied) into SITE/files by this build
+  std::size_t files_copied = 0;       ///< of those, copies (hard linking failed, e.g. across file systems)
+  std::size_t variants_written = 0;   ///< `*-variants.json` files (re)written by this build
+  std::size_t files_removed = 0;      ///< files of SITE removed because their source is gone
+  bool root_written = false;          ///< whether the project list was (re)written
 };
 
 /// Builds or updates SITE from `options.wheel_dir`. Errors are one line naming the file and
-/// the problem; a failed build leaves every page as it was.
+/// the problem; a failed build leaves every page as it was. Input errors (a file that cannot be
+/// indexed, a bad `--yanked` line) are returned before anything in SITE changes; file-system
+/// failures while writing throw `std::system_error`. Builds of one SITE are serialized (a lock
+/// file in `SITE/.vwheel/`): a second one waits for the first to finish.
 [[nodiscard]] Result<BuildReport> build_site(const BuildOptions& options);
 
 }  // namespace vwheel::index

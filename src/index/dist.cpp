@@ -1,0 +1,144 @@
+#include "index/dist.hpp"
+
+#include <fmt/format.h>
+
+#include "index/state.hpp"
+#include "index/text.hpp"
+#include "vwheel/wheel/wheel.hpp"
+#include "vwheel/wheel_name/names.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
+
+namespace vwheel::index::detail {
+namespace {
+
+constexpr std::string_view kSdistSuffix = ".tar.gz";
+constexpr std::uint64_t kMaxMetadata = std::uint64_t{64} << 20;
+
+bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+Result<std::string> normalized_project(std::string_view filename, std::string_view name) {
+  if (!wheel_name::is_valid_project_name(name)) {
+    return fail(fmt::format("{}: `{}` is not a valid project name", filename, name));
+  }
+  std::string project = wheel_name::canonicalize_name(name);
+  if (!is_safe_project(project)) return fail(fmt::format("{}: `{}` is not a valid project name", filename, name));
+  return project;
+}
+
+}  // namespace
+
+Result<std::optional<DistName>> identify(std::string_view filename) {
+  if (filename.empty() || filename.front() == '.') return std::optional<DistName>{};
+  DistName out;
+  if (filename.ends_with(".whl")) {
+    auto parsed = wheel_name::parse_wheel_name(filename);
+    if (!parsed) return fail(parsed.error());
+    out.kind = DistKind::Wheel;
+    auto project = normalized_project(filename, parsed->name);
+    if (!project) return fail(project.error());
+    out.project = std::move(*project);
+    out.version_text = parsed->version;
+    if (parsed->is_variant()) out.variant_namever = parsed->namever();
+  } else if (filename.ends_with(kSdistSuffix)) {
+    const std::string_view stem = filename.substr(0, filename.size() - kSdistSuffix.size());
+    const auto dash = stem.rfind('-');
+    if (dash == std::string_view::npos || dash == 0 || dash + 1 == stem.size()) {
+      return fail(fmt::format("{}: expected a source distribution named `{{name}}-{{version}}.tar.gz`", filename));
+    }
+    out.kind = DistKind::Sdist;
+    auto project = normalized_project(filename, stem.substr(0, dash));
+    if (!project) return fail(project.error());
+    out.project = std::move(*project);
+    out.version_text = std::string(stem.substr(dash + 1));
+  } else {
+    return std::optional<DistName>{};
+  }
+  auto version = pep440::Version::parse(out.version_text);
+  if (!version) {
+    return fail(fmt::format("{}: version `{}` is not a valid PEP 440 version", filename, out.version_text));
+  }
+  out.version = std::move(*version);
+  return std::optional<DistName>(std::move(out));
+}
+
+CoreMetadata parse_core_metadata(std::string_view text) {
+  CoreMetadata out;
+  std::optional<std::string>* current = nullptr;  // the field a continuation line extends
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) break;  // the body (the description) starts here
+    if (line.front() == ' ' || line.front() == '\t') {
+      if (current != nullptr && *current) {
+        **current += ' ';
+        **current += trim(line);
+      }
+      continue;
+    }
+    current = nullptr;
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view key = trim(line.substr(0, colon));
+    std::optional<std::string>* field = nullptr;
+    if (iequals(key, "Name"))
+      field = &out.name;
+    else if (iequals(key, "Version"))
+      field = &out.version;
+    else if (iequals(key, "Requires-Python"))
+      field = &out.requires_python;
+    if (field == nullptr || *field) continue;  // the first occurrence wins
+    *field = std::string(trim(line.substr(colon + 1)));
+    current = field;
+  }
+  for (auto* f : {&out.name, &out.version, &out.requires_python}) {
+    if (*f) **f = std::string(trim(**f));
+  }
+  if (out.requires_python && out.requires_python->empty()) out.requires_python.reset();
+  return out;
+}
+
+Result<WheelInfo> inspect_wheel(const std::filesystem::path& path, const DistName& name) {
+  const std::string filename = path.filename().string();
+  auto wheel = wheel::open_wheel(path);
+  if (!wheel) return fail(wheel.error());
+  const std::string member = wheel->dist_info + "/METADATA";
+  const zip::Entry* entry = wheel->archive.find(member);
+  if (entry == nullptr) return fail(fmt::format("{}: no `{}`", filename, member));
+  auto text = wheel->archive.read(*entry, kMaxMetadata);
+  if (!text) return fail(text.error());
+  const CoreMetadata core = parse_core_metadata(*text);
+  if (!core.name || !core.version) {
+    return fail(fmt::format("{}: `{}` has no `{}` field", filename, member, core.name ? "Version" : "Name"));
+  }
+  if (wheel_name::canonicalize_name(*core.name) != name.project) {
+    return fail(fmt::format("{}: `{}` says `Name: {}`, expected `{}` as in the file name", filename, member, *core.name,
+                            name.project));
+  }
+  if (auto v = pep440::Version::parse(*core.version); !v || *v != name.version) {
+    return fail(fmt::format("{}: `{}` says `Version: {}`, expected `{}` as in the file name", filename, member,
+                            *core.version, name.version_text));
+  }
+  if (name.variant_namever) {
+    auto doc = wheel::read_variant_json(*wheel);
+    if (!doc) return fail(doc.error());
+    if (!*doc) {
+      return fail(fmt::format("{}: variant label `{}` in the file name but no `{}`", filename,
+                              wheel->name.label.value_or(""), wheel->variant_json_path()));
+    }
+  }
+  // Valid UTF-8, so that it reads back from the state as it was written.
+  std::optional<std::string> requires_python;
+  if (core.requires_python) requires_python = valid_utf8(*core.requires_python);
+  return WheelInfo{std::move(*text), std::move(requires_python)};
+}
+
+}  // namespace vwheel::index::detail

@@ -1,0 +1,300 @@
+#include "index/files.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "vwheel/core/hash.hpp"
+
+namespace vwheel::index::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+[[noreturn]] void throw_errno(int err, const std::string& what) {
+  throw std::system_error(err, std::generic_category(), what);
+}
+
+// A file descriptor closed on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd) noexcept : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const noexcept { return fd_; }
+  int release() noexcept {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+// `.NAME.tmp-PID-N` beside `path`; unique within the process, O_EXCL/EEXIST handle the rest.
+fs::path temp_path(const fs::path& path) {
+  static std::atomic<std::uint64_t> counter{0};
+  return path.parent_path() / fmt::format(".{}.tmp-{}-{}", path.filename().string(), ::getpid(), counter++);
+}
+
+void write_all(int fd, const char* data, std::size_t size, const fs::path& path) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno(errno, fmt::format("{}: write error", path.string()));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void rename_into_place(const fs::path& tmp, const fs::path& path) {
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw_errno(err, fmt::format("{}: cannot rename into place", path.string()));
+  }
+}
+
+// Copies `source` to the new file `tmp` (copy_file_range, else read/write) and gives it the
+// source's modification time. Returns the inode of `tmp`.
+std::uint64_t copy_to(const fs::path& source, const fs::path& tmp) {
+  Fd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.get() < 0) throw_errno(errno, fmt::format("{}: cannot open", source.string()));
+  struct stat st {};
+  if (::fstat(in.get(), &st) != 0) throw_errno(errno, fmt::format("{}: cannot stat", source.string()));
+  Fd out(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (out.get() < 0) throw_errno(errno, fmt::format("{}: cannot create", tmp.string()));
+  try {
+    bool fallback = false;
+    for (;;) {
+      const ssize_t n = ::copy_file_range(in.get(), nullptr, out.get(), nullptr, kChunk * 64, 0);
+      if (n > 0) continue;
+      if (n == 0) break;
+      if (errno == EINTR) continue;
+      if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) {
+        fallback = true;
+        break;
+      }
+      throw_errno(errno, fmt::format("{}: copy error", tmp.string()));
+    }
+    if (fallback) {
+      if (::lseek(in.get(), 0, SEEK_SET) < 0 || ::ftruncate(out.get(), 0) != 0 || ::lseek(out.get(), 0, SEEK_SET) < 0) {
+        throw_errno(errno, fmt::format("{}: copy error", tmp.string()));
+      }
+      auto buffer = std::make_unique<char[]>(kChunk);
+      for (;;) {
+        const ssize_t n = ::read(in.get(), buffer.get(), kChunk);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          throw_errno(errno, fmt::format("{}: read error", source.string()));
+        }
+        if (n == 0) break;
+        write_all(out.get(), buffer.get(), static_cast<std::size_t>(n), tmp);
+      }
+    }
+    const struct timespec times[2] = {st.st_atim, st.st_mtim};
+    if (::futimens(out.get(), times) != 0) throw_errno(errno, fmt::format("{}: cannot set times", tmp.string()));
+    struct stat copy {};
+    if (::fstat(out.get(), &copy) != 0) throw_errno(errno, fmt::format("{}: cannot stat", tmp.string()));
+    if (::close(out.release()) != 0) throw_errno(errno, fmt::format("{}: write error", tmp.string()));
+    return static_cast<std::uint64_t>(copy.st_ino);
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+}  // namespace
+
+FileStat file_stat(const struct stat& st) noexcept {
+  FileStat out;
+  out.size = static_cast<std::uint64_t>(st.st_size);
+  out.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  out.inode = static_cast<std::uint64_t>(st.st_ino);
+  out.device = static_cast<std::uint64_t>(st.st_dev);
+  return out;
+}
+
+std::optional<struct stat> stat_path(const fs::path& path) noexcept {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return st;
+}
+
+Result<HashedFile> hash_file(const fs::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return fail(fmt::format("{}: not a regular file", path.string()));
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  thread_local std::unique_ptr<char[]> buffer = std::make_unique<char[]>(kChunk);
+  Sha256 sha;
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer.get(), kChunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(errno)));
+    }
+    if (n == 0) break;
+    sha.update(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
+  }
+  return HashedFile{file_stat(st), to_hex(sha.finish())};
+}
+
+void write_atomic(const fs::path& path, std::string_view content) {
+  for (;;) {
+    const fs::path tmp = temp_path(path);
+    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (fd.get() < 0) {
+      if (errno == EEXIST) continue;
+      throw_errno(errno, fmt::format("{}: cannot create", tmp.string()));
+    }
+    try {
+      write_all(fd.get(), content.data(), content.size(), tmp);
+      if (::close(fd.release()) != 0) throw_errno(errno, fmt::format("{}: write error", tmp.string()));
+    } catch (...) {
+      ::unlink(tmp.c_str());
+      throw;
+    }
+    rename_into_place(tmp, path);
+    return;
+  }
+}
+
+Placed place_file(const fs::path& source, const fs::path& target, const FileStat& source_stat) {
+  // AT_SYMLINK_FOLLOW: a symbolic link in WHEELDIR stands for its target.
+  const auto link = [&](const fs::path& to) {
+    return ::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, to.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+  };
+  const auto copyable = [](int err) {
+    return err == EXDEV || err == EPERM || err == EMLINK || err == EOPNOTSUPP || err == EACCES;
+  };
+  // A new name: one link, atomic by itself.
+  int err = link(target);
+  if (err == 0) return Placed{source_stat.inode, false};
+  if (err == EEXIST) {
+    // Already this file: renaming a second link over it would do nothing and leave the link.
+    if (const auto dst = stat_path(target); dst && static_cast<std::uint64_t>(dst->st_ino) == source_stat.inode &&
+                                            static_cast<std::uint64_t>(dst->st_dev) == source_stat.device) {
+      return Placed{source_stat.inode, false};
+    }
+  } else if (!copyable(err)) {
+    throw_errno(err, fmt::format("{}: cannot link to {}", target.string(), source.string()));
+  }
+  for (;;) {
+    const fs::path tmp = temp_path(target);
+    Placed placed{source_stat.inode, false};
+    if (err == EEXIST && (err = link(tmp)) == EEXIST) continue;  // a stale temporary name
+    if (err != 0 && err != EEXIST) {
+      if (!copyable(err)) throw_errno(err, fmt::format("{}: cannot link to {}", target.string(), source.string()));
+      placed = Placed{copy_to(source, tmp), true};
+    }
+    rename_into_place(tmp, target);
+    return placed;
+  }
+}
+
+void sync_filesystem(const fs::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 || ::syncfs(fd.get()) != 0) throw_errno(errno, fmt::format("{}: cannot sync", path.string()));
+}
+
+void make_durable(const std::vector<fs::path>& paths, const fs::path& site) {
+  constexpr std::size_t kMaxFsyncs = 64;
+  if (paths.empty()) return;
+  std::set<fs::path> dirs;
+  for (const auto& p : paths) {
+    dirs.insert(p.parent_path());
+    dirs.insert(p.parent_path().parent_path());
+  }
+  if (paths.size() + dirs.size() > kMaxFsyncs) {
+    sync_filesystem(site);
+    return;
+  }
+  const auto sync = [](const fs::path& path, int flags) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags));
+    if (fd.get() < 0 || ::fsync(fd.get()) != 0) throw_errno(errno, fmt::format("{}: cannot sync", path.string()));
+  };
+  for (const auto& p : paths) sync(p, 0);
+  for (const auto& d : dirs) sync(d, O_DIRECTORY);
+}
+
+bool remove_file(const fs::path& path) {
+  if (::unlink(path.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  throw_errno(errno, fmt::format("{}: cannot remove", path.string()));
+}
+
+void remove_empty_dir(const fs::path& path) noexcept { ::rmdir(path.c_str()); }
+
+std::optional<MappedFile> MappedFile::open(const fs::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw_errno(errno, fmt::format("{}: cannot open", path.string()));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw_errno(errno, fmt::format("{}: cannot stat", path.string()));
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size == 0) return MappedFile(nullptr, 0);
+  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+  if (data == MAP_FAILED) throw_errno(errno, fmt::format("{}: cannot map", path.string()));
+  return MappedFile(data, size);
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(data_, size_);
+}
+
+DirFd& DirFd::operator=(DirFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+DirFd::~DirFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+DirFd open_dir(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_errno(errno, fmt::format("{}: cannot open", path.string()));
+  return DirFd(fd);
+}
+
+FileLock FileLock::acquire(const fs::path& path) {
+  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (fd.get() < 0) throw_errno(errno, fmt::format("{}: cannot open", path.string()));
+  while (::flock(fd.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) throw_errno(errno, fmt::format("{}: cannot lock", path.string()));
+  }
+  return FileLock(fd.release());
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace vwheel::index::detail
