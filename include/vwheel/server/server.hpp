@@ -4,7 +4,9 @@
 /// indexed on start and after each upload), with PEP 691 content negotiation, ETag /
 /// If-None-Match, Range requests, and optional uploads compatible with `twine upload`.
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +28,15 @@ struct ServeOptions {
   /// Uploads are accepted only with `wheels` and this token (HTTP basic auth password, or a
   /// `Bearer` token).
   std::optional<std::string> upload_token;
+  /// Worker threads; each serves one connection at a time (keep-alive included).
   unsigned threads = 8;
+  /// The largest distribution file an upload may carry (413 above it); the non-file form fields
+  /// may add up to 16 MiB more.
+  std::uint64_t max_upload_size = std::uint64_t{2} << 30;
+  /// Log one line per request to stderr (`ADDR "METHOD TARGET VERSION" STATUS LENGTH`).
+  bool verbose = false;
+  /// Receives the one-line warnings of the index builds of `wheels` (on start and after uploads).
+  std::function<void(const std::string&)> on_warning;
 };
 
 /// A running server.

@@ -1,0 +1,627 @@
+// `vwheel index serve`: httplib's server with every GET/HEAD answered in the pre-routing handler
+// (no regex router on the hot path, our own range and conditional handling), and POST uploads
+// streamed through httplib's multipart reader.
+
+#include "vwheel/server/server.hpp"
+
+#include <fcntl.h>
+#include <stdlib.h>  // mkdtemp
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+
+#include <fmt/format.h>
+
+#include "server/files.hpp"
+#include "server/http.hpp"
+#include "server/upload.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/core/parallel.hpp"
+#include "vwheel/core/text.hpp"
+#include "vwheel/index/site.hpp"
+#include "vwheel/wheel_name/names.hpp"
+
+namespace vwheel::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Limits on what a client may send (httplib already refuses request lines over 8 KiB with 414
+// and header lines over 8 KiB with 400).
+constexpr std::size_t kMaxHeaderCount = 100;
+constexpr std::size_t kMaxHeaderBytes = std::size_t{32} * 1024;
+constexpr std::uint64_t kMaxFieldBytes = 16ULL << 20;  // all non-file form fields of an upload
+constexpr std::size_t kMaxParts = 256;
+// Files up to this size are kept in memory (index pages, core metadata); larger ones stream.
+constexpr std::uint64_t kCacheFileMax = 1ULL << 20;
+constexpr std::uint64_t kCacheTotalMax = 64ULL << 20;
+constexpr std::size_t kStreamChunk = std::size_t{256} * 1024;
+constexpr std::size_t kKeepAliveMaxCount = 100;
+constexpr time_t kKeepAliveSeconds = 2;
+
+constexpr const char* kTextPlain = "text/plain; charset=utf-8";
+
+// Gives access to the listening socket, to raise httplib's listen backlog of 5.
+class HttpServer : public httplib::Server {
+ public:
+  void raise_backlog(int backlog) { (void)::listen(svr_sock_, backlog); }
+};
+
+void set_error(httplib::Response& res, int status, std::string_view message) {
+  res.status = status;
+  res.set_content(fmt::format("{} {}\n", status, message), kTextPlain);
+}
+
+// Starts a response over (dropping headers set so far, such as a file's validators).
+void reset(httplib::Response& res) {
+  const std::string version = res.version;
+  res = httplib::Response();
+  res.version = version;
+}
+
+// For answers sent before a request body was read: the client must not reuse the connection.
+void close_after(httplib::Response& res) { res.set_header("Connection", "close"); }
+
+bool has_request_body(const httplib::Request& req) {
+  if (req.has_header("Transfer-Encoding")) return true;
+  const auto length = req.get_header_value("Content-Length");
+  return !length.empty() && length != "0";
+}
+
+std::size_t header_bytes(const httplib::Request& req) {
+  std::size_t total = 0;
+  for (const auto& [key, value] : req.headers) total += key.size() + value.size() + 4;
+  return total;
+}
+
+bool is_upload_path(const http::TargetPath& target) {
+  return target.segments.empty() || (target.segments.size() == 1 && target.segments[0] == "legacy");
+}
+
+std::string canonical_dir(const fs::path& path, std::string& error) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) {
+    error = fmt::format("{}: {}", path.string(), std::strerror(errno));
+    return {};
+  }
+  struct stat st {};
+  if (::stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = fmt::format("{}: not a directory", path.string());
+    return {};
+  }
+  return buf;
+}
+
+// Removes a per-upload temporary folder and whatever is left in it.
+struct TempDir {
+  fs::path path;
+  TempDir() = default;
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    if (!path.empty()) {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  }
+};
+
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() noexcept {
+    const int f = fd;
+    fd = -1;
+    return f;
+  }
+};
+
+bool write_all(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+class ServerImpl final : public Server {
+ public:
+  ServerImpl(ServeOptions options, std::string root, std::unique_ptr<Uploader> uploader)
+      : options_(std::move(options)), root_(std::move(root)), uploader_(std::move(uploader)) {}
+
+  ~ServerImpl() override {
+    ServerImpl::stop();
+    ServerImpl::wait();
+  }
+
+  Result<void> listen() {
+    configure();
+    port_ = options_.port == 0 ? http_.bind_to_any_port(options_.host)
+                               : (http_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
+    if (port_ <= 0) {
+      return fail(fmt::format("cannot listen on {}:{} (address in use, or not an address of this host)", options_.host,
+                              options_.port));
+    }
+    http_.raise_backlog(SOMAXCONN);
+    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    // httplib's stop() does nothing until the accept loop runs.
+    for (int i = 0; i < 5000 && !http_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return {};
+  }
+
+  [[nodiscard]] int port() const override { return port_; }
+
+  void wait() override {
+    std::lock_guard lock(wait_mutex_);
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void stop() override { http_.stop(); }
+
+ private:
+  void configure();
+  httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res);
+  bool reject_post(const httplib::Request& req, httplib::Response& res);
+  void handle_get(const httplib::Request& req, httplib::Response& res);
+  void serve_file(const httplib::Request& req, httplib::Response& res, const ResolvedPath& file,
+                  std::string_view content_type, bool head);
+  void handle_upload(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
+
+  ServeOptions options_;
+  std::string root_;  // canonical
+  std::unique_ptr<Uploader> uploader_;
+  FileCache cache_{kCacheFileMax, kCacheTotalMax};
+  HttpServer http_;
+  std::thread thread_;
+  std::mutex wait_mutex_;
+  int port_ = 0;
+};
+
+void ServerImpl::configure() {
+  const std::size_t threads = std::max(1U, options_.threads);
+  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Headers and body go out in separate writes: without TCP_NODELAY the body waits for the
+  // client's delayed ACK (40 ms), which caps a keep-alive connection at 25 requests a second.
+  http_.set_tcp_nodelay(true);
+  http_.set_keep_alive_max_count(kKeepAliveMaxCount);
+  // A worker serves one connection until it closes or idles this long; stop() waits for idle
+  // connections to time out.
+  http_.set_keep_alive_timeout(kKeepAliveSeconds);
+  http_.set_payload_max_length(static_cast<std::size_t>(options_.max_upload_size + kMaxFieldBytes + (1U << 20)));
+  http_.set_pre_routing_handler(
+      [this](const httplib::Request& req, httplib::Response& res) { return pre_route(req, res); });
+  http_.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "POST" && reject_post(req, res)) return res.status;
+    return 100;
+  });
+  http_.Post(".*", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    try {
+      handle_upload(req, res, reader);
+    } catch (const std::exception& e) {
+      set_error(res, 500, e.what());
+      close_after(res);
+    }
+  });
+  http_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty() && res.status >= 400) res.set_content(fmt::format("{}\n", res.status), kTextPlain);
+  });
+  if (options_.verbose) {
+    http_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+      const auto line =
+          fmt::format("{} \"{} {} {}\" {} {}\n", req.remote_addr, printable(req.method), printable(req.target),
+                      printable(req.version), res.status, res.get_header_value("Content-Length"));
+      std::fwrite(line.data(), 1, line.size(), stderr);
+    });
+  }
+}
+
+httplib::Server::HandlerResponse ServerImpl::pre_route(const httplib::Request& req, httplib::Response& res) {
+  using R = httplib::Server::HandlerResponse;
+  // httplib 0.11 applies the Range header to every response itself, and gets ranges past the end
+  // wrong: it is evaluated here instead. (The Request object is not const; httplib hands it out
+  // as const only.)
+  // Likewise it would gzip text bodies after that (slicing a range, then compressing it) under
+  // the same strong ETag: responses are sent as stored.
+  auto& mutable_req = const_cast<httplib::Request&>(req);
+  mutable_req.ranges.clear();
+  mutable_req.headers.erase("Accept-Encoding");
+  if (req.headers.size() > kMaxHeaderCount || header_bytes(req) > kMaxHeaderBytes) {
+    set_error(res, 431, "Request Header Fields Too Large");
+    close_after(res);
+    return R::Handled;
+  }
+  if (req.method == "GET" || req.method == "HEAD") {
+    if (has_request_body(req)) {
+      set_error(res, 400, "a GET or HEAD request has no body");
+      close_after(res);
+      return R::Handled;
+    }
+    try {
+      handle_get(req, res);
+    } catch (const std::exception& e) {
+      reset(res);
+      set_error(res, 500, e.what());
+    }
+    return R::Handled;
+  }
+  if (req.method == "POST") return reject_post(req, res) ? R::Handled : R::Unhandled;
+  set_error(res, 405, "Method Not Allowed");
+  res.set_header("Allow", uploader_ ? "GET, HEAD, POST" : "GET, HEAD");
+  close_after(res);
+  return R::Handled;
+}
+
+// Answers a POST that cannot be an upload (before its body is read); false when it may be one.
+bool ServerImpl::reject_post(const httplib::Request& req, httplib::Response& res) {
+  auto target = http::parse_target(req.target);
+  if (!target || !is_upload_path(*target)) {
+    set_error(res, 404, "Not Found (uploads go to / or /legacy/)");
+  } else if (!uploader_) {
+    set_error(res, 405, "uploads are disabled (serve a folder with --wheels and set --upload-token)");
+    res.set_header("Allow", "GET, HEAD");
+  } else if (const int auth = uploader_->check_auth(req.get_header_value("Authorization")); auth == 401) {
+    set_error(res, 401, "authentication required: the upload token as the HTTP basic auth password, or a Bearer token");
+    res.set_header("WWW-Authenticate", "Basic realm=\"vwheel\"");
+  } else if (auth == 403) {
+    set_error(res, 403, "invalid upload token");
+  } else if (!req.is_multipart_form_data()) {
+    set_error(res, 400, "expected a multipart/form-data body");
+  } else if (const auto length = req.get_header_value("Content-Length");
+             !length.empty() &&
+             std::strtoull(length.c_str(), nullptr, 10) > options_.max_upload_size + kMaxFieldBytes) {
+    set_error(res, 413, fmt::format("the upload is larger than the limit of {} bytes", options_.max_upload_size));
+  } else {
+    return false;
+  }
+  close_after(res);
+  return true;
+}
+
+void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res) {
+  const bool head = req.method == "HEAD";
+  auto target = http::parse_target(req.target);
+  if (!target) {
+    if (target.error() == http::TargetError::BadRequest) {
+      set_error(res, 400, "Bad Request");
+    } else {
+      set_error(res, 404, "Not Found");
+    }
+    return;
+  }
+  const auto& segments = target->segments;
+  const std::string query = target->query.empty() ? std::string() : "?" + target->query;
+  if (segments.empty()) {
+    res.set_redirect("/simple/" + query, 301);
+    return;
+  }
+  const bool simple = segments[0] == "simple";
+  if (simple && segments.size() == 2 && !wheel_name::is_normalized_name(segments[1])) {
+    // PEP 503: the normalized name is the project's URL.
+    res.set_redirect(http::encode_path({"simple", wheel_name::canonicalize_name(segments[1])}, true) + query, 301);
+    return;
+  }
+  auto found = resolve_inside(root_, segments);
+  if (!found) {
+    set_error(res, 404, "Not Found");
+    return;
+  }
+  std::string_view content_type;
+  if (found->is_directory()) {
+    if (!target->trailing_slash) {
+      res.set_redirect(http::encode_path(segments, true) + query, 301);
+      return;
+    }
+    std::vector<std::string> page = segments;
+    if (simple && segments.size() <= 2) {
+      res.set_header("Vary", "Accept");
+      auto format = http::format_from_query(target->query);
+      if (!format) format = http::negotiate(req.get_header_value("Accept"));
+      if (!format) {
+        set_error(res, 406,
+                  "Not Acceptable: this index serves text/html, application/vnd.pypi.simple.v1+html and "
+                  "application/vnd.pypi.simple.v1+json");
+        return;
+      }
+      page.emplace_back(http::page_file(*format));
+      content_type = http::content_type(*format);
+    } else {
+      page.emplace_back("index.html");
+      content_type = http::file_content_type("index.html");
+    }
+    found = resolve_inside(root_, page);
+    if (!found || !found->is_regular()) {
+      set_error(res, 404, "Not Found");
+      return;
+    }
+  } else {
+    if (target->trailing_slash || !found->is_regular()) {
+      set_error(res, 404, "Not Found");
+      return;
+    }
+    content_type = http::file_content_type(segments.back());
+  }
+  serve_file(req, res, *found, content_type, head);
+}
+
+void ServerImpl::serve_file(const httplib::Request& req, httplib::Response& res, const ResolvedPath& file,
+                            std::string_view content_type, bool head) {
+  FileIdentity id = FileIdentity::of(file.st);
+  auto cached = cache_.find(file.path, id);
+  Fd fd;
+  if (!cached) {
+    fd.fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st {};
+    if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      set_error(res, 404, "Not Found");
+      return;
+    }
+    id = FileIdentity::of(st);
+  }
+  const std::string etag = http::make_etag(id.ino, id.size, id.mtime_ns);
+  const auto mtime = static_cast<std::time_t>(id.mtime_ns / 1000000000LL);
+  const std::string last_modified = http::format_http_date(mtime);
+  res.set_header("ETag", etag);
+  res.set_header("Last-Modified", last_modified);
+  res.set_header("Accept-Ranges", "bytes");
+
+  bool not_modified = false;
+  if (const auto inm = req.get_header_value("If-None-Match"); !inm.empty()) {
+    not_modified = http::if_none_match(inm, etag);
+  } else if (const auto ims = req.get_header_value("If-Modified-Since"); !ims.empty()) {
+    const auto since = http::parse_http_date(ims);
+    not_modified = since && mtime <= *since;
+  }
+  if (not_modified) {
+    res.status = 304;
+    // What a 200 would have carried (RFC 9110 8.6), so httplib does not add `Content-Length: 0`.
+    res.set_header("Content-Length", std::to_string(id.size));
+    return;
+  }
+
+  std::uint64_t first = 0;
+  std::uint64_t length = id.size;
+  res.status = 200;
+  if (const auto range_header = req.get_header_value("Range"); !range_header.empty()) {
+    auto range = http::parse_range(range_header, id.size);
+    if (const auto if_range = req.get_header_value("If-Range");
+        !if_range.empty() && !http::if_range_matches(if_range, etag, last_modified)) {
+      range.kind = http::RangeRequest::Kind::Full;
+    }
+    if (range.kind == http::RangeRequest::Kind::Unsatisfiable) {
+      res.status = 416;
+      res.set_header("Content-Range", fmt::format("bytes */{}", id.size));
+      return;
+    }
+    if (range.kind == http::RangeRequest::Kind::Partial) {
+      res.status = 206;
+      first = range.first;
+      length = range.last - range.first + 1;
+      res.set_header("Content-Range", http::content_range(range.first, range.last, id.size));
+    }
+  }
+  const std::string type(content_type);
+  if (head) {
+    res.set_header("Content-Type", type);
+    res.set_header("Content-Length", std::to_string(length));
+    return;
+  }
+  if (!cached && id.size <= cache_.max_file()) {
+    auto body = read_exact(fd.fd, id.size);
+    if (!body) {
+      reset(res);
+      set_error(res, 503, "the file changed while it was read; retry");
+      return;
+    }
+    auto entry = std::make_shared<CachedFile>();
+    entry->identity = id;
+    entry->body = std::move(*body);
+    cached = entry;
+    cache_.put(file.path, std::move(entry));
+  }
+  if (cached) {
+    if (first == 0 && length == cached->body.size()) {
+      res.set_content(cached->body, type);
+    } else {
+      res.set_content(cached->body.data() + first, static_cast<std::size_t>(length), type);
+    }
+    return;
+  }
+  // Large files stream from the open descriptor (the version that was stat'ed, even if renamed over).
+  const int raw_fd = fd.release();
+  auto buffer =
+      std::make_shared<std::vector<char>>(std::min<std::uint64_t>(kStreamChunk, std::max<std::uint64_t>(length, 1)));
+  res.set_content_provider(
+      static_cast<std::size_t>(length), type,
+      [raw_fd, first, buffer](std::size_t offset, std::size_t remaining, httplib::DataSink& sink) {
+        const std::size_t want = std::min(remaining, buffer->size());
+        ssize_t n;
+        do {
+          n = ::pread(raw_fd, buffer->data(), want, static_cast<off_t>(first + offset));
+        } while (n < 0 && errno == EINTR);
+        if (n <= 0) return false;
+        return sink.write(buffer->data(), static_cast<std::size_t>(n));
+      },
+      [raw_fd](bool) { ::close(raw_fd); });
+}
+
+void ServerImpl::handle_upload(const httplib::Request& req, httplib::Response& res,
+                               const httplib::ContentReader& reader) {
+  if (reject_post(req, res)) return;  // also checked before routing; repeated for safety
+  const fs::path temp_root = uploader_->temp_root();
+  UploadForm form;
+  TempDir temp;
+  Fd out;
+  Sha256 sha;
+  enum class Part { None, Field, File, Ignored } part = Part::None;
+  std::string* field = nullptr;
+  std::uint64_t field_bytes = 0;
+  std::size_t parts = 0;
+  int fail_status = 0;
+  std::string fail_message;
+  auto failure = [&](int status, std::string message) {
+    fail_status = status;
+    fail_message = std::move(message);
+    return false;
+  };
+
+  const bool ok = reader(
+      [&](const httplib::MultipartFormData& header) {
+        if (++parts > kMaxParts) return failure(400, "too many form fields");
+        field = nullptr;
+        if (header.filename.empty()) {
+          part = Part::Field;
+          field = &form.fields[header.name];
+          field->clear();
+          return true;
+        }
+        if (header.name != "content") {
+          part = Part::Ignored;  // e.g. gpg_signature
+          return true;
+        }
+        if (out.fd >= 0 || !form.filename.empty()) return failure(400, "more than one `content` file");
+        auto name = check_upload_filename(header.filename);
+        if (!name) return failure(400, name.error().message);
+        std::string pattern = (temp_root / "XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr) {
+          return failure(
+              500, fmt::format("{}: cannot create a temporary folder: {}", temp_root.string(), std::strerror(errno)));
+        }
+        temp.path = pattern;
+        form.filename = header.filename;
+        form.file = temp.path / form.filename;
+        out.fd = ::open(form.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (out.fd < 0) {
+          return failure(500, fmt::format("{}: cannot create: {}", form.file.string(), std::strerror(errno)));
+        }
+        part = Part::File;
+        return true;
+      },
+      [&](const char* data, std::size_t n) {
+        switch (part) {
+          case Part::File:
+            if (form.size + n > options_.max_upload_size) {
+              return failure(413,
+                             fmt::format("the file is larger than the limit of {} bytes", options_.max_upload_size));
+            }
+            if (!write_all(out.fd, data, n)) {
+              return failure(500, fmt::format("{}: write error: {}", form.file.string(), std::strerror(errno)));
+            }
+            sha.update(std::string_view(data, n));
+            form.size += n;
+            return true;
+          case Part::Field:
+          case Part::Ignored:
+            field_bytes += n;
+            if (field_bytes > kMaxFieldBytes) return failure(413, "the form fields are larger than 16 MiB");
+            if (field != nullptr) field->append(data, n);
+            return true;
+          case Part::None:
+            break;
+        }
+        return failure(400, "malformed multipart/form-data body");
+      });
+  if (!ok || fail_status != 0) {
+    if (fail_status == 0) {
+      fail_status = res.status == 413 ? 413 : 400;
+      fail_message = fail_status == 413 ? "the upload is too large" : "malformed multipart/form-data body";
+    }
+    reset(res);
+    set_error(res, fail_status, fail_message);
+    close_after(res);
+    return;
+  }
+  if (out.fd >= 0) {
+    if (::fsync(out.fd) != 0 || ::close(out.release()) != 0) {
+      set_error(res, 500, fmt::format("{}: write error: {}", form.file.string(), std::strerror(errno)));
+      return;
+    }
+    form.sha256 = to_hex(sha.finish());
+  }
+  const auto outcome = uploader_->commit(form);
+  if (outcome.status == 200) {
+    res.status = 200;
+    res.set_content(outcome.message + "\n", kTextPlain);
+  } else {
+    set_error(res, outcome.status, outcome.message);
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Server>> Server::start(const ServeOptions& options) {
+  if (options.site.has_value() == options.wheels.has_value()) {
+    return fail("serve either a built SITE or a folder of wheels (--wheels), not both");
+  }
+  if (options.port < 0 || options.port > 65535) return fail(fmt::format("port {} is out of range", options.port));
+  if (options.upload_token && !options.wheels) {
+    return fail("uploads (--upload-token) need a folder of wheels (--wheels)");
+  }
+  if (options.upload_token && options.upload_token->empty()) return fail("the upload token is empty");
+  if (options.max_upload_size == 0) return fail("the upload size limit must be positive");
+
+  std::string error;
+  fs::path site;
+  std::unique_ptr<Uploader> uploader;
+  if (options.wheels) {
+    const std::string wheel_dir = canonical_dir(*options.wheels, error);
+    if (wheel_dir.empty()) return fail(error);
+    site = options.site_dir.value_or(fs::path(wheel_dir) / ".vwheel-site");
+    index::BuildOptions build;
+    build.wheel_dir = wheel_dir;
+    build.site = site;
+    build.jobs = default_jobs();
+    // A broken or conflicting file is left out with a warning rather than keeping the server down.
+    build.skip_invalid = true;
+    auto built = index::build_site(build);
+    if (!built) return fail(built.error());
+    if (options.on_warning) {
+      for (const auto& w : built->warnings) options.on_warning(w);
+    }
+    if (options.upload_token) {
+      UploadConfig config;
+      config.wheel_dir = wheel_dir;
+      config.site_dir = site;
+      config.token = *options.upload_token;
+      config.max_file_size = options.max_upload_size;
+      config.on_warning = options.on_warning;
+      uploader = std::make_unique<Uploader>(std::move(config));
+      std::error_code ec;
+      fs::create_directories(uploader->temp_root(), ec);
+      if (ec) return fail(fmt::format("{}: cannot create: {}", uploader->temp_root().string(), ec.message()));
+    }
+  } else {
+    site = *options.site;
+  }
+  const std::string root = canonical_dir(site, error);
+  if (root.empty()) return fail(error);
+
+  auto server = std::make_unique<ServerImpl>(options, root, std::move(uploader));
+  if (auto ok = server->listen(); !ok) return fail(ok.error());
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace vwheel::server
