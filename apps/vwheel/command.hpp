@@ -37,6 +37,11 @@ void add_analyze_wheel_command(CLI::App& app, Dispatch& dispatch);
 void add_generate_index_json_command(CLI::App& app, Dispatch& dispatch);
 void add_add_wheel_to_index_json_command(CLI::App& app, Dispatch& dispatch);
 void add_pyproject_command(CLI::App& app, Dispatch& dispatch);
+void add_install_command(CLI::App& app, Dispatch& dispatch);
+void add_uninstall_command(CLI::App& app, Dispatch& dispatch);
+void add_list_command(CLI::App& app, Dispatch& dispatch);
+void add_show_command(CLI::App& app, Dispatch& dispatch);
+void add_venv_command(CLI::App& app, Dispatch& dispatch);
 // `vwheel index build|serve`: the parent is made in main(), each subcommand in its own file.
 void add_index_build_command(CLI::App& index, Dispatch& dispatch);
 void add_index_serve_command(CLI::App& index, Dispatch& dispatch);

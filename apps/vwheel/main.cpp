@@ -41,6 +41,11 @@ int main(int argc, char** argv) {
   add_generate_index_json_command(app, dispatch);
   add_add_wheel_to_index_json_command(app, dispatch);
   add_pyproject_command(app, dispatch);
+  add_install_command(app, dispatch);
+  add_uninstall_command(app, dispatch);
+  add_list_command(app, dispatch);
+  add_show_command(app, dispatch);
+  add_venv_command(app, dispatch);
   CLI::App* index = app.add_subcommand("index", "Build a static variant-aware package index, or serve one");
   index->require_subcommand(1);
   add_index_build_command(*index, dispatch);

@@ -11,8 +11,16 @@ namespace vwheel::python {
 namespace {
 
 // Standard library only; runs with -I -S so no site-packages (and no package code) is imported.
+// Without `site`, a virtual environment's `pyvenv.cfg` is not applied: do what `site` would do to
+// sys.prefix (and nothing else: no .pth files) before sysconfig reads it.
 constexpr const char* kQueryScript = R"PY(
-import json, os, platform, sys, sysconfig
+import os, sys
+_bin = os.path.dirname(os.path.abspath(sys.executable))
+for _dir in (_bin, os.path.dirname(_bin)):
+    if os.path.isfile(os.path.join(_dir, "pyvenv.cfg")):
+        sys.prefix = sys.exec_prefix = _dir
+        break
+import json, platform, sysconfig
 def ver(v):
     s = "%d.%d.%d" % (v.major, v.minor, v.micro)
     if v.releaselevel != "final":

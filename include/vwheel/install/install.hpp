@@ -1,0 +1,139 @@
+#pragma once
+/// \file
+/// Installing wheels into a Python environment, safely and quickly.
+///
+/// Each wheel is checked (member names and types, `WHEEL`, zip-bomb limits, every file against
+/// `RECORD`), unpacked into a staging directory inside the environment, completed there
+/// (shebangs, entry-point launchers, `INSTALLER`, `REQUESTED`, `direct_url.json`, the rewritten
+/// `RECORD`, optionally bytecode), and then moved into place with renames. Every move is
+/// recorded, so a failure rolls the environment back to where it was; an upgrade removes the old
+/// version in the same transaction. An unpacked copy of every wheel is kept in a cache
+/// (`<cache>/wheels/<sha256>/`) and hard-linked into environments on later installs.
+/// Concurrent runs on one environment are serialized by `flock` on `<purelib>/.vwheel.lock`.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/install/layout.hpp"
+#include "vwheel/python/interpreter.hpp"
+
+namespace vwheel::install {
+
+/// The environment to install into.
+struct Environment {
+  std::filesystem::path python;  ///< absolute path of the interpreter (shebangs, compileall)
+  Scheme scheme;                 ///< headers: the base directory (the distribution name is added)
+  /// The directory the lock file lives in (purelib).
+  std::filesystem::path lock_dir;
+  /// The prefix nothing may be written outside of (uninstall checks RECORD paths against it).
+  std::filesystem::path prefix;
+};
+
+/// The environment of an interpreter: its sysconfig scheme (`headers` as pip's
+/// `{prefix}/include/site/pythonX.Y` in a virtual environment, else `include`).
+[[nodiscard]] Result<Environment> environment_of(const python::Interpreter& interpreter);
+
+/// An interpreter and its environment.
+struct OpenedEnvironment {
+  python::Interpreter interpreter;
+  Environment env;
+};
+
+/// Finds the interpreter (`python`, else `$VIRTUAL_ENV`, else `python3` on PATH), queries it and
+/// describes its environment. The error says which interpreter could not be used.
+[[nodiscard]] Result<OpenedEnvironment> open_environment(const std::optional<std::filesystem::path>& python);
+
+/// An exclusive `flock` on `<dir>/.vwheel.lock`, held for the object's lifetime.
+class EnvironmentLock {
+ public:
+  /// Blocks until the lock is held. Fails when the file cannot be created.
+  [[nodiscard]] static Result<EnvironmentLock> acquire(const std::filesystem::path& dir);
+  /// Does not block: nullopt-like error when another process holds it.
+  [[nodiscard]] static Result<EnvironmentLock> try_acquire(const std::filesystem::path& dir);
+  EnvironmentLock(EnvironmentLock&& other) noexcept;
+  EnvironmentLock& operator=(EnvironmentLock&& other) noexcept;
+  EnvironmentLock(const EnvironmentLock&) = delete;
+  EnvironmentLock& operator=(const EnvironmentLock&) = delete;
+  ~EnvironmentLock();
+
+ private:
+  explicit EnvironmentLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+/// How to install.
+struct InstallOptions {
+  Limits limits;
+  bool compile = false;          ///< run compileall on the installed `.py` files (listed in RECORD)
+  bool force_reinstall = false;  ///< reinstall when the same version is installed
+  /// The unpacked-wheel cache root (`<dir>/wheels/...`); nullopt disables it.
+  std::optional<std::filesystem::path> cache_dir;
+  unsigned jobs = 0;  ///< worker threads (0: the number of CPUs)
+  /// Test hook: called before each move into place with its 0-based number; returning true makes
+  /// the install fail there (and roll back).
+  std::function<bool(std::size_t)> fail_at_move;
+};
+
+/// One wheel to install.
+struct WheelRequest {
+  std::filesystem::path path;
+  bool requested = true;   ///< write `REQUESTED`
+  bool direct = true;      ///< given as a file: write `direct_url.json`
+};
+
+/// What happened to one wheel.
+struct Installed {
+  std::string name;
+  std::string version;
+  std::filesystem::path dist_info;  ///< installed `.dist-info` directory
+  std::size_t files = 0;            ///< RECORD rows written
+  bool from_cache = false;          ///< linked from the unpacked-wheel cache
+  bool skipped = false;             ///< already installed (same version, no force)
+  /// The version replaced, when this was an upgrade or reinstall.
+  std::optional<std::string> replaced;
+};
+
+/// Installs the wheels (checked and unpacked in parallel; moved into place one wheel at a time
+/// under the environment lock). The first wheel that fails stops the run: wheels already moved
+/// into place stay installed, the failing one leaves the environment unchanged. The error names
+/// the wheel and the member or field at fault.
+[[nodiscard]] Result<std::vector<Installed>> install_wheels(const Environment& env,
+                                                            const std::vector<WheelRequest>& wheels,
+                                                            const InstallOptions& options);
+
+/// An installed distribution.
+struct Distribution {
+  std::string name;     ///< from METADATA (as written)
+  std::string version;  ///< from METADATA
+  std::filesystem::path dist_info;
+  std::string installer;  ///< INSTALLER's first line, empty when absent
+  /// The variant label and properties (`ns :: feature :: value`) from `variant.json`, if any.
+  std::optional<std::string> variant_label;
+  std::vector<std::string> variant_properties;
+};
+
+/// Every `*.dist-info` directory in purelib and platlib, sorted by canonical name.
+[[nodiscard]] std::vector<Distribution> list_distributions(const Environment& env);
+
+/// The installed distribution with this (canonicalized) name, or nullopt.
+[[nodiscard]] std::optional<Distribution> find_distribution(const Environment& env, std::string_view name);
+
+/// What uninstalling removed.
+struct Uninstalled {
+  std::string name;
+  std::string version;
+  std::size_t files = 0;
+  std::vector<std::string> warnings;  ///< RECORD rows outside the environment, skipped
+};
+
+/// Removes a distribution from RECORD (files, their `__pycache__` files, the dist-info
+/// directory, directories left empty), under the environment lock, all or nothing. Fails when it
+/// is not installed or has no RECORD.
+[[nodiscard]] Result<Uninstalled> uninstall(const Environment& env, std::string_view name);
+
+}  // namespace vwheel::install

@@ -1,0 +1,235 @@
+#include "detail.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include "vwheel/core/hash.hpp"
+#include "vwheel/wheel/record.hpp"
+
+namespace vwheel::install::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string digest(const EVP_MD* md, std::string_view data) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+  unsigned len = 0;
+  EVP_Digest(data.data(), data.size(), out.data(), &len, md, nullptr);
+  return std::string(reinterpret_cast<const char*>(out.data()), len);
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+}  // namespace
+
+std::optional<std::string> record_digest(std::string_view algorithm, std::string_view data) {
+  const EVP_MD* md = nullptr;
+  if (algorithm == "sha256") {
+    md = EVP_sha256();
+  } else if (algorithm == "sha384") {
+    md = EVP_sha384();
+  } else if (algorithm == "sha512") {
+    md = EVP_sha512();
+  } else {
+    return std::nullopt;
+  }
+  return fmt::format("{}={}", algorithm, wheel::base64url_nopad(digest(md, data)));
+}
+
+std::string record_sha256(std::string_view data) { return "sha256=" + wheel::base64url_nopad(digest(EVP_sha256(), data)); }
+
+Result<std::string> file_sha256_hex(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return fail(fmt::format("{}: cannot stat: {}", path.string(), errno_text(errno)));
+  }
+  Sha256Digest d{};
+  if (st.st_size == 0) {
+    ::close(fd);
+    auto raw = digest(EVP_sha256(), {});
+    std::memcpy(d.data(), raw.data(), d.size());
+    return to_hex(d);
+  }
+  void* map = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return fail(fmt::format("{}: cannot map: {}", path.string(), errno_text(errno)));
+  ::madvise(map, static_cast<std::size_t>(st.st_size), MADV_SEQUENTIAL);
+  auto raw = digest(EVP_sha256(), std::string_view(static_cast<const char*>(map), static_cast<std::size_t>(st.st_size)));
+  ::munmap(map, static_cast<std::size_t>(st.st_size));
+  std::memcpy(d.data(), raw.data(), d.size());
+  return to_hex(d);
+}
+
+Result<void> write_new_file(const fs::path& path, std::string_view data, unsigned mode) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) return fail(fmt::format("{}: cannot create: {}", path.string(), errno_text(errno)));
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const auto n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return fail(fmt::format("{}: cannot write: {}", path.string(), errno_text(err)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) return fail(fmt::format("{}: cannot write: {}", path.string(), errno_text(errno)));
+  return {};
+}
+
+Result<void> link_or_copy(const fs::path& from, const fs::path& to) {
+  if (::link(from.c_str(), to.c_str()) == 0) return {};
+  if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
+    return fail(fmt::format("{}: cannot link from {}: {}", to.string(), from.string(), errno_text(errno)));
+  }
+  std::error_code ec;
+  fs::copy_file(from, to, fs::copy_options::none, ec);
+  if (ec) return fail(fmt::format("{}: cannot copy from {}: {}", to.string(), from.string(), ec.message()));
+  return {};
+}
+
+std::string unique_suffix() {
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^ static_cast<std::uint64_t>(::getpid())};
+  return fmt::format("{}-{:012x}", ::getpid(), rng() & 0xffffffffffffULL);
+}
+
+Transaction::Transaction(fs::path backup_dir, std::function<bool(std::size_t)> fail_at)
+    : backup_dir_(std::move(backup_dir)), fail_at_(std::move(fail_at)) {}
+
+Transaction::~Transaction() {
+  if (!finished_) rollback();
+}
+
+Result<fs::path> Transaction::next_backup() {
+  if (backups_ == 0) {
+    std::error_code ec;
+    fs::create_directories(backup_dir_, ec);
+    if (ec) return fail(fmt::format("{}: cannot create: {}", backup_dir_.string(), ec.message()));
+  }
+  return backup_dir_ / std::to_string(backups_++);
+}
+
+Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
+  if (fail_at_ && fail_at_(moves_)) return fail(fmt::format("{}: injected failure (move {})", dest.string(), moves_));
+  ++moves_;
+  std::error_code ec;
+  const auto dest_status = fs::symlink_status(dest, ec);
+  if (!fs::exists(dest_status)) {
+    if (::rename(src.c_str(), dest.c_str()) == 0) {
+      ops_.push_back({Kind::Created, dest, {}});
+      return {};
+    }
+    if (errno != EXDEV) return fail(fmt::format("{}: cannot move into place: {}", dest.string(), errno_text(errno)));
+    fs::copy(src, dest, fs::copy_options::recursive, ec);
+    ops_.push_back({Kind::Created, dest, {}});
+    if (ec) return fail(fmt::format("{}: cannot copy into place: {}", dest.string(), ec.message()));
+    return {};
+  }
+  const auto src_status = fs::symlink_status(src, ec);
+  if (fs::is_directory(dest_status) && fs::is_directory(src_status)) return move_contents(src, dest);
+  auto backup = next_backup();
+  if (!backup) return fail(backup.error());
+  if (::rename(dest.c_str(), backup->c_str()) != 0) {
+    return fail(fmt::format("{}: cannot move aside: {}", dest.string(), errno_text(errno)));
+  }
+  ops_.push_back({Kind::Replaced, dest, *backup});
+  if (::rename(src.c_str(), dest.c_str()) != 0) {
+    return fail(fmt::format("{}: cannot move into place: {}", dest.string(), errno_text(errno)));
+  }
+  return {};
+}
+
+Result<void> Transaction::move_contents(const fs::path& src, const fs::path& dest) {
+  if (auto ok = ensure_dir(dest); !ok) return ok;
+  std::error_code ec;
+  std::vector<fs::path> names;
+  for (fs::directory_iterator it(src, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename());
+  if (ec) return fail(fmt::format("{}: cannot list: {}", src.string(), ec.message()));
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    if (auto ok = move_into(src / n, dest / n); !ok) return ok;
+  }
+  return {};
+}
+
+Result<void> Transaction::remove(const fs::path& path) {
+  auto backup = next_backup();
+  if (!backup) return fail(backup.error());
+  if (::rename(path.c_str(), backup->c_str()) != 0) {
+    return fail(fmt::format("{}: cannot remove: {}", path.string(), errno_text(errno)));
+  }
+  ops_.push_back({Kind::Removed, path, *backup});
+  return {};
+}
+
+Result<void> Transaction::ensure_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return {};
+  fs::path top = dir;
+  while (top.has_parent_path() && top.parent_path() != top && !fs::exists(fs::symlink_status(top.parent_path(), ec))) {
+    top = top.parent_path();
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return fail(fmt::format("{}: cannot create: {}", dir.string(), ec.message()));
+  ops_.push_back({Kind::Created, top, {}});
+  return {};
+}
+
+void Transaction::commit() {
+  finished_ = true;
+  std::error_code ec;
+  fs::remove_all(backup_dir_, ec);
+}
+
+void Transaction::rollback() noexcept {
+  finished_ = true;
+  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+    std::error_code ec;
+    switch (it->kind) {
+      case Kind::Created:
+        fs::remove_all(it->target, ec);
+        break;
+      case Kind::Replaced:
+        fs::remove_all(it->target, ec);
+        ::rename(it->backup.c_str(), it->target.c_str());
+        break;
+      case Kind::Removed:
+        fs::create_directories(it->target.parent_path(), ec);
+        ::rename(it->backup.c_str(), it->target.c_str());
+        break;
+    }
+  }
+  ops_.clear();
+  std::error_code ec;
+  fs::remove_all(backup_dir_, ec);
+}
+
+void remove_empty_parents(fs::path dir, const fs::path& stop) noexcept {
+  std::error_code ec;
+  const auto stop_n = stop.lexically_normal();
+  while (true) {
+    const auto n = dir.lexically_normal();
+    if (n == stop_n || !n.has_relative_path()) return;
+    auto rel = n.lexically_relative(stop_n);
+    if (rel.empty() || *rel.begin() == "..") return;
+    if (!fs::is_empty(n, ec) || ec) return;
+    if (!fs::remove(n, ec) || ec) return;
+    dir = n.parent_path();
+  }
+}
+
+}  // namespace vwheel::install::detail

@@ -1,0 +1,96 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "vwheel/install/install.hpp"
+
+namespace vwheel::install {
+namespace fs = std::filesystem;
+
+Result<Environment> environment_of(const python::Interpreter& interpreter) {
+  Environment env;
+  std::error_code ec;
+  env.python = fs::absolute(interpreter.executable, ec).lexically_normal();
+  auto path_of = [&](const char* key) -> Result<fs::path> {
+    auto it = interpreter.paths.find(key);
+    if (it == interpreter.paths.end() || it->second.empty()) {
+      return fail(fmt::format("{}: the interpreter reports no `{}` install path", interpreter.executable.string(), key));
+    }
+    return it->second.lexically_normal();
+  };
+  auto purelib = path_of("purelib");
+  if (!purelib) return fail(purelib.error());
+  env.scheme.purelib = *purelib;
+  env.scheme.platlib = path_of("platlib").value_or(*purelib);
+  auto scripts = path_of("scripts");
+  if (!scripts) return fail(scripts.error());
+  env.scheme.scripts = *scripts;
+  env.scheme.data = path_of("data").value_or(interpreter.prefix);
+  const auto& v = interpreter.tag_info;
+  if (interpreter.is_virtualenv() || interpreter.paths.find("include") == interpreter.paths.end()) {
+    env.scheme.headers = interpreter.prefix / "include" / "site" / fmt::format("python{}.{}", v.major, v.minor);
+  } else {
+    env.scheme.headers = interpreter.paths.at("include");
+  }
+  env.lock_dir = env.scheme.purelib;
+  env.prefix = interpreter.prefix.lexically_normal();
+  return env;
+}
+
+Result<OpenedEnvironment> open_environment(const std::optional<fs::path>& python) {
+  auto exe = python::find_interpreter(python);
+  if (!exe) return fail("no Python interpreter found (give --python PATH, activate a virtual environment, or put python3 on PATH)");
+  auto interp = python::query_interpreter(*exe);
+  if (!interp) return fail(interp.error());
+  auto env = environment_of(*interp);
+  if (!env) return fail(env.error());
+  return OpenedEnvironment{std::move(*interp), std::move(*env)};
+}
+
+namespace {
+
+Result<EnvironmentLock> lock_impl(const fs::path& dir, bool wait, auto make) {
+  const auto file = dir / ".vwheel.lock";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
+  while (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) return fail(fmt::format("{}: another vwheel process holds the lock", file.string()));
+    return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
+  }
+  return make(fd);
+}
+
+}  // namespace
+
+Result<EnvironmentLock> EnvironmentLock::acquire(const fs::path& dir) {
+  return lock_impl(dir, true, [](int fd) { return EnvironmentLock(fd); });
+}
+
+Result<EnvironmentLock> EnvironmentLock::try_acquire(const fs::path& dir) {
+  return lock_impl(dir, false, [](int fd) { return EnvironmentLock(fd); });
+}
+
+EnvironmentLock::EnvironmentLock(EnvironmentLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+EnvironmentLock& EnvironmentLock::operator=(EnvironmentLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+EnvironmentLock::~EnvironmentLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace vwheel::install

@@ -1,0 +1,182 @@
+#include "installed.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "vwheel/core/fs.hpp"
+#include "vwheel/metadata/document.hpp"
+#include "vwheel/wheel/record.hpp"
+#include "vwheel/wheel_name/names.hpp"
+
+namespace vwheel::install {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> lib_dirs(const Environment& env) {
+  std::vector<fs::path> dirs{env.scheme.purelib};
+  std::error_code ec;
+  if (env.scheme.platlib != env.scheme.purelib && !fs::equivalent(env.scheme.platlib, env.scheme.purelib, ec)) {
+    dirs.push_back(env.scheme.platlib);
+  }
+  return dirs;
+}
+
+std::string first_line(std::string_view text) {
+  auto line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  return std::string(line);
+}
+
+Distribution read_distribution(const fs::path& dist_info) {
+  Distribution d;
+  d.dist_info = dist_info;
+  const auto stem = dist_info.stem().string();  // name-version
+  if (auto md = read_file(dist_info / "METADATA"); md) {
+    auto nv = parse_metadata_name_version(*md);
+    d.name = nv.name;
+    d.version = nv.version;
+  }
+  if (d.name.empty()) d.name = stem.substr(0, stem.find('-'));
+  if (d.version.empty() && stem.find('-') != std::string::npos) d.version = stem.substr(stem.find('-') + 1);
+  if (auto inst = read_file(dist_info / "INSTALLER"); inst) d.installer = first_line(*inst);
+  std::error_code ec;
+  if (fs::exists(dist_info / "variant.json", ec)) {
+    if (auto text = read_file(dist_info / "variant.json"); text) {
+      if (auto doc = metadata::parse_json_document(*text, metadata::DocumentKind::VariantJson); doc) {
+        if (!doc->metadata.variants.empty()) {
+          const auto& [label, props] = *doc->metadata.variants.begin();
+          d.variant_label = label;
+          for (const auto& p : props) d.variant_properties.push_back(p.to_string());
+        }
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+std::vector<Distribution> list_distributions(const Environment& env) {
+  std::vector<Distribution> out;
+  for (const auto& dir : lib_dirs(env)) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const auto name = it->path().filename().string();
+      if (name.size() > 10 && name.ends_with(".dist-info") && it->is_directory(ec)) out.push_back(read_distribution(it->path()));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Distribution& a, const Distribution& b) {
+    return wheel_name::canonicalize_name(a.name) < wheel_name::canonicalize_name(b.name);
+  });
+  return out;
+}
+
+std::optional<Distribution> find_distribution(const Environment& env, std::string_view name) {
+  const auto wanted = wheel_name::canonicalize_name(name);
+  for (const auto& dir : lib_dirs(env)) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const auto file = it->path().filename().string();
+      if (!file.ends_with(".dist-info")) continue;
+      const auto stem = file.substr(0, file.size() - 10);
+      if (wheel_name::canonicalize_name(stem.substr(0, stem.find('-'))) != wanted) continue;
+      auto d = read_distribution(it->path());
+      if (wheel_name::canonicalize_name(d.name) == wanted) return d;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace detail {
+
+Result<Removal> remove_distribution(const Environment& env, const Distribution& dist, Transaction& tx) {
+  Removal removal;
+  auto text = read_file(dist.dist_info / "RECORD");
+  if (!text) return fail(fmt::format("{} {}: cannot uninstall: no RECORD in {}", dist.name, dist.version, dist.dist_info.string()));
+  auto rows = wheel::parse_record(*text);
+  if (!rows) return fail(rows.error().with_context((dist.dist_info / "RECORD").string()));
+  const auto base = dist.dist_info.parent_path();
+  const auto dist_info_n = dist.dist_info.lexically_normal();
+  std::set<fs::path> done;
+  auto remove_one = [&](const fs::path& p) -> Result<void> {
+    if (!done.insert(p).second) return {};
+    std::error_code ec;
+    const auto st = fs::symlink_status(p, ec);
+    if (!fs::exists(st) || fs::is_directory(st)) return {};
+    if (auto ok = tx.remove(p); !ok) return ok;
+    ++removal.files;
+    removal.parents.push_back(p.parent_path());
+    return {};
+  };
+  for (const auto& row : *rows) {
+    const auto p = (base / row.path).lexically_normal();
+    if (!is_within(p, env.prefix)) {
+      removal.warnings.push_back(fmt::format("{}: RECORD path `{}` is outside the environment; left alone",
+                                             dist.name, row.path));
+      continue;
+    }
+    if (is_within(p, dist_info_n)) continue;  // removed with the directory
+    if (auto ok = remove_one(p); !ok) return fail(ok.error());
+    if (p.extension() == ".py") {
+      const auto cache = p.parent_path() / "__pycache__";
+      std::error_code ec;
+      const auto stem = p.stem().string() + ".";
+      if (fs::is_directory(cache, ec)) {
+        std::vector<fs::path> pycs;
+        for (fs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
+          const auto n = it->path().filename().string();
+          if (n.starts_with(stem) && n.ends_with(".pyc") && n.find('.', stem.size()) == n.size() - 4) pycs.push_back(it->path());
+        }
+        for (const auto& pyc : pycs) {
+          if (auto ok = remove_one(pyc); !ok) return fail(ok.error());
+          --removal.files;
+          removal.parents.push_back(cache);
+        }
+      }
+    }
+  }
+  if (auto ok = tx.remove(dist.dist_info); !ok) return fail(ok.error());
+  ++removal.files;
+  return removal;
+}
+
+void cleanup_parents(const Environment& env, const Removal& removal) noexcept {
+  std::vector<fs::path> dirs = removal.parents;
+  // Deepest first, so that a parent emptied by its child's removal goes too.
+  std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
+    return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
+  });
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  const std::vector<fs::path> roots{env.scheme.purelib, env.scheme.platlib, env.scheme.scripts, env.scheme.headers,
+                                    env.scheme.data};
+  for (const auto& d : dirs) {
+    // Never a scheme directory or one of its parents; stop at the deepest scheme directory above.
+    bool protected_dir = false;
+    const fs::path* stop = nullptr;
+    for (const auto& root : roots) {
+      if (is_within(root, d)) protected_dir = true;
+      if (is_within(d, root) && (stop == nullptr || is_within(root, *stop))) stop = &root;
+    }
+    if (!protected_dir && stop != nullptr) detail::remove_empty_parents(d, *stop);
+  }
+}
+
+}  // namespace detail
+
+Result<Uninstalled> uninstall(const Environment& env, std::string_view name) {
+  auto lock = EnvironmentLock::acquire(env.lock_dir);
+  if (!lock) return fail(lock.error());
+  auto dist = find_distribution(env, name);
+  if (!dist) return fail(fmt::format("{}: not installed in {}", name, env.scheme.purelib.string()));
+  detail::Transaction tx(env.lock_dir / fmt::format(".vwheel-backup-{}", detail::unique_suffix()));
+  auto removal = detail::remove_distribution(env, *dist, tx);
+  if (!removal) return fail(removal.error());
+  tx.commit();
+  detail::cleanup_parents(env, *removal);
+  return Uninstalled{dist->name, dist->version, removal->files, std::move(removal->warnings)};
+}
+
+}  // namespace vwheel::install

@@ -1,0 +1,533 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "detail.hpp"
+#include "installed.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/core/parallel.hpp"
+#include "vwheel/core/process.hpp"
+#include "vwheel/install/install.hpp"
+#include "vwheel/pep440/version.hpp"
+#include "vwheel/wheel/record.hpp"
+#include "vwheel/wheel/wheel.hpp"
+#include "vwheel/wheel_name/names.hpp"
+
+namespace vwheel::install {
+namespace fs = std::filesystem;
+using detail::Transaction;
+
+namespace {
+
+constexpr SchemeKey kKeys[] = {SchemeKey::Purelib, SchemeKey::Platlib, SchemeKey::Scripts, SchemeKey::Headers,
+                               SchemeKey::Data};
+
+/// One file to install.
+struct PlannedFile {
+  std::size_t entry = 0;  ///< index into the archive's entries; SIZE_MAX for generated files
+  SchemeKey key = SchemeKey::Purelib;
+  std::string relative;
+  std::string hash;  ///< RECORD hash (verified, or computed for generated files)
+  std::string size;
+  unsigned mode = 0644;
+};
+
+/// A wheel checked and unpacked into its staging directory.
+struct Prepared {
+  fs::path wheel_path;
+  std::string name;     ///< METADATA Name (else the file name's)
+  std::string version;  ///< METADATA Version (else the file name's)
+  std::string dist_info;
+  SchemeKey root = SchemeKey::Purelib;
+  fs::path staging;  ///< `<purelib>/.vwheel-tmp-.../`: `stage/<key>/...`, `backup/`
+  std::vector<PlannedFile> files;
+  std::vector<fs::path> extra_record;  ///< installed files listed without hash (bytecode)
+  bool from_cache = false;
+  bool skipped = false;
+  std::optional<Distribution> existing;
+
+  [[nodiscard]] fs::path stage(SchemeKey k) const { return staging / "stage" / std::string(to_string(k)); }
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+fs::path scheme_dir(const Environment& env, const Prepared& p, SchemeKey key) {
+  if (key == SchemeKey::Headers) return env.scheme.headers / p.name;
+  return env.scheme.dir(key);
+}
+
+std::string same_version(std::string_view a) {
+  auto v = pep440::Version::parse(a);
+  return v ? v->to_string() : std::string(a);
+}
+
+/// `dev:ino:size:mtime` of a file: names the cached sha256 of an unchanged file.
+std::optional<std::string> stat_key(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return sha256_hex(fmt::format("{}:{}:{}:{}.{}:{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
+                                st.st_mtim.tv_nsec, fs::absolute(path).string()));
+}
+
+Result<void> make_dirs(const std::vector<PlannedFile>& files, const Prepared& p) {
+  std::set<fs::path> dirs;
+  for (const auto& f : files) dirs.insert((p.stage(f.key) / f.relative).parent_path());
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    fs::create_directories(d, ec);
+    if (ec) return fail(fmt::format("{}: cannot create: {}", d.string(), ec.message()));
+  }
+  return {};
+}
+
+/// Checks names, modes, limits, WHEEL and RECORD; plans every file's destination.
+Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared& p) {
+  const auto& entries = w.archive.entries();
+  const auto file_name = w.path.filename().string();
+  // dist-info name must match the file name.
+  const auto di_stem = w.dist_info.substr(0, w.dist_info.size() - 10);
+  const auto dash = di_stem.find('-');
+  if (dash == std::string::npos) return fail(fmt::format("`{}`: expected NAME-VERSION.dist-info", w.dist_info));
+  if (wheel_name::canonicalize_name(di_stem.substr(0, dash)) != wheel_name::canonicalize_name(w.name.name) ||
+      same_version(di_stem.substr(dash + 1)) != same_version(w.name.version)) {
+    return fail(fmt::format("`{}` does not match the file name's {} {}", w.dist_info, w.name.name, w.name.version));
+  }
+  std::uint64_t total = 0;
+  for (const auto& e : entries) {
+    if (auto ok = check_member_name(e.name); !ok) return ok;
+    if (auto ok = check_member_mode(e.name, e.unix_mode()); !ok) return ok;
+    total += e.uncompressed_size;
+    if (total > options.limits.max_total_size) {
+      return fail(fmt::format("members total more than {} bytes uncompressed (the limit; a zip bomb?)",
+                              options.limits.max_total_size));
+    }
+    if (e.uncompressed_size > options.limits.ratio_min_size &&
+        e.uncompressed_size / std::max<std::uint64_t>(e.compressed_size, 1) > options.limits.max_ratio) {
+      return fail(fmt::format("member `{}`: compression ratio {}:1 above the limit {}:1 (a zip bomb?)", e.name,
+                              e.uncompressed_size / std::max<std::uint64_t>(e.compressed_size, 1), options.limits.max_ratio));
+    }
+  }
+  auto read_small = [&](const std::string& name) -> Result<std::optional<std::string>> {
+    const auto* e = w.archive.find(name);
+    if (e == nullptr) return std::optional<std::string>();
+    auto data = w.archive.read(*e, std::uint64_t{64} << 20);
+    if (!data) return fail(data.error());
+    return std::optional<std::string>(std::move(*data));
+  };
+  auto wheel_text = read_small(w.dist_info + "/WHEEL");
+  if (!wheel_text) return fail(wheel_text.error());
+  if (!*wheel_text) return fail(fmt::format("no `{}/WHEEL` file", w.dist_info));
+  auto info = parse_wheel_info(**wheel_text, w.dist_info + "/WHEEL");
+  if (!info) return fail(info.error());
+  p.root = info->root_is_purelib ? SchemeKey::Purelib : SchemeKey::Platlib;
+  auto metadata_text = read_small(w.dist_info + "/METADATA");
+  if (!metadata_text) return fail(metadata_text.error());
+  if (!*metadata_text) return fail(fmt::format("no `{}/METADATA` file", w.dist_info));
+  auto nv = parse_metadata_name_version(**metadata_text);
+  p.name = nv.name.empty() ? w.name.name : nv.name;
+  p.version = nv.version.empty() ? w.name.version : nv.version;
+  if (wheel_name::canonicalize_name(p.name) != wheel_name::canonicalize_name(w.name.name)) {
+    return fail(fmt::format("`{}/METADATA`: Name `{}` does not match the file name's `{}`", w.dist_info, p.name, w.name.name));
+  }
+
+  auto record_text = w.archive.read(entries[w.record_index], std::uint64_t{256} << 20);
+  if (!record_text) return fail(record_text.error());
+  auto rows = wheel::parse_record(*record_text);
+  if (!rows) return fail(rows.error().with_context(w.dist_info + "/RECORD"));
+  std::map<std::string_view, const wheel::RecordRow*> record;
+  for (const auto& r : *rows) {
+    if (!record.emplace(r.path, &r).second) {
+      // The same path twice is harmless only when both rows agree.
+      if (record[r.path]->hash != r.hash) return fail(fmt::format("RECORD lists `{}` twice with different hashes", r.path));
+    }
+  }
+  const auto record_name = w.dist_info + "/RECORD";
+  const auto data_dir = di_stem + ".data";
+  std::set<std::pair<SchemeKey, std::string>> destinations;
+  std::set<std::string_view> members;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    if (e.is_directory()) continue;
+    members.insert(e.name);
+    if (e.name == record_name || e.name == record_name + ".jws" || e.name == record_name + ".p7s") continue;
+    auto it = record.find(e.name);
+    if (it == record.end()) return fail(fmt::format("member `{}` is not listed in RECORD", e.name));
+    const auto& row = *it->second;
+    if (row.hash.empty()) return fail(fmt::format("member `{}`: RECORD has no hash for it", e.name));
+    const auto eq = row.hash.find('=');
+    const auto algo = row.hash.substr(0, eq);
+    if (eq == std::string::npos || (algo != "sha256" && algo != "sha384" && algo != "sha512")) {
+      return fail(fmt::format("member `{}`: RECORD hash `{}`: expected sha256, sha384 or sha512", e.name, row.hash));
+    }
+    if (!row.size.empty() && row.size != std::to_string(e.uncompressed_size)) {
+      return fail(fmt::format("member `{}`: size {} but RECORD says {}", e.name, e.uncompressed_size, row.size));
+    }
+    auto dest = map_member(e.name, data_dir, info->root_is_purelib);
+    if (!dest) return fail(dest.error());
+    if (!destinations.emplace(dest->key, dest->relative).second) {
+      return fail(fmt::format("member `{}`: a second member installs to {}/{}", e.name, to_string(dest->key), dest->relative));
+    }
+    const auto mode = e.unix_mode();
+    p.files.push_back({i, dest->key, dest->relative, row.hash, std::to_string(e.uncompressed_size),
+                       (dest->key == SchemeKey::Scripts || (mode & 0111) != 0) ? 0755U : 0644U});
+  }
+  for (const auto& r : *rows) {
+    if (r.path == record_name || r.path.ends_with("/RECORD.jws") || r.path.ends_with("/RECORD.p7s")) continue;
+    if (!members.contains(r.path)) return fail(fmt::format("RECORD lists `{}`, which is not in the wheel", r.path));
+  }
+  // entry points: checked now, written later.
+  return {};
+}
+
+/// Unpacks every planned file into staging, verifying each against its RECORD hash.
+Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs) {
+  if (auto ok = make_dirs(p.files, p); !ok) return ok;
+  std::vector<std::optional<Error>> errors(p.files.size());
+  std::atomic<bool> failed{false};
+  parallel_for(p.files.size(), jobs, [&](std::size_t i) {
+    if (failed) return;
+    const auto& f = p.files[i];
+    const auto& e = w.archive.entries()[f.entry];
+    auto data = w.archive.read(e, e.uncompressed_size);
+    if (!data) {
+      errors[i] = data.error();
+      failed = true;
+      return;
+    }
+    const auto algo = f.hash.substr(0, f.hash.find('='));
+    auto digest = detail::record_digest(algo, *data);
+    if (!digest || *digest != f.hash) {
+      errors[i] = Error(fmt::format("member `{}`: hash {} does not match RECORD's {}", e.name, digest.value_or("?"), f.hash));
+      failed = true;
+      return;
+    }
+    if (auto ok = detail::write_new_file(p.stage(f.key) / f.relative, *data, f.mode); !ok) {
+      errors[i] = ok.error();
+      failed = true;
+    }
+  });
+  for (auto& e : errors) {
+    if (e) return fail(*e);
+  }
+  return {};
+}
+
+/// Links every planned file from the cache entry into staging.
+Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs) {
+  if (auto ok = make_dirs(p.files, p); !ok) return ok;
+  std::vector<std::optional<Error>> errors(p.files.size());
+  std::atomic<bool> failed{false};
+  parallel_for(p.files.size(), jobs, [&](std::size_t i) {
+    if (failed) return;
+    const auto& f = p.files[i];
+    auto ok = detail::link_or_copy(entry / std::string(to_string(f.key)) / f.relative, p.stage(f.key) / f.relative);
+    if (!ok) {
+      errors[i] = ok.error();
+      failed = true;
+    }
+  });
+  for (auto& e : errors) {
+    if (e) return fail(*e);
+  }
+  return {};
+}
+
+/// Adds the staged (verified, unmodified) files to the cache as `<cache>/wheels/<sha256>`.
+void populate_cache(const fs::path& wheels_dir, const std::string& sha, const Prepared& p, unsigned jobs) {
+  std::error_code ec;
+  const auto final_dir = wheels_dir / sha;
+  if (fs::exists(final_dir, ec)) return;
+  const auto tmp = wheels_dir / fmt::format(".tmp-{}", detail::unique_suffix());
+  std::set<fs::path> dirs;
+  for (const auto& f : p.files) dirs.insert((tmp / std::string(to_string(f.key)) / f.relative).parent_path());
+  for (const auto& d : dirs) {
+    fs::create_directories(d, ec);
+    if (ec) {
+      fs::remove_all(tmp, ec);
+      return;
+    }
+  }
+  std::atomic<bool> failed{false};
+  parallel_for(p.files.size(), jobs, [&](std::size_t i) {
+    if (failed) return;
+    const auto& f = p.files[i];
+    const auto k = std::string(to_string(f.key));
+    if (!detail::link_or_copy(p.stage(f.key) / f.relative, tmp / k / f.relative)) failed = true;
+  });
+  if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
+}
+
+/// Rewrites `#!python` shebangs, makes scripts executable, writes entry-point launchers and the
+/// dist-info files vwheel adds.
+Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const WheelRequest& request,
+                            const std::string& archive_sha, Prepared& p) {
+  for (auto& f : p.files) {
+    if (f.key != SchemeKey::Scripts) continue;
+    const auto path = p.stage(f.key) / f.relative;
+    auto content = read_file(path);
+    if (!content) return fail(content.error());
+    if (auto rewritten = rewrite_shebang(*content, env.python)) {
+      // Never modify in place: the staged file may be a hard link into the cache.
+      fs::remove(path);
+      if (auto ok = detail::write_new_file(path, *rewritten, 0755); !ok) return ok;
+      f.hash = detail::record_sha256(*rewritten);
+      f.size = std::to_string(rewritten->size());
+    } else if (::chmod(path.c_str(), 0755) != 0) {
+      return fail(fmt::format("{}: cannot make executable: {}", path.string(), errno_text()));
+    }
+  }
+  std::vector<EntryPoint> entry_points;
+  if (const auto* e = w.archive.find(w.dist_info + "/entry_points.txt")) {
+    auto text = w.archive.read(*e, std::uint64_t{16} << 20);
+    if (!text) return fail(text.error());
+    auto eps = parse_entry_points(*text);
+    if (!eps) return fail(eps.error().with_context(w.dist_info));
+    entry_points = std::move(*eps);
+  }
+  auto add_generated = [&](SchemeKey key, const std::string& rel, const std::string& content, unsigned mode) -> Result<void> {
+    const auto path = p.stage(key) / rel;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (fs::exists(fs::symlink_status(path, ec))) fs::remove(path, ec);
+    if (auto ok = detail::write_new_file(path, content, mode); !ok) return ok;
+    std::erase_if(p.files, [&](const PlannedFile& f) { return f.key == key && f.relative == rel; });
+    p.files.push_back({SIZE_MAX, key, rel, detail::record_sha256(content), std::to_string(content.size()), mode});
+    return {};
+  };
+  for (const auto& ep : entry_points) {
+    if (auto ok = add_generated(SchemeKey::Scripts, ep.name, make_launcher(ep, env.python), 0755); !ok) return ok;
+  }
+  if (auto ok = add_generated(p.root, p.dist_info + "/INSTALLER", "vwheel\n", 0644); !ok) return ok;
+  if (request.requested) {
+    if (auto ok = add_generated(p.root, p.dist_info + "/REQUESTED", "", 0644); !ok) return ok;
+  }
+  if (request.direct) {
+    nlohmann::ordered_json j;
+    j["url"] = file_url(fs::absolute(request.path).lexically_normal());
+    j["archive_info"]["hash"] = "sha256=" + archive_sha;
+    j["archive_info"]["hashes"]["sha256"] = archive_sha;
+    if (auto ok = add_generated(p.root, p.dist_info + "/direct_url.json", j.dump(), 0644); !ok) return ok;
+  }
+  return {};
+}
+
+/// Compiles the staged `.py` files of purelib/platlib with the environment's interpreter, as if
+/// they were at their final place, and lists the `.pyc` files for RECORD.
+Result<void> compile(const Environment& env, Prepared& p) {
+  for (auto key : {SchemeKey::Purelib, SchemeKey::Platlib}) {
+    std::vector<std::string> py;
+    for (const auto& f : p.files) {
+      if (f.key == key && f.relative.ends_with(".py")) py.push_back((p.stage(key) / f.relative).string());
+    }
+    if (py.empty()) continue;
+    ProcessRequest req;
+    req.argv = {env.python.string(), "-m", "compileall", "-q", "-s", p.stage(key).string(), "-p",
+                scheme_dir(env, p, key).string()};
+    req.argv.insert(req.argv.end(), py.begin(), py.end());
+    req.env = current_environment();
+    req.timeout = std::chrono::minutes(10);
+    auto run = run_process(req);
+    if (!run) return fail(run.error());
+    if (run->exit_code != 0) return fail(fmt::format("compileall failed: {}", last_line(run->out + run->err)));
+    std::set<fs::path> caches;
+    for (const auto& f : py) caches.insert(fs::path(f).parent_path() / "__pycache__");
+    for (const auto& c : caches) {
+      std::error_code ec;
+      for (fs::directory_iterator it(c, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() == ".pyc") p.extra_record.push_back(scheme_dir(env, p, key) / fs::relative(it->path(), p.stage(key)));
+      }
+    }
+  }
+  return {};
+}
+
+Result<void> write_record(const Environment& env, Prepared& p) {
+  const auto root = scheme_dir(env, p, p.root);
+  std::string text;
+  std::vector<std::pair<std::string, std::string>> lines;
+  for (const auto& f : p.files) {
+    const auto dest = (scheme_dir(env, p, f.key) / f.relative).lexically_normal();
+    if (!is_within(dest, scheme_dir(env, p, f.key))) {
+      return fail(fmt::format("`{}` would install outside {}", f.relative, scheme_dir(env, p, f.key).string()));
+    }
+    lines.emplace_back(relative_path(dest, root), fmt::format("{},{}", f.hash, f.size));
+  }
+  for (const auto& extra : p.extra_record) lines.emplace_back(relative_path(extra, root), ",");
+  const auto record_rel = p.dist_info + "/RECORD";
+  lines.emplace_back(record_rel, ",");
+  std::sort(lines.begin(), lines.end());
+  for (const auto& [path, rest] : lines) {
+    const bool quote = path.find_first_of(",\"\n\r") != std::string::npos;
+    if (quote) {
+      std::string q = "\"";
+      for (char c : path) {
+        if (c == '"') q += '"';
+        q += c;
+      }
+      text += q + "\"," + rest + "\n";
+    } else {
+      text += path + "," + rest + "\n";
+    }
+  }
+  const auto path = p.stage(p.root) / record_rel;
+  std::error_code ec;
+  fs::remove(path, ec);
+  return detail::write_new_file(path, text, 0644);
+}
+
+/// Everything up to the move into place, for one wheel.
+Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
+                         unsigned jobs) {
+  auto w = wheel::open_wheel(request.path);
+  if (!w) return fail(w.error());
+  Prepared p;
+  p.wheel_path = request.path;
+  p.dist_info = w->dist_info;
+  if (auto ok = plan(*w, options, p); !ok) return fail(ok.error());
+  p.existing = find_distribution(env, p.name);
+  if (p.existing && !options.force_reinstall && same_version(p.existing->version) == same_version(p.version)) {
+    p.skipped = true;
+    return p;
+  }
+  p.staging = env.lock_dir / fmt::format(".vwheel-tmp-{}", detail::unique_suffix());
+  std::error_code ec;
+  fs::create_directories(p.staging / "stage", ec);
+  if (ec) return fail(fmt::format("{}: cannot create: {}", p.staging.string(), ec.message()));
+  struct StagingGuard {
+    fs::path dir;
+    bool keep = false;
+    explicit StagingGuard(fs::path d) : dir(std::move(d)) {}
+    StagingGuard(const StagingGuard&) = delete;
+    StagingGuard& operator=(const StagingGuard&) = delete;
+    ~StagingGuard() {
+      std::error_code e;
+      if (!keep) fs::remove_all(dir, e);
+    }
+  } guard(p.staging);
+
+  std::optional<fs::path> wheels_dir;
+  std::optional<std::string> key;
+  std::string sha;
+  if (options.cache_dir) {
+    wheels_dir = *options.cache_dir / "wheels";
+    fs::create_directories(*wheels_dir / "by-stat", ec);
+    if (ec) wheels_dir.reset();
+    key = stat_key(request.path);
+  }
+  if (wheels_dir && key) {
+    if (auto cached = read_file(*wheels_dir / "by-stat" / *key); cached && cached->size() == 64 &&
+                                                                   fs::is_directory(*wheels_dir / *cached, ec)) {
+      if (link_from_cache(*wheels_dir / *cached, p, jobs)) {
+        sha = *cached;
+        p.from_cache = true;
+      } else {
+        fs::remove_all(p.staging / "stage", ec);
+        fs::create_directories(p.staging / "stage", ec);
+      }
+    }
+  }
+  if (!p.from_cache) {
+    Result<std::string> file_sha = fail("not computed");
+    std::thread hasher([&] { file_sha = detail::file_sha256_hex(request.path); });
+    auto ok = extract(*w, p, jobs);
+    hasher.join();
+    if (!ok) return fail(ok.error());
+    if (!file_sha) return fail(file_sha.error());
+    sha = *file_sha;
+    if (wheels_dir) {
+      populate_cache(*wheels_dir, sha, p, jobs);
+      if (key) (void)write_file_atomic(*wheels_dir / "by-stat" / *key, sha);
+    }
+  }
+  if (auto ok = finish_staging(*w, env, request, sha, p); !ok) return fail(ok.error());
+  if (options.compile) {
+    if (auto ok = compile(env, p); !ok) return fail(ok.error());
+  }
+  if (auto ok = write_record(env, p); !ok) return fail(ok.error());
+  guard.keep = true;
+  return p;
+}
+
+/// Moves one prepared wheel into place (removing the version it replaces), all or nothing.
+Result<Installed> commit(const Environment& env, Prepared& p, const InstallOptions& options) {
+  Installed out{p.name, p.version, scheme_dir(env, p, p.root) / p.dist_info, p.files.size() + p.extra_record.size() + 1,
+                p.from_cache, false, std::nullopt};
+  Transaction tx(p.staging / "backup", options.fail_at_move);
+  detail::Removal removal;
+  if (p.existing) {
+    auto r = detail::remove_distribution(env, *p.existing, tx);
+    if (!r) return fail(r.error());
+    removal = std::move(*r);
+    out.replaced = p.existing->version;
+  }
+  for (auto key : kKeys) {
+    std::error_code ec;
+    if (!fs::is_directory(p.stage(key), ec)) continue;
+    if (auto ok = tx.move_contents(p.stage(key), scheme_dir(env, p, key)); !ok) return fail(ok.error());
+  }
+  tx.commit();
+  detail::cleanup_parents(env, removal);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Installed>> install_wheels(const Environment& env, const std::vector<WheelRequest>& wheels,
+                                              const InstallOptions& options) {
+  auto lock = EnvironmentLock::acquire(env.lock_dir);
+  if (!lock) return fail(lock.error());
+  const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
+  const unsigned inner = wheels.size() > 1 ? 1U : jobs;
+  std::vector<std::optional<Result<Prepared>>> prepared(wheels.size());
+  parallel_for(wheels.size(), jobs, [&](std::size_t i) {
+    try {
+      prepared[i] = prepare(env, wheels[i], options, inner);
+    } catch (const std::exception& e) {
+      prepared[i] = fail(fmt::format("{}", e.what()));
+    }
+  });
+  auto cleanup = [&] {
+    for (auto& p : prepared) {
+      if (p && *p && !(*p)->staging.empty()) {
+        std::error_code ec;
+        fs::remove_all((*p)->staging, ec);
+      }
+    }
+  };
+  std::vector<Installed> out;
+  // A failed preparation stops the run before anything is moved.
+  for (std::size_t i = 0; i < wheels.size(); ++i) {
+    if (!*prepared[i]) {
+      cleanup();
+      return fail(prepared[i]->error().with_context(wheels[i].path.filename().string()));
+    }
+  }
+  for (std::size_t i = 0; i < wheels.size(); ++i) {
+    auto& p = **prepared[i];
+    if (p.skipped) {
+      out.push_back({p.name, p.version, p.existing->dist_info, 0, false, true, std::nullopt});
+      continue;
+    }
+    auto done = commit(env, p, options);
+    if (!done) {
+      cleanup();
+      return fail(done.error().with_context(wheels[i].path.filename().string()));
+    }
+    out.push_back(std::move(*done));
+  }
+  cleanup();
+  return out;
+}
+
+}  // namespace vwheel::install

@@ -1,0 +1,219 @@
+"""vwheel install/uninstall/list/show/venv against real virtual environments and the real pip."""
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from wheelfactory import make_wheel, record_hash
+
+PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+
+
+def tree(root):
+    """Every path under root (relative) with file contents, for before/after comparisons."""
+    out = {}
+    for p in sorted(Path(root).rglob("*")):
+        rel = str(p.relative_to(root))
+        if ".vwheel.lock" in rel or "__pycache__" in rel:
+            continue
+        out[rel] = "<dir>" if p.is_dir() and not p.is_symlink() else (p.read_bytes() if p.is_file() else "<other>")
+    return out
+
+
+@pytest.fixture(scope="module")
+def pip_venv(tmp_path_factory):
+    """One venv with pip for the whole module (creating one takes seconds)."""
+    d = tmp_path_factory.mktemp("pipvenv") / "venv"
+    subprocess.run([PY, "-m", "venv", str(d)], check=True)
+    return d
+
+
+def pip(venv, *args):
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INDEX="1")
+    return subprocess.run([str(venv / "bin" / "python"), "-m", "pip", *args], capture_output=True, text=True, env=env)
+
+
+def site_packages(venv):
+    return next((venv / "lib").glob("python3*/site-packages"))
+
+
+def tool_wheel(directory, name="vwdemo", version="1.0"):
+    return _tool_wheel_with_entry_points(directory, name, version)
+
+
+def _tool_wheel_with_entry_points(directory, name, version):
+    files = {
+        f"{name}/__init__.py": f"VERSION = '{version}'\n".encode(),
+        f"{name}/cli.py": b"def main():\n    print('hello from cli')\n    return 0\n",
+        f"{name}-{version}.dist-info/entry_points.txt": f"[console_scripts]\n{name}-cli = {name}.cli:main\n".encode(),
+    }
+    return make_wheel(directory, f"{name}-{version}-py3-none-any.whl", files,
+                      scripts={"rawtool": b"#!python\nprint('raw tool')\n"})
+
+
+def test_install_visible_to_pip_and_removed_by_pip(vwheel, pip_venv, tmp_path):
+    before = tree(pip_venv)
+    w = tool_wheel(tmp_path)
+    r = vwheel("install", w, "--python", pip_venv / "bin" / "python")
+    assert r.rc == 0, r.err
+    assert "installed vwdemo 1.0" in r.out
+    # pip sees it.
+    listed = json.loads(pip(pip_venv, "list", "--format=json").stdout)
+    assert {"name": "vwdemo", "version": "1.0"} in listed
+    show = pip(pip_venv, "show", "vwdemo").stdout
+    assert "Version: 1.0" in show
+    sp = site_packages(pip_venv)
+    assert (sp / "vwdemo-1.0.dist-info" / "INSTALLER").read_text() == "vwheel\n"
+    direct = json.loads((sp / "vwdemo-1.0.dist-info" / "direct_url.json").read_text())
+    assert direct["url"].startswith("file:///") and "sha256" in direct["archive_info"]["hashes"]
+    # Scripts run.
+    out = subprocess.run([str(pip_venv / "bin" / "vwdemo-cli")], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout == "hello from cli\n"
+    out = subprocess.run([str(pip_venv / "bin" / "rawtool")], capture_output=True, text=True)
+    assert out.stdout == "raw tool\n"
+    # RECORD uses pip's relative script paths.
+    record = (sp / "vwdemo-1.0.dist-info" / "RECORD").read_text()
+    assert "../../../bin/vwdemo-cli,sha256=" in record
+    # vwheel list / show.
+    r = vwheel("list", "--json", "--python", pip_venv / "bin" / "python")
+    assert r.rc == 0, r.err
+    entry = [d for d in json.loads(r.out) if d["name"] == "vwdemo"][0]
+    assert entry["installer"] == "vwheel"
+    r = vwheel("show", "vwdemo", "--python", pip_venv / "bin" / "python")
+    assert r.rc == 0 and "Installer: vwheel" in r.out and "Files:" in r.out
+    # pip uninstalls it cleanly.
+    u = pip(pip_venv, "uninstall", "-y", "vwdemo")
+    assert u.returncode == 0, u.stderr
+    assert tree(pip_venv) == before
+
+
+def test_vwheel_uninstalls_what_pip_installed(vwheel, pip_venv, tmp_path):
+    before = tree(pip_venv)
+    w = tool_wheel(tmp_path, name="pipdemo")
+    r = pip(pip_venv, "install", "--no-index", str(w))
+    assert r.returncode == 0, r.stderr
+    assert (pip_venv / "bin" / "pipdemo-cli").exists()
+    r = vwheel("uninstall", "pipdemo", "--python", pip_venv / "bin" / "python")
+    assert r.rc == 0, r.err
+    assert tree(pip_venv) == before
+
+
+def test_upgrade_and_compile(vwheel, pip_venv, tmp_path):
+    py = pip_venv / "bin" / "python"
+    assert vwheel("install", tool_wheel(tmp_path, "updemo", "1.0"), "--python", py).rc == 0
+    (tmp_path / "v2").mkdir()
+    r = vwheel("install", tool_wheel(tmp_path / "v2", "updemo", "2.0"), "--python", py, "--compile")
+    assert r.rc == 0, r.err
+    assert "replacing 1.0" in r.out
+    sp = site_packages(pip_venv)
+    assert not (sp / "updemo-1.0.dist-info").exists()
+    record = (sp / "updemo-2.0.dist-info" / "RECORD").read_text()
+    assert ".pyc," in record
+    assert list((sp / "updemo" / "__pycache__").glob("*.pyc"))
+    out = subprocess.run([str(py), "-c", "import updemo; print(updemo.VERSION)"], capture_output=True, text=True)
+    assert out.stdout.strip() == "2.0"
+    assert pip(pip_venv, "uninstall", "-y", "updemo").returncode == 0
+    assert not (sp / "updemo").exists()
+
+
+def hostile(tmp_path, kind):
+    name = f"evil_{kind}"
+    path = tmp_path / f"{name}-1.0-py3-none-any.whl"
+    di = f"{name}-1.0.dist-info"
+    members = [(f"{name}/__init__.py", b"x = 1\n", 0o100644)]
+    if kind == "slip":
+        members.append(("../../../../escaped.py", b"pwned\n", 0o100644))
+    elif kind == "absolute":
+        members.append((str(tmp_path / "absolute.py"), b"pwned\n", 0o100644))
+    elif kind == "symlink":
+        members.append((f"{name}/link", b"/etc/passwd", 0o120777))
+    elif kind == "bomb":
+        members.append((f"{name}/zeros.bin", b"\0" * (64 << 20), 0o100644))
+    members.append((f"{di}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n".encode(), 0o100644))
+    members.append((f"{di}/WHEEL", b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n", 0o100644))
+    lines = []
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for mpath, data, mode in members:
+            info = zipfile.ZipInfo(mpath)
+            info.external_attr = mode << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+            h = record_hash(b"tampered" if kind == "hash" and mpath.endswith("__init__.py") else data)
+            lines.append(f"{mpath},{h},{len(data)}\n")
+        if kind == "duplicate":
+            info = zipfile.ZipInfo(f"{name}/__init__.py")
+            zf.writestr(info, b"x = 2\n")
+        lines.append(f"{di}/RECORD,,\n")
+        zf.writestr(f"{di}/RECORD", "".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["slip", "absolute", "symlink", "hash", "duplicate", "bomb"])
+def test_hostile_wheels_refused(vwheel, pip_venv, tmp_path, kind):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        w = hostile(tmp_path, kind)
+    before = tree(pip_venv)
+    outside_before = sorted(p.name for p in tmp_path.parent.iterdir())
+    r = vwheel("install", w, "--python", pip_venv / "bin" / "python")
+    assert r.rc == 1, (r.out, r.err)
+    assert r.err.startswith("vwheel: error: ") and r.err.count("\n") == 1, r.err
+    assert tree(pip_venv) == before
+    assert not (tmp_path / "absolute.py").exists()
+    assert sorted(p.name for p in tmp_path.parent.iterdir()) == outside_before
+    assert not list(pip_venv.parent.rglob("escaped.py"))
+
+
+CPU_VARIANT = {
+    "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+    "default-priorities": {"namespace": ["x86_64"]},
+    "providers": {"x86_64": {"requires": ["provider-variant-x86-64 >=0.0.1"], "plugin-api": "provider_variant_x86_64.plugin:X8664Plugin"}},
+}
+
+
+def variant_wheel(directory, label, props):
+    vj = json.loads(json.dumps(CPU_VARIANT))
+    vj["variants"] = {label: {"x86_64": {"level": props}} if props else {}}
+    return make_wheel(directory, f"vpkg-1.0-py3-none-any-{label}.whl", {"vpkg/__init__.py": f"L = '{label}'\n".encode()},
+                      variant_json=vj)
+
+
+@pytest.fixture
+def target_profile(tmp_path):
+    p = tmp_path / "target.json"
+    p.write_text(json.dumps({"properties": {"x86_64": [{"name": "level", "values": ["v2", "v1"], "multi_value": False}]}}))
+    return p
+
+
+def test_variant_refused_with_reason_and_find_links_choice(vwheel, tmp_path, target_profile):
+    venv = tmp_path / "venv"
+    r = vwheel("venv", venv, "--python", PY)
+    assert r.rc == 0, r.err
+    py = venv / "bin" / "python"
+    links = tmp_path / "links"
+    links.mkdir()
+    v4 = variant_wheel(links, "v4", ["v4"])
+    variant_wheel(links, "v2", ["v2"])
+    variant_wheel(links, "v1", ["v1"])
+    variant_wheel(links, "null", None)
+    before = tree(venv)
+    r = vwheel("install", v4, "--python", py, "--target", target_profile)
+    if r.rc != 0 and "profile" in r.err and "properties" in r.err:
+        pytest.skip(f"target profile format differs: {r.err}")
+    assert r.rc == 1, (r.out, r.err)
+    assert "not supported" in r.err and "v4" in r.err
+    assert tree(venv) == before
+    r = vwheel("install", "--find-links", links, "vpkg", "--python", py, "--target", target_profile)
+    assert r.rc == 0, r.err
+    assert "vpkg 1.0: vpkg-1.0-py3-none-any-v2.whl (variant v2: x86_64 :: level :: v2; 4 candidates)" in r.out
+    r = vwheel("list", "--json", "--python", py)
+    entry = [d for d in json.loads(r.out) if d["name"] == "vpkg"][0]
+    assert entry["variant"] == "v2" and entry["variant_properties"] == ["x86_64 :: level :: v2"]
+    # --ignore-variant overrides the check.
+    r = vwheel("install", v4, "--python", py, "--target", target_profile, "--ignore-variant", "--force-reinstall")
+    assert r.rc == 0, r.err

@@ -1,0 +1,258 @@
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "vwheel/core/fs.hpp"
+#include "vwheel/install/install.hpp"
+#include "vwheel/wheel/record.hpp"
+#include "vwheel/zip/zip.hpp"
+
+namespace fs = std::filesystem;
+using namespace vwheel;
+using namespace vwheel::install;
+
+namespace {
+
+struct Member {
+  Member(std::string d, std::uint32_t m = 0100644, bool listed = true, std::optional<std::string> hash = std::nullopt)
+      : data(std::move(d)), mode(m), in_record(listed), record_hash(std::move(hash)) {}
+  std::string data;
+  std::uint32_t mode = 0100644;
+  bool in_record = true;
+  std::optional<std::string> record_hash;  ///< overrides the real hash
+};
+
+class InstallTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / fmt_name();
+    fs::remove_all(root_);
+    env_.prefix = root_ / "env";
+    env_.scheme.purelib = env_.prefix / "lib" / "site-packages";
+    env_.scheme.platlib = env_.scheme.purelib;
+    env_.scheme.scripts = env_.prefix / "bin";
+    env_.scheme.headers = env_.prefix / "include" / "site" / "python3.11";
+    env_.scheme.data = env_.prefix;
+    env_.lock_dir = env_.scheme.purelib;
+    env_.python = "/usr/bin/python3";
+    fs::create_directories(env_.scheme.purelib);
+    fs::create_directories(env_.scheme.scripts);
+    fs::create_directories(root_ / "wheels");
+    options_.jobs = 2;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static std::string fmt_name() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    return std::string("vwheel-install-") + info->name() + "-" + std::to_string(::getpid());
+  }
+
+  /// Writes a wheel `NAME-VERSION-py3-none-any.whl` with METADATA, WHEEL, RECORD and `members`.
+  fs::path make_wheel(const std::string& name, const std::string& version, std::map<std::string, Member> members,
+                      bool record_extra_missing = false) {
+    const auto di = name + "-" + version + ".dist-info";
+    members.emplace(di + "/METADATA", Member{"Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n"});
+    members.emplace(di + "/WHEEL", Member{"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"});
+    zip::WritePlan plan;
+    std::string record;
+    for (const auto& [path, m] : members) {
+      zip::NewMember nm;
+      nm.name = path;
+      nm.data = m.data;
+      nm.unix_mode = m.mode;
+      plan.members.emplace_back(nm);
+      if (m.in_record) {
+        record += path + "," + m.record_hash.value_or(wheel::record_hash(m.data)) + "," + std::to_string(m.data.size()) + "\n";
+      }
+    }
+    if (record_extra_missing) record += name + "/ghost.py,sha256=x,1\n";
+    record += di + "/RECORD,,\n";
+    zip::NewMember rec;
+    rec.name = di + "/RECORD";
+    rec.data = record;
+    plan.members.emplace_back(rec);
+    const auto path = root_ / "wheels" / (name + "-" + version + "-py3-none-any.whl");
+    auto ok = zip::write_archive(nullptr, plan, path);
+    EXPECT_TRUE(ok) << (ok ? "" : ok.error().message);
+    return path;
+  }
+
+  fs::path simple_wheel(const std::string& version = "1.0") {
+    return make_wheel("demo", version,
+                      {{"demo/__init__.py", {"VALUE = '" + version + "'\n"}},
+                       {"demo/cli.py", {"def main():\n    print('hi')\n    return 0\n"}},
+                       {"demo-" + version + ".data/scripts/raw", {"#!python\nprint('raw')\n", 0100755}},
+                       {"demo-" + version + ".data/headers/demo.h", {"int x;\n"}},
+                       {"demo-" + version + ".dist-info/entry_points.txt", {"[console_scripts]\ndemo-cli = demo.cli:main\n"}}});
+  }
+
+  /// Every path under the environment with its content (files) or `<dir>`.
+  std::map<std::string, std::string> snapshot() const {
+    std::map<std::string, std::string> out;
+    for (auto it = fs::recursive_directory_iterator(env_.prefix); it != fs::recursive_directory_iterator(); ++it) {
+      const auto rel = fs::relative(it->path(), env_.prefix).string();
+      if (rel.find(".vwheel.lock") != std::string::npos) continue;
+      out[rel] = it->is_directory() ? std::string("<dir>") : *read_file(it->path());
+    }
+    return out;
+  }
+
+  fs::path root_;
+  Environment env_;
+  InstallOptions options_;
+};
+
+}  // namespace
+
+TEST_F(InstallTest, InstallsEveryScheme) {
+  auto wheel = simple_wheel();
+  auto r = install_wheels(env_, {{wheel, true, true}}, options_);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 1U);
+  const auto sp = env_.scheme.purelib;
+  EXPECT_EQ(*read_file(sp / "demo/__init__.py"), "VALUE = '1.0'\n");
+  EXPECT_EQ(*read_file(env_.scheme.scripts / "raw"), "#!/usr/bin/python3\nprint('raw')\n");
+  EXPECT_TRUE(fs::exists(env_.scheme.headers / "demo" / "demo.h"));
+  auto launcher = *read_file(env_.scheme.scripts / "demo-cli");
+  EXPECT_NE(launcher.find("from demo.cli import main"), std::string::npos);
+  EXPECT_EQ(fs::status(env_.scheme.scripts / "demo-cli").permissions() & fs::perms::owner_exec, fs::perms::owner_exec);
+  EXPECT_EQ(*read_file(sp / "demo-1.0.dist-info/INSTALLER"), "vwheel\n");
+  EXPECT_TRUE(fs::exists(sp / "demo-1.0.dist-info/REQUESTED"));
+  EXPECT_NE(read_file(sp / "demo-1.0.dist-info/direct_url.json")->find("\"url\":\"file://"), std::string::npos);
+  auto record = *read_file(sp / "demo-1.0.dist-info/RECORD");
+  EXPECT_NE(record.find("../../bin/raw,sha256="), std::string::npos) << record;
+  EXPECT_NE(record.find("../../bin/demo-cli,sha256="), std::string::npos) << record;
+  EXPECT_NE(record.find("../../include/site/python3.11/demo/demo.h,sha256="), std::string::npos) << record;
+  EXPECT_NE(record.find("demo-1.0.dist-info/RECORD,,"), std::string::npos);
+  // The rewritten script's hash is the new content's.
+  EXPECT_NE(record.find(wheel::record_hash("#!/usr/bin/python3\nprint('raw')\n")), std::string::npos);
+  // No staging left behind.
+  for (const auto& e : fs::directory_iterator(sp)) EXPECT_EQ(e.path().filename().string().find(".vwheel-tmp"), std::string::npos);
+
+  auto list = list_distributions(env_);
+  ASSERT_EQ(list.size(), 1U);
+  EXPECT_EQ(list[0].installer, "vwheel");
+  auto un = uninstall(env_, "Demo");
+  ASSERT_TRUE(un) << un.error().message;
+  auto left = snapshot();
+  for (const auto& [p, c] : left) EXPECT_TRUE(c == "<dir>") << p;
+  EXPECT_FALSE(fs::exists(sp / "demo"));
+  EXPECT_FALSE(fs::exists(env_.scheme.headers / "demo"));
+  EXPECT_TRUE(fs::exists(env_.scheme.scripts));
+}
+
+TEST_F(InstallTest, RecordVerification) {
+  auto before = snapshot();
+  auto bad_hash = make_wheel("bad", "1.0", {{"bad/__init__.py", {"x = 1\n", 0100644, true, wheel::record_hash("y")}}});
+  auto r = install_wheels(env_, {{bad_hash, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("does not match RECORD"), std::string::npos) << r.error().message;
+  EXPECT_EQ(snapshot(), before);
+
+  auto unlisted = make_wheel("bad", "1.1", {{"bad/__init__.py", {"x = 1\n", 0100644, false}}});
+  r = install_wheels(env_, {{unlisted, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("not listed in RECORD"), std::string::npos) << r.error().message;
+
+  auto ghost = make_wheel("bad", "1.2", {{"bad/__init__.py", {"x = 1\n"}}}, true);
+  r = install_wheels(env_, {{ghost, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("not in the wheel"), std::string::npos) << r.error().message;
+  EXPECT_EQ(snapshot(), before);
+}
+
+TEST_F(InstallTest, RefusesHostileMembers) {
+  auto before = snapshot();
+  for (const auto& [name, mode] : std::vector<std::pair<std::string, std::uint32_t>>{
+           {"../escape.py", 0100644}, {"/tmp/abs.py", 0100644}, {"bad/link", 0120777}, {"bad\\win.py", 0100644}}) {
+    auto w = make_wheel("bad", "1.0", {{name, {"x", mode}}});
+    auto r = install_wheels(env_, {{w, true, true}}, options_);
+    ASSERT_FALSE(r) << name;
+    EXPECT_NE(r.error().message.find("member"), std::string::npos) << r.error().message;
+    EXPECT_EQ(snapshot(), before);
+  }
+  EXPECT_FALSE(fs::exists(root_ / "escape.py"));
+}
+
+TEST_F(InstallTest, RefusesZipBombs) {
+  auto w = make_wheel("bomb", "1.0", {{"bomb/zeros.bin", {std::string(std::size_t{4} << 20, '\0')}}});
+  options_.limits.max_ratio = 100;
+  auto r = install_wheels(env_, {{w, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("ratio"), std::string::npos) << r.error().message;
+  options_.limits.max_ratio = 100000;
+  options_.limits.max_total_size = 1 << 20;
+  r = install_wheels(env_, {{w, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("total"), std::string::npos) << r.error().message;
+}
+
+TEST_F(InstallTest, RefusesDistInfoMismatchAndBadWheelVersion) {
+  auto w = make_wheel("demo", "1.0", {{"other-1.0.dist-info/METADATA", {"Name: other\n"}}});
+  // Two dist-info directories: open_wheel refuses.
+  EXPECT_FALSE(install_wheels(env_, {{w, true, true}}, options_));
+  auto v2 = make_wheel("demo", "2.0", {{"demo-2.0.dist-info/WHEEL", {"Wheel-Version: 2.0\n"}}});
+  auto r = install_wheels(env_, {{v2, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("Wheel-Version"), std::string::npos) << r.error().message;
+}
+
+TEST_F(InstallTest, UpgradeRollsBackOnFailureAtEveryStep) {
+  ASSERT_TRUE(install_wheels(env_, {{simple_wheel("1.0"), true, true}}, options_));
+  const auto after_v1 = snapshot();
+  auto v2 = simple_wheel("2.0");
+  for (std::size_t k = 0; k < 6; ++k) {
+    options_.fail_at_move = [k](std::size_t n) { return n == k; };
+    auto r = install_wheels(env_, {{v2, true, true}}, options_);
+    ASSERT_FALSE(r) << k;
+    EXPECT_NE(r.error().message.find("injected"), std::string::npos);
+    EXPECT_EQ(snapshot(), after_v1) << "failure at move " << k;
+  }
+  options_.fail_at_move = {};
+  auto r = install_wheels(env_, {{v2, true, true}}, options_);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ((*r)[0].replaced, "1.0");
+  EXPECT_FALSE(fs::exists(env_.scheme.purelib / "demo-1.0.dist-info"));
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "demo/__init__.py"), "VALUE = '2.0'\n");
+  // Same version again: skipped unless forced.
+  r = install_wheels(env_, {{v2, true, true}}, options_);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE((*r)[0].skipped);
+}
+
+TEST_F(InstallTest, CacheIsHardLinkedOnTheSecondInstall) {
+  options_.cache_dir = root_ / "cache";
+  auto w = simple_wheel();
+  auto first = install_wheels(env_, {{w, true, true}}, options_);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_FALSE((*first)[0].from_cache);
+  ASSERT_TRUE(uninstall(env_, "demo"));
+  auto second = install_wheels(env_, {{w, true, true}}, options_);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_TRUE((*second)[0].from_cache);
+  struct stat st {};
+  ASSERT_EQ(::stat((env_.scheme.purelib / "demo/cli.py").c_str(), &st), 0);
+  EXPECT_GE(st.st_nlink, 2U);
+  // The rewritten script is a new file, not the cached one modified.
+  EXPECT_EQ(*read_file(env_.scheme.scripts / "raw"), "#!/usr/bin/python3\nprint('raw')\n");
+  bool found_original = false;
+  for (const auto& e : fs::recursive_directory_iterator(root_ / "cache")) {
+    if (e.path().filename() == "raw") found_original = *read_file(e.path()) == "#!python\nprint('raw')\n";
+  }
+  EXPECT_TRUE(found_original);
+}
+
+TEST_F(InstallTest, LockIsExclusive) {
+  auto held = EnvironmentLock::acquire(env_.lock_dir);
+  ASSERT_TRUE(held);
+  auto second = EnvironmentLock::try_acquire(env_.lock_dir);
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().message.find("another vwheel process"), std::string::npos);
+  { auto moved = std::move(*held); }
+  EXPECT_TRUE(EnvironmentLock::try_acquire(env_.lock_dir));
+}
