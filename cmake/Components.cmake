@@ -50,7 +50,7 @@ vwheel_component(server DEPS index LIBS PkgConfig::HTTPLIB Threads::Threads)
 vwheel_component(python DEPS tags core LIBS nlohmann_json::nlohmann_json)
 
 vwheel_component(api DEPS metadata target config variant provider python wheel zip LIBS nlohmann_json::nlohmann_json)
-vwheel_component(install DEPS api wheel python zip LIBS nlohmann_json::nlohmann_json Threads::Threads crypto)
+vwheel_component(install DEPS api wheel python zip LIBS nlohmann_json::nlohmann_json Threads::Threads)
 
 add_library(libvwheel INTERFACE)
 add_library(vwheel::libvwheel ALIAS libvwheel)

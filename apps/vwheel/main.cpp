@@ -10,17 +10,6 @@
 
 #include "command.hpp"
 
-namespace vwheel::cli {
-
-void report_error(const Error& error) {
-  fmt::print(stderr, "vwheel: error: {}\n", error.message);
-  for (const auto& detail : error.details) fmt::print(stderr, "vwheel: error: {}\n", detail);
-}
-
-void report_warning(const std::string& message) { fmt::print(stderr, "vwheel: warning: {}\n", message); }
-
-}  // namespace vwheel::cli
-
 int main(int argc, char** argv) {
   using namespace vwheel::cli;
   CLI::App app{"vwheel: wheel variants (PEP 825) for package maintainers, index operators and installers",

@@ -11,7 +11,6 @@
 #include <random>
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include "vwheel/core/hash.hpp"
 #include "vwheel/wheel/record.hpp"
@@ -21,11 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string digest(const EVP_MD* md, std::string_view data) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
-  unsigned len = 0;
-  EVP_Digest(data.data(), data.size(), out.data(), &len, md, nullptr);
-  return std::string(reinterpret_cast<const char*>(out.data()), len);
+// vwheel's own SHA-256: linking OpenSSL would cost every short command its start-up time.
+std::string sha256_raw(std::string_view data) {
+  const auto d = sha256(data);
+  return std::string(reinterpret_cast<const char*>(d.data()), d.size());
 }
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -33,20 +31,11 @@ std::string errno_text(int err) { return std::strerror(err); }
 }  // namespace
 
 std::optional<std::string> record_digest(std::string_view algorithm, std::string_view data) {
-  const EVP_MD* md = nullptr;
-  if (algorithm == "sha256") {
-    md = EVP_sha256();
-  } else if (algorithm == "sha384") {
-    md = EVP_sha384();
-  } else if (algorithm == "sha512") {
-    md = EVP_sha512();
-  } else {
-    return std::nullopt;
-  }
-  return fmt::format("{}={}", algorithm, wheel::base64url_nopad(digest(md, data)));
+  if (algorithm != "sha256") return std::nullopt;
+  return record_sha256(data);
 }
 
-std::string record_sha256(std::string_view data) { return "sha256=" + wheel::base64url_nopad(digest(EVP_sha256(), data)); }
+std::string record_sha256(std::string_view data) { return "sha256=" + wheel::base64url_nopad(sha256_raw(data)); }
 
 Result<std::string> file_sha256_hex(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -59,17 +48,14 @@ Result<std::string> file_sha256_hex(const fs::path& path) {
   Sha256Digest d{};
   if (st.st_size == 0) {
     ::close(fd);
-    auto raw = digest(EVP_sha256(), {});
-    std::memcpy(d.data(), raw.data(), d.size());
-    return to_hex(d);
+    return to_hex(sha256({}));
   }
   void* map = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return fail(fmt::format("{}: cannot map: {}", path.string(), errno_text(errno)));
   ::madvise(map, static_cast<std::size_t>(st.st_size), MADV_SEQUENTIAL);
-  auto raw = digest(EVP_sha256(), std::string_view(static_cast<const char*>(map), static_cast<std::size_t>(st.st_size)));
+  d = sha256(std::string_view(static_cast<const char*>(map), static_cast<std::size_t>(st.st_size)));
   ::munmap(map, static_cast<std::size_t>(st.st_size));
-  std::memcpy(d.data(), raw.data(), d.size());
   return to_hex(d);
 }
 

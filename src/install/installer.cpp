@@ -167,8 +167,9 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
     if (row.hash.empty()) return fail(fmt::format("member `{}`: RECORD has no hash for it", e.name));
     const auto eq = row.hash.find('=');
     const auto algo = row.hash.substr(0, eq);
-    if (eq == std::string::npos || (algo != "sha256" && algo != "sha384" && algo != "sha512")) {
-      return fail(fmt::format("member `{}`: RECORD hash `{}`: expected sha256, sha384 or sha512", e.name, row.hash));
+    if (eq == std::string::npos || algo != "sha256") {
+      return fail(fmt::format("member `{}`: RECORD hash `{}`: expected sha256=... (other algorithms are not supported)",
+                              e.name, row.hash));
     }
     if (!row.size.empty() && row.size != std::to_string(e.uncompressed_size)) {
       return fail(fmt::format("member `{}`: size {} but RECORD says {}", e.name, e.uncompressed_size, row.size));

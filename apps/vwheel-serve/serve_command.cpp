@@ -1,0 +1,153 @@
+// `vwheel index serve (SITE | --wheels DIR) [--site-dir PATH] [--host H] [--port N]
+//  [--upload-token T] [--max-upload-size SIZE] [--threads N] [-v]`: built into the separate
+// `vwheel-serve` executable (see apps/vwheel-serve/main.cpp), which `vwheel index serve` runs.
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "vwheel/server/server.hpp"
+
+namespace vwheel::cli {
+
+namespace {
+
+std::string url_host(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
+
+// `500M`, `2G`, `1048576`: powers of 1024, an optional `B`/`iB`.
+std::optional<std::uint64_t> parse_size(std::string text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 19) return std::nullopt;
+  const std::uint64_t value = std::stoull(text.substr(0, digits));
+  std::string suffix = text.substr(digits);
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (suffix.size() > 1 && suffix.back() == 'b') suffix.pop_back();
+  if (suffix.size() > 1 && suffix.back() == 'i') suffix.pop_back();
+  unsigned shift = 0;
+  if (suffix == "k")
+    shift = 10;
+  else if (suffix == "m")
+    shift = 20;
+  else if (suffix == "g")
+    shift = 30;
+  else if (suffix == "t")
+    shift = 40;
+  else if (!suffix.empty() && suffix != "b")
+    return std::nullopt;
+  if (shift > 0 && value > (UINT64_MAX >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+}  // namespace
+
+void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
+  struct Options {
+    std::string site;
+    std::string wheels;
+    std::string site_dir;
+    std::string host = "127.0.0.1";
+    int port = 8000;
+    std::string upload_token;
+    std::string max_upload_size = "2G";
+    unsigned threads = 16;
+    bool verbose = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = index.add_subcommand(
+      "serve",
+      "Serve a built index SITE (or a folder of wheels, indexed on start and after each upload) over HTTP: PEP 503/691 "
+      "pages with content negotiation, ETag/If-None-Match, Range requests, and `twine upload` with --upload-token");
+  auto* site_opt = cmd->add_option("site", o->site, "A SITE built by `vwheel index build`");
+  auto* wheels_opt = cmd->add_option("--wheels", o->wheels,
+                                     "Serve this folder of wheels instead: it is indexed into --site-dir on start and "
+                                     "after every upload (files that cannot be indexed are left out with a warning)");
+  site_opt->excludes(wheels_opt);
+  cmd->add_option("--site-dir", o->site_dir, "Where the index of --wheels is built (default: DIR/.vwheel-site)")
+      ->needs(wheels_opt);
+  cmd->add_option("--host", o->host, "Address to listen on (default: 127.0.0.1)");
+  cmd->add_option("-p,--port", o->port, "Port to listen on; 0 picks a free one (default: 8000)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--upload-token", o->upload_token,
+                  "Accept `twine upload` into the --wheels folder with this token as the password (any user name, "
+                  "e.g. __token__) or as a Bearer token; default: $VWHEEL_UPLOAD_TOKEN (with --wheels), which "
+                  "keeps it out of the process list")
+      ->needs(wheels_opt);
+  cmd->add_option("--max-upload-size", o->max_upload_size,
+                  "Largest file an upload may carry, with an optional K, M or G suffix (default: 2G)");
+  cmd->add_option("-t,--threads", o->threads,
+                  "Worker threads; each serves one connection at a time, keep-alive included (default: 16)")
+      ->check(CLI::Range(1U, 1024U));
+  cmd->add_flag("-v,--verbose", o->verbose, "Log one line per request to stderr");
+  cmd->callback([o, &dispatch] {
+    dispatch.action = [o]() -> int {
+      if (o->site.empty() == o->wheels.empty()) {
+        report_error(Error("give either a SITE or --wheels DIR"));
+        return kUsage;
+      }
+      server::ServeOptions options;
+      if (!o->site.empty()) options.site = o->site;
+      if (!o->wheels.empty()) options.wheels = o->wheels;
+      if (!o->site_dir.empty()) options.site_dir = o->site_dir;
+      options.host = o->host;
+      options.port = o->port;
+      if (!o->upload_token.empty()) {
+        options.upload_token = o->upload_token;
+      } else if (const char* env = std::getenv("VWHEEL_UPLOAD_TOKEN");
+                 env != nullptr && *env != '\0' && options.wheels) {
+        options.upload_token = env;
+      }
+      options.threads = o->threads;
+      options.verbose = o->verbose;
+      options.on_warning = [](const std::string& w) { report_warning(w); };
+      const auto limit = parse_size(o->max_upload_size);
+      if (!limit || *limit == 0) {
+        report_error(
+            Error(fmt::format("--max-upload-size `{}`: expected a size such as 500M or 2G", o->max_upload_size)));
+        return kUsage;
+      }
+      options.max_upload_size = *limit;
+
+      // SIGINT and SIGTERM are taken by one thread (sigwait), so every server thread inherits them blocked.
+      sigset_t signals;
+      sigemptyset(&signals);
+      sigaddset(&signals, SIGINT);
+      sigaddset(&signals, SIGTERM);
+      pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+      auto server = server::Server::start(options);
+      if (!server) {
+        report_error(server.error());
+        return kUserError;
+      }
+      const std::string site = !o->site.empty()       ? o->site
+                               : !o->site_dir.empty() ? o->site_dir
+                                                      : (std::filesystem::path(o->wheels) / ".vwheel-site").string();
+      fmt::print("Serving {} on http://{}:{}/simple/\n", site, url_host(o->host), (*server)->port());
+      std::fflush(stdout);
+
+      std::thread waiter([&signals, &server] {
+        int sig = 0;
+        sigwait(&signals, &sig);
+        (*server)->stop();
+      });
+      (*server)->wait();
+      // The server stopped on its own: wake the waiter.
+      pthread_kill(waiter.native_handle(), SIGTERM);
+      waiter.join();
+      return kOk;
+    };
+  });
+}
+
+}  // namespace vwheel::cli
