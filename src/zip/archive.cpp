@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
 #include "vwheel/zip/zip.hpp"
 #include "zip/format.hpp"
 
@@ -354,7 +355,7 @@ Result<void> Archive::Impl::parse_central_directory(CentralDirectoryReader& read
     if (!used) return fail(used.error().with_context(name));
     reader.consume(*used);
     if ((entry.flags & flag_encrypted) != 0) {
-      return fail(fmt::format("{}: member `{}` is encrypted, not supported", name, entry.name));
+      return fail(fmt::format("{}: member `{}` is encrypted, not supported", name, printable(entry.name)));
     }
   }
   if (reader.left() != 0) {
@@ -382,7 +383,7 @@ Result<void> Archive::Impl::index_names() {
       }
       if (entries[slots[s] - 1].name == key) {
         return fail(fmt::format("{}: member name `{}` appears twice in the central directory (entries {} and {})", name,
-                                key, slots[s] - 1, i));
+                                printable(key), slots[s] - 1, i));
       }
     }
   }
@@ -411,8 +412,8 @@ Result<void> Archive::Impl::check_spans() {
     const bool last = k + 1 == order.size();
     const std::uint64_t next = last ? cd_offset : entries[order[k + 1]].local_header_offset;
     if (!last && next == entry.local_header_offset) {
-      return fail(fmt::format("{}: members `{}` and `{}` both start at offset {}", name, entry.name,
-                              entries[order[k + 1]].name, next));
+      return fail(fmt::format("{}: members `{}` and `{}` both start at offset {}", name, printable(entry.name),
+                              printable(entries[order[k + 1]].name), next));
     }
     // A lower bound of the member's bytes: the local header with the same name and no extra field,
     // the data, and a data descriptor without signature.
@@ -424,11 +425,11 @@ Result<void> Archive::Impl::check_spans() {
         return fail(
             fmt::format("{}: member `{}` at offset {} ({} bytes compressed) extends into the central "
                         "directory at offset {}",
-                        name, entry.name, entry.local_header_offset, entry.compressed_size, cd_offset));
+                        name, printable(entry.name), entry.local_header_offset, entry.compressed_size, cd_offset));
       }
       return fail(fmt::format("{}: member `{}` at offset {} ({} bytes compressed) overlaps member `{}` at offset {}",
-                              name, entry.name, entry.local_header_offset, entry.compressed_size,
-                              entries[order[k + 1]].name, next));
+                              name, printable(entry.name), entry.local_header_offset, entry.compressed_size,
+                              printable(entries[order[k + 1]].name), next));
     }
     entry.span_end = next;
   }
@@ -441,7 +442,7 @@ Result<Archive::Impl::Member> Archive::Impl::load_member(const Entry& entry) con
   const std::uint64_t end = entry.span_end != 0 ? std::min(entry.span_end, size) : size;
   if (offset > end || end - offset < fixed || end - offset - fixed < entry.compressed_size) {
     return fail(fmt::format("{}: member `{}` at offset {} ({} bytes compressed) does not fit in the file (size {})",
-                            name, entry.name, offset, entry.compressed_size, size));
+                            name, printable(entry.name), offset, entry.compressed_size, size));
   }
   // One read for header and data: the local extra field usually is the central one plus at most a
   // zip64 field; a longer one costs a second read.
@@ -454,29 +455,29 @@ Result<Archive::Impl::Member> Archive::Impl::load_member(const Entry& entry) con
     return fail(
         fmt::format("{}: member `{}`: no local file header at offset {} (the central directory points "
                     "elsewhere)",
-                    name, entry.name, offset));
+                    name, printable(entry.name), offset));
   }
   const std::uint16_t flags = load16(h + 6);
   const std::uint16_t method = load16(h + 8);
   const std::size_t name_len = load16(h + 26);
   const std::size_t extra_len = load16(h + 28);
   if (name_len != entry.name.size() || std::memcmp(h + local_header_size, entry.name.data(), name_len) != 0) {
-    return fail(fmt::format("{}: member `{}`: the local header at offset {} names `{}`", name, entry.name, offset,
-                            std::string_view(h + local_header_size, std::min(name_len, entry.name.size()))));
+    return fail(fmt::format("{}: member `{}`: the local header at offset {} names `{}`", name, printable(entry.name), offset,
+                            printable(std::string_view(h + local_header_size, std::min(name_len, entry.name.size())))));
   }
   if ((flags & flag_encrypted) != 0) {
-    return fail(fmt::format("{}: member `{}` is encrypted, not supported", name, entry.name));
+    return fail(fmt::format("{}: member `{}` is encrypted, not supported", name, printable(entry.name)));
   }
   if (method != entry.method) {
     return fail(fmt::format("{}: member `{}`: the local header says compression method {}, the central directory {}",
-                            name, entry.name, method, entry.method));
+                            name, printable(entry.name), method, entry.method));
   }
   m.data_at = fixed + extra_len;
   if (end - offset < m.data_at || end - offset - m.data_at < entry.compressed_size) {
     return fail(
         fmt::format("{}: member `{}`: data after a {}-byte local extra field extends past the member's end "
                     "at offset {}",
-                    name, entry.name, extra_len, end));
+                    name, printable(entry.name), extra_len, end));
   }
   const std::size_t total = m.data_at + static_cast<std::size_t>(entry.compressed_size);
   if (m.bytes.size() < total) {
@@ -493,15 +494,15 @@ Result<std::string> Archive::read(const Entry& entry, std::uint64_t max_size) co
   if (entry.method != static_cast<std::uint16_t>(Method::Store) &&
       entry.method != static_cast<std::uint16_t>(Method::Deflate)) {
     return fail(fmt::format("{}: member `{}`: compression method {} not supported (expected 0, stored, or 8, deflate)",
-                            name, entry.name, entry.method));
+                            name, printable(entry.name), entry.method));
   }
   if (entry.uncompressed_size > max_size) {
-    return fail(fmt::format("{}: member `{}`: uncompressed size {} exceeds the limit of {} bytes", name, entry.name,
+    return fail(fmt::format("{}: member `{}`: uncompressed size {} exceeds the limit of {} bytes", name, printable(entry.name),
                             entry.uncompressed_size, max_size));
   }
   if (entry.method == static_cast<std::uint16_t>(Method::Store) && entry.compressed_size != entry.uncompressed_size) {
     return fail(fmt::format("{}: member `{}` is stored but its compressed size {} differs from its size {}", name,
-                            entry.name, entry.compressed_size, entry.uncompressed_size));
+                            printable(entry.name), entry.compressed_size, entry.uncompressed_size));
   }
   auto member = impl_->load_member(entry);
   if (!member) return fail(member.error());
@@ -517,20 +518,20 @@ Result<std::string> Archive::read(const Entry& entry, std::uint64_t max_size) co
                                       member->bytes.size() - member->data_at, out.data(), out.size(), &produced);
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
       return fail(fmt::format("{}: member `{}` inflates to more than the {} bytes the central directory says", name,
-                              entry.name, entry.uncompressed_size));
+                              printable(entry.name), entry.uncompressed_size));
     }
     if (r != LIBDEFLATE_SUCCESS) {
-      return fail(fmt::format("{}: member `{}`: corrupt deflate data", name, entry.name));
+      return fail(fmt::format("{}: member `{}`: corrupt deflate data", name, printable(entry.name)));
     }
     if (produced != out.size()) {
-      return fail(fmt::format("{}: member `{}` inflates to {} bytes, the central directory says {}", name, entry.name,
+      return fail(fmt::format("{}: member `{}` inflates to {} bytes, the central directory says {}", name, printable(entry.name),
                               produced, entry.uncompressed_size));
     }
   }
   const std::uint32_t crc = crc32(out);
   if (crc != entry.crc32) {
     return fail(fmt::format("{}: member `{}`: CRC-32 mismatch: the data has {:08x}, the central directory says {:08x}",
-                            name, entry.name, crc, entry.crc32));
+                            name, printable(entry.name), crc, entry.crc32));
   }
   return out;
 }

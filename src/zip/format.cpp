@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
+
 namespace vwheel::zip {
 
 std::uint32_t Entry::unix_mode() const noexcept { return (version_made_by >> 8) == 3 ? external_attributes >> 16 : 0; }
@@ -121,7 +123,7 @@ Result<std::size_t> parse_central_record(std::string_view cd, std::size_t pos, s
           return fail(
               fmt::format("member `{}`: zip64 extra field ({} bytes) lacks the {} its central directory "
                           "record defers to it",
-                          entry.name, len, what));
+                          printable(entry.name), len, what));
         }
         value = bytes == 8 ? load64(f + q) : load32(f + q);
         q += bytes;
@@ -151,7 +153,7 @@ Result<std::size_t> parse_central_record(std::string_view cd, std::size_t pos, s
     entry.extra.append(extra.substr(zip64_at + zip64_len));
   }
   if (disk != 0) {
-    return fail(fmt::format("member `{}` starts on disk {}: multi-disk archives are not supported", entry.name, disk));
+    return fail(fmt::format("member `{}` starts on disk {}: multi-disk archives are not supported", printable(entry.name), disk));
   }
   return total;
 }

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
 #include "vwheel/zip/zip.hpp"
 #include "zip/format.hpp"
 
@@ -184,7 +185,7 @@ Result<void> check_plan(const Archive* source, const WritePlan& plan, const std:
       }
       if (planned[*index]) {
         return fail(fmt::format("{}: member name `{}` appears twice in the archive to write", name,
-                                source->entries()[*index].name));
+                                printable(source->entries()[*index].name)));
       }
       planned[*index] = true;
     } else {
@@ -194,20 +195,20 @@ Result<void> check_plan(const Archive* source, const WritePlan& plan, const std:
       }
       if (added.method != Method::Store && added.method != Method::Deflate) {
         return fail(fmt::format("{}: new member `{}`: compression method {} not supported (expected 0 or 8)", name,
-                                added.name, static_cast<unsigned>(added.method)));
+                                printable(added.name), static_cast<unsigned>(added.method)));
       }
       new_names.push_back(added.name);
     }
   }
   std::sort(new_names.begin(), new_names.end());
   if (const auto dup = std::adjacent_find(new_names.begin(), new_names.end()); dup != new_names.end()) {
-    return fail(fmt::format("{}: member name `{}` appears twice in the archive to write", name, *dup));
+    return fail(fmt::format("{}: member name `{}` appears twice in the archive to write", name, printable(*dup)));
   }
   if (source != nullptr) {
     for (const std::string_view added : new_names) {
       const Entry* same = source->find(added);
       if (same != nullptr && planned[static_cast<std::size_t>(same - source->entries().data())]) {
-        return fail(fmt::format("{}: member name `{}` appears twice in the archive to write", name, added));
+        return fail(fmt::format("{}: member name `{}` appears twice in the archive to write", name, printable(added)));
       }
     }
   }
@@ -368,7 +369,7 @@ Result<void> write_archive(const Archive* source, const WritePlan& plan, const s
         central_record_size(*p.entry, p.offset) - central_header_size - p.entry->name.size() - p.entry->comment.size();
     if (extra > max16) {
       return fail(fmt::format("{}: member `{}`: no room for a zip64 field next to its {} bytes of extra fields",
-                              out.name(), p.entry->name, p.entry->extra.size()));
+                              out.name(), printable(p.entry->name), p.entry->extra.size()));
     }
     append_central_record(out.buffer(), *p.entry, p.offset);
     if (auto r = out.maybe_flush(); !r) return r;
