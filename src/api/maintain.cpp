@@ -211,10 +211,6 @@ Result<AnalyzeReport> analyze_wheels(const AnalyzeRequest& request) {
     if (!w) return fail(w.error());
     auto doc = wheel::read_variant_json(*w);
     if (!doc) return fail(doc.error());
-    if (w->name.is_variant() && !*doc) {
-      return fail(fmt::format("{}: variant label `{}` in the file name but no `{}`", path.filename().string(),
-                              *w->name.label, w->variant_json_path()));
-    }
     WheelAnalysis a;
     a.path = path;
     a.name = w->name;

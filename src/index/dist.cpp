@@ -130,10 +130,6 @@ Result<WheelInfo> inspect_wheel(const std::filesystem::path& path, const DistNam
   if (name.variant_namever) {
     auto doc = wheel::read_variant_json(*wheel);
     if (!doc) return fail(doc.error());
-    if (!*doc) {
-      return fail(fmt::format("{}: variant label `{}` in the file name but no `{}`", filename,
-                              wheel->name.label.value_or(""), wheel->variant_json_path()));
-    }
   }
   // Valid UTF-8, so that it reads back from the state as it was written.
   std::optional<std::string> requires_python;

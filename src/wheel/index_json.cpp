@@ -47,11 +47,8 @@ Loaded load(const fs::path& path) {
     auto doc = read_variant_json(*wheel);
     if (!doc) {
       out.error = doc.error();
-    } else if (!*doc) {
-      out.error = Error(fmt::format("{}: variant label `{}` in the file name but no `{}`", out.filename,
-                                    *wheel->name.label, wheel->variant_json_path()));
     } else {
-      out.metadata = std::move((*doc)->metadata);
+      out.metadata = std::move((*doc)->metadata);  // a labelled wheel always has one (read_variant_json)
     }
   }
   out.bytes_read = wheel->archive.bytes_read();
@@ -177,10 +174,6 @@ Result<IndexJsonFile> add_wheel_to_index_json(const fs::path& wheel_path, const 
   if (!wheel->name.is_variant()) return fail(fmt::format("{}: not a variant wheel (no variant label in its name)", file));
   auto doc = read_variant_json(*wheel);
   if (!doc) return fail(doc.error());
-  if (!*doc) {
-    return fail(fmt::format("{}: variant label `{}` in the file name but no `{}`", file, *wheel->name.label,
-                            wheel->variant_json_path()));
-  }
   IndexJsonFile out{wheel->name.namever() + "-variants.json", {}, {file}};
   variant::VariantMetadata merged = std::move((*doc)->metadata);
   std::vector<const variant::VariantMetadata*> inputs;

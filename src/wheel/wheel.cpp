@@ -96,7 +96,11 @@ Result<Wheel> open_wheel(const fs::path& path) {
 }
 
 Result<std::optional<metadata::ParsedDocument>> read_variant_json(const Wheel& wheel) {
-  if (!wheel.variant_json_index) return std::optional<metadata::ParsedDocument>{};
+  if (!wheel.variant_json_index) {
+    if (!wheel.name.label) return std::optional<metadata::ParsedDocument>{};
+    return fail(fmt::format("{}: variant label `{}` in the file name but no `{}`", display(wheel.path),
+                            *wheel.name.label, wheel.variant_json_path()));
+  }
   const auto& entry = wheel.archive.entries()[*wheel.variant_json_index];
   const std::string where = fmt::format("{}: {}", display(wheel.path), entry.name);
   auto text = wheel.archive.read(entry, std::uint64_t{16} << 20);
@@ -175,10 +179,7 @@ Result<std::optional<fs::path>> unmake_variant(const fs::path& input, const fs::
   if (!wheel) return fail(wheel.error());
   if (!wheel->name.label) return std::optional<fs::path>{};
   if (auto ok = check_output_dir(output_dir); !ok) return fail(ok.error());
-  if (!wheel->variant_json_index) {
-    return fail(fmt::format("{}: variant label `{}` in the file name but no `{}`", display(input), *wheel->name.label,
-                            wheel->variant_json_path()));
-  }
+  if (auto doc = read_variant_json(*wheel); !doc) return fail(doc.error());
   auto record = rewritten_record(*wheel, std::nullopt);
   if (!record) return fail(record.error());
 

@@ -42,7 +42,8 @@ struct Wheel {
 [[nodiscard]] Result<Wheel> open_wheel(const std::filesystem::path& path);
 
 /// Reads and validates the wheel's `variant.json` against the label in its file name. nullopt
-/// when the wheel has no `variant.json`. Errors name the wheel.
+/// for a wheel without a label and without `variant.json`; a labelled wheel without one is an
+/// error. Errors name the wheel.
 [[nodiscard]] Result<std::optional<metadata::ParsedDocument>> read_variant_json(const Wheel& wheel);
 
 /// The format of a `variant.json` written by `make_variant`.
