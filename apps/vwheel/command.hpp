@@ -22,6 +22,9 @@ struct Dispatch {
 
 /// Prints `vwheel: error: <message>` (and every detail on its own line) to stderr.
 void report_error(const Error& error);
+/// Prints `vwheel: error: <message>`, then every detail indented on its own line: for errors
+/// whose details explain the one-line message (resolution conflicts).
+void report_explained_error(const Error& error);
 /// Prints `vwheel: warning: <message>` to stderr.
 void report_warning(const std::string& message);
 
@@ -42,6 +45,9 @@ void add_uninstall_command(CLI::App& app, Dispatch& dispatch);
 void add_list_command(CLI::App& app, Dispatch& dispatch);
 void add_show_command(CLI::App& app, Dispatch& dispatch);
 void add_venv_command(CLI::App& app, Dispatch& dispatch);
+void add_lock_command(CLI::App& app, Dispatch& dispatch);
+void add_sync_command(CLI::App& app, Dispatch& dispatch);
+void add_export_command(CLI::App& app, Dispatch& dispatch);
 // `vwheel index build|serve`: the parent is made in main(), each subcommand in its own file.
 void add_index_build_command(CLI::App& index, Dispatch& dispatch);
 void add_index_serve_command(CLI::App& index, Dispatch& dispatch);

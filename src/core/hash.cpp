@@ -1,5 +1,6 @@
 #include "vwheel/core/hash.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace vwheel {
@@ -19,6 +20,51 @@ constexpr std::uint32_t kK[64] = {
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
 constexpr std::uint32_t rotr(std::uint32_t x, unsigned n) { return (x >> n) | (x << (32U - n)); }
+
+// SHA-512 and SHA-384 (FIPS 180-4): 64-bit words, 80 rounds, 128-byte blocks.
+constexpr std::uint64_t kK512[80] = {
+    0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL, 0xe9b5dba58189dbbcULL,
+    0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL, 0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL,
+    0xd807aa98a3030242ULL, 0x12835b0145706fbeULL, 0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL,
+    0x72be5d74f27b896fULL, 0x80deb1fe3b1696b1ULL, 0x9bdc06a725c71235ULL, 0xc19bf174cf692694ULL,
+    0xe49b69c19ef14ad2ULL, 0xefbe4786384f25e3ULL, 0x0fc19dc68b8cd5b5ULL, 0x240ca1cc77ac9c65ULL,
+    0x2de92c6f592b0275ULL, 0x4a7484aa6ea6e483ULL, 0x5cb0a9dcbd41fbd4ULL, 0x76f988da831153b5ULL,
+    0x983e5152ee66dfabULL, 0xa831c66d2db43210ULL, 0xb00327c898fb213fULL, 0xbf597fc7beef0ee4ULL,
+    0xc6e00bf33da88fc2ULL, 0xd5a79147930aa725ULL, 0x06ca6351e003826fULL, 0x142929670a0e6e70ULL,
+    0x27b70a8546d22ffcULL, 0x2e1b21385c26c926ULL, 0x4d2c6dfc5ac42aedULL, 0x53380d139d95b3dfULL,
+    0x650a73548baf63deULL, 0x766a0abb3c77b2a8ULL, 0x81c2c92e47edaee6ULL, 0x92722c851482353bULL,
+    0xa2bfe8a14cf10364ULL, 0xa81a664bbc423001ULL, 0xc24b8b70d0f89791ULL, 0xc76c51a30654be30ULL,
+    0xd192e819d6ef5218ULL, 0xd69906245565a910ULL, 0xf40e35855771202aULL, 0x106aa07032bbd1b8ULL,
+    0x19a4c116b8d2d0c8ULL, 0x1e376c085141ab53ULL, 0x2748774cdf8eeb99ULL, 0x34b0bcb5e19b48a8ULL,
+    0x391c0cb3c5c95a63ULL, 0x4ed8aa4ae3418acbULL, 0x5b9cca4f7763e373ULL, 0x682e6ff3d6b2b8a3ULL,
+    0x748f82ee5defb2fcULL, 0x78a5636f43172f60ULL, 0x84c87814a1f0ab72ULL, 0x8cc702081a6439ecULL,
+    0x90befffa23631e28ULL, 0xa4506cebde82bde9ULL, 0xbef9a3f7b2c67915ULL, 0xc67178f2e372532bULL,
+    0xca273eceea26619cULL, 0xd186b8c721c0c207ULL, 0xeada7dd6cde0eb1eULL, 0xf57d4f7fee6ed178ULL,
+    0x06f067aa72176fbaULL, 0x0a637dc5a2c898a6ULL, 0x113f9804bef90daeULL, 0x1b710b35131c471bULL,
+    0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL, 0x431d67c49c100d4cULL,
+    0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL, 0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL,
+};
+constexpr std::uint64_t kH512[8] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
+};
+constexpr std::uint64_t kH384[8] = {
+    0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL, 0x152fecd8f70e5939ULL,
+    0x67332667ffc00b31ULL, 0x8eb44a8768581511ULL, 0xdb0c2e0d64f98fa7ULL, 0x47b5481dbefa4fa4ULL,
+};
+
+constexpr std::uint64_t rotr64(std::uint64_t x, unsigned n) { return (x >> n) | (x << (64U - n)); }
+
+template <std::size_t N>
+std::string hex_of(const std::array<std::uint8_t, N>& digest) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(N * 2, '0');
+  for (std::size_t i = 0; i < N; ++i) {
+    out[2 * i] = kHex[digest[i] >> 4U];
+    out[2 * i + 1] = kHex[digest[i] & 0x0fU];
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -117,16 +163,129 @@ Sha256Digest sha256(std::string_view data) {
   return h.finish();
 }
 
-std::string to_hex(const Sha256Digest& digest) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(digest.size() * 2, '0');
-  for (std::size_t i = 0; i < digest.size(); ++i) {
-    out[2 * i] = kHex[digest[i] >> 4U];
-    out[2 * i + 1] = kHex[digest[i] & 0x0fU];
+std::string to_hex(const Sha256Digest& digest) { return hex_of(digest); }
+
+std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
+
+struct Sha512::State {
+  bool is384 = false;
+  std::uint64_t h[8] = {};
+  std::uint8_t block[128] = {};
+  std::size_t block_len = 0;
+  std::uint64_t total = 0;  // bytes; messages of 2^61 bytes and more are out of scope
+
+  explicit State(bool sha384) : is384(sha384) { std::copy(std::begin(sha384 ? kH384 : kH512), std::end(sha384 ? kH384 : kH512), h); }
+
+  void compress(const std::uint8_t* p) {
+    std::uint64_t w[80];
+    for (int i = 0; i < 16; ++i) {
+      std::uint64_t v = 0;
+      for (int j = 0; j < 8; ++j) v = (v << 8U) | p[8 * i + j];
+      w[i] = v;
+    }
+    for (int i = 16; i < 80; ++i) {
+      const std::uint64_t s0 = rotr64(w[i - 15], 1) ^ rotr64(w[i - 15], 8) ^ (w[i - 15] >> 7U);
+      const std::uint64_t s1 = rotr64(w[i - 2], 19) ^ rotr64(w[i - 2], 61) ^ (w[i - 2] >> 6U);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    std::uint64_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 80; ++i) {
+      const std::uint64_t t1 =
+          k + (rotr64(e, 14) ^ rotr64(e, 18) ^ rotr64(e, 41)) + ((e & f) ^ (~e & g)) + kK512[i] + w[i];
+      const std::uint64_t t2 = (rotr64(a, 28) ^ rotr64(a, 34) ^ rotr64(a, 39)) + ((a & b) ^ (a & c) ^ (b & c));
+      k = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += k;
   }
+
+  void update(const std::uint8_t* p, std::size_t n) {
+    total += n;
+    if (block_len > 0) {
+      const std::size_t take = std::min(n, 128 - block_len);
+      std::memcpy(block + block_len, p, take);
+      block_len += take;
+      p += take;
+      n -= take;
+      if (block_len < 128) return;
+      compress(block);
+      block_len = 0;
+    }
+    for (; n >= 128; n -= 128, p += 128) compress(p);
+    if (n > 0) std::memcpy(block, p, n);
+    block_len = n;
+  }
+
+  /// Pads (a 128-bit big-endian bit count; the high 64 bits are the top of `total * 8`) and
+  /// writes the first `out_len` bytes of the state, then resets.
+  void finish(std::uint8_t* out, std::size_t out_len) {
+    const std::uint64_t bits_lo = total << 3U;
+    const std::uint64_t bits_hi = total >> 61U;
+    const std::uint8_t pad = 0x80;
+    update(&pad, 1);
+    const std::uint8_t zero[128] = {};
+    const std::size_t fill = block_len <= 112 ? 112 - block_len : 240 - block_len;
+    update(zero, fill);
+    std::uint8_t len[16];
+    for (int i = 0; i < 8; ++i) {
+      len[i] = static_cast<std::uint8_t>(bits_hi >> (56U - 8U * static_cast<unsigned>(i)));
+      len[8 + i] = static_cast<std::uint8_t>(bits_lo >> (56U - 8U * static_cast<unsigned>(i)));
+    }
+    update(len, 16);
+    for (std::size_t i = 0; i < out_len; ++i) out[i] = static_cast<std::uint8_t>(h[i / 8] >> (56U - 8U * (i % 8)));
+    *this = State(is384);
+  }
+};
+
+Sha512::Sha512(bool sha384) : state_(std::make_unique<State>(sha384)) {}
+Sha512::~Sha512() = default;
+Sha512::Sha512(Sha512&&) noexcept = default;
+Sha512& Sha512::operator=(Sha512&&) noexcept = default;
+
+void Sha512::update(std::string_view data) {
+  state_->update(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+}
+
+Sha512Digest Sha512::finish() {
+  Sha512Digest out{};
+  state_->finish(out.data(), out.size());
   return out;
 }
 
-std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
+Sha384Digest Sha512::finish384() {
+  Sha384Digest out{};
+  state_->finish(out.data(), out.size());
+  return out;
+}
+
+Sha384Digest sha384(std::string_view data) {
+  Sha512 h(true);
+  h.update(data);
+  return h.finish384();
+}
+
+Sha512Digest sha512(std::string_view data) {
+  Sha512 h;
+  h.update(data);
+  return h.finish();
+}
+
+std::string to_hex(const Sha384Digest& digest) { return hex_of(digest); }
+std::string to_hex(const Sha512Digest& digest) { return hex_of(digest); }
+std::string sha384_hex(std::string_view data) { return to_hex(sha384(data)); }
+std::string sha512_hex(std::string_view data) { return to_hex(sha512(data)); }
 
 }  // namespace vwheel

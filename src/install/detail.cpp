@@ -31,8 +31,26 @@ std::string errno_text(int err) { return std::strerror(err); }
 }  // namespace
 
 std::optional<std::string> record_digest(std::string_view algorithm, std::string_view data) {
-  if (algorithm != "sha256") return std::nullopt;
-  return record_sha256(data);
+  if (algorithm == "sha256") return record_sha256(data);
+  if (algorithm == "sha384") {
+    const auto d = sha384(data);
+    return "sha384=" + wheel::base64url_nopad(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
+  }
+  if (algorithm == "sha512") {
+    const auto d = sha512(data);
+    return "sha512=" + wheel::base64url_nopad(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
+  }
+  return std::nullopt;
+}
+
+Result<void> check_record_algorithm(std::string_view hash) {
+  const auto eq = hash.find('=');
+  const auto algo = hash.substr(0, eq);
+  if (eq != std::string_view::npos && (algo == "sha256" || algo == "sha384" || algo == "sha512")) return {};
+  if (eq != std::string_view::npos && (algo == "md5" || algo == "sha1" || algo == "sha224")) {
+    return fail(fmt::format("RECORD hash `{}`: {} is too weak (sha256, sha384 or sha512 expected)", hash, algo));
+  }
+  return fail(fmt::format("RECORD hash `{}`: expected sha256=, sha384= or sha512= and a digest", hash));
 }
 
 std::string record_sha256(std::string_view data) { return "sha256=" + wheel::base64url_nopad(sha256_raw(data)); }
@@ -74,6 +92,18 @@ Result<void> write_new_file(const fs::path& path, std::string_view data, unsigne
     done += static_cast<std::size_t>(n);
   }
   if (::close(fd) != 0) return fail(fmt::format("{}: cannot write: {}", path.string(), errno_text(errno)));
+  return {};
+}
+
+Result<void> write_replace(const fs::path& path, std::string_view data) {
+  auto tmp = path;
+  tmp += ".tmp-" + unique_suffix();
+  if (auto ok = write_new_file(tmp, data, 0644); !ok) return ok;
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return fail(fmt::format("{}: cannot rename into place: {}", path.string(), errno_text(err)));
+  }
   return {};
 }
 
@@ -177,6 +207,7 @@ Result<void> Transaction::ensure_dir(const fs::path& dir) {
 
 void Transaction::commit() {
   finished_ = true;
+  if (backups_ == 0) return;  // nothing was moved aside: no backup directory was made
   std::error_code ec;
   fs::remove_all(backup_dir_, ec);
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Internals of the install component: bulk hashing (OpenSSL), file writes, and the transaction
+// Internals of the install component: RECORD and file hashing, file writes, and the transaction
 // that moves staged files into place and can put everything back.
 
 #include <cstdint>
@@ -16,13 +16,20 @@ namespace vwheel::install::detail {
 
 /// `ALGO=urlsafe-b64-digest` of data for `sha256`, `sha384` or `sha512`; nullopt for any other algorithm.
 [[nodiscard]] std::optional<std::string> record_digest(std::string_view algorithm, std::string_view data);
-/// `sha256=...` of data (OpenSSL, for bulk data).
+/// Whether a RECORD hash names an accepted algorithm (sha256, sha384, sha512; at least SHA-256
+/// strength, as pip requires): the error says why not (md5 and sha1 are refused as too weak).
+[[nodiscard]] Result<void> check_record_algorithm(std::string_view hash);
+/// `sha256=...` of data.
 [[nodiscard]] std::string record_sha256(std::string_view data);
-/// Lowercase hex SHA-256 of a whole file (mmap + OpenSSL).
+/// Lowercase hex SHA-256 of a whole file (mmap).
 [[nodiscard]] Result<std::string> file_sha256_hex(const std::filesystem::path& path);
 
 /// Creates `path` (which must not exist) with `data` and permission bits `mode`.
 [[nodiscard]] Result<void> write_new_file(const std::filesystem::path& path, std::string_view data, unsigned mode);
+
+/// Writes `data` to `path` through a temporary file and a rename (replacing any old file), without
+/// fsync: for cache hints whose loss or truncation after a crash is harmless.
+[[nodiscard]] Result<void> write_replace(const std::filesystem::path& path, std::string_view data);
 
 /// Hard-links `from` to `to`, copying when linking is impossible (another file system).
 [[nodiscard]] Result<void> link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);

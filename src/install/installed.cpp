@@ -75,22 +75,33 @@ std::vector<Distribution> list_distributions(const Environment& env) {
 }
 
 std::optional<Distribution> find_distribution(const Environment& env, std::string_view name) {
-  const auto wanted = wheel_name::canonicalize_name(name);
+  return detail::find_in_index(detail::index_dist_infos(env), wheel_name::canonicalize_name(name));
+}
+
+namespace detail {
+
+DistInfoIndex index_dist_infos(const Environment& env) {
+  DistInfoIndex index;
   for (const auto& dir : lib_dirs(env)) {
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       const auto file = it->path().filename().string();
-      if (!file.ends_with(".dist-info")) continue;
+      if (file.size() <= 10 || !file.ends_with(".dist-info")) continue;
       const auto stem = file.substr(0, file.size() - 10);
-      if (wheel_name::canonicalize_name(stem.substr(0, stem.find('-'))) != wanted) continue;
-      auto d = read_distribution(it->path());
-      if (wheel_name::canonicalize_name(d.name) == wanted) return d;
+      index.emplace(wheel_name::canonicalize_name(stem.substr(0, stem.find('-'))), it->path());
     }
+  }
+  return index;
+}
+
+std::optional<Distribution> find_in_index(const DistInfoIndex& index, std::string_view canonical_name) {
+  auto [first, last] = index.equal_range(canonical_name);
+  for (auto it = first; it != last; ++it) {
+    auto d = read_distribution(it->second);
+    if (wheel_name::canonicalize_name(d.name) == canonical_name) return d;
   }
   return std::nullopt;
 }
-
-namespace detail {
 
 Result<Removal> remove_distribution(const Environment& env, const Distribution& dist, Transaction& tx) {
   Removal removal;
@@ -167,7 +178,7 @@ void cleanup_parents(const Environment& env, const Removal& removal) noexcept {
 }  // namespace detail
 
 Result<Uninstalled> uninstall(const Environment& env, std::string_view name) {
-  auto lock = EnvironmentLock::acquire(env.lock_dir);
+  auto lock = EnvironmentLock::acquire(env.lock_dir, [&] { print_lock_wait(env); });
   if (!lock) return fail(lock.error());
   auto dist = find_distribution(env, name);
   if (!dist) return fail(fmt::format("{}: not installed in {}", name, env.scheme.purelib.string()));

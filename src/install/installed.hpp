@@ -2,6 +2,8 @@
 // Removing an installed distribution inside a transaction (uninstall, and upgrades).
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,14 @@ struct Removal {
   std::vector<std::filesystem::path> parents;  ///< directories that may now be empty
   std::vector<std::string> warnings;
 };
+
+/// The `*.dist-info` directories of purelib and platlib by canonical project name (from the
+/// directory name), listed once per run so that each wheel's look-up costs no directory scan.
+using DistInfoIndex = std::multimap<std::string, std::filesystem::path, std::less<>>;
+[[nodiscard]] DistInfoIndex index_dist_infos(const Environment& env);
+
+/// The installed distribution of this canonical name, from the index, or nullopt.
+[[nodiscard]] std::optional<Distribution> find_in_index(const DistInfoIndex& index, std::string_view canonical_name);
 
 /// Moves the distribution's RECORD files (only those inside the environment's prefix), the
 /// `__pycache__` files of its `.py` files, and its dist-info directory to the transaction's backup.

@@ -9,7 +9,10 @@
 
 #include "vwheel/api/maintain.hpp"
 #include "vwheel/api/target.hpp"
+#include "vwheel/install/layout.hpp"
+#include "vwheel/pep440/specifier.hpp"
 #include "vwheel/pep440/version.hpp"
+#include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
 
@@ -39,20 +42,84 @@ std::string variant_why(const api::WheelAnalysis& a) {
   return fmt::format("variant {}: {}", *a.name.label, fmt::join(props, ", "));
 }
 
-}  // namespace
+using MarkerEnvironment = std::map<std::string, std::string, std::less<>>;
 
-Result<Compatibility> make_compatibility(std::vector<std::string> interpreter_tags,
-                                         const std::optional<fs::path>& target, bool no_cache) {
+bool has_python_version(const MarkerEnvironment& env) {
+  return env.contains("python_full_version") || env.contains("python_version");
+}
+
+/// The `Requires-Python` of a wheel's METADATA ("" when absent).
+Result<std::string> wheel_requires_python(const fs::path& path) {
+  auto w = wheel::open_wheel(path);
+  if (!w) return fail(w.error());
+  const auto* e = w->archive.find(w->dist_info + "/METADATA");
+  if (e == nullptr) return fail(fmt::format("{}: no `{}/METADATA` file", path.filename().string(), w->dist_info));
+  auto text = w->archive.read(*e, std::uint64_t{64} << 20);
+  if (!text) return fail(text.error().with_context(path.filename().string()));
+  return header_value(*text, "Requires-Python").value_or("");
+}
+
+/// Checks the wheel's Requires-Python when there is a version to check it against.
+Result<void> check_wheel_requires_python(const fs::path& path, const Compatibility& compat) {
+  if (!target_python_version(compat)) return {};
+  auto rp = wheel_requires_python(path);
+  if (!rp) return fail(rp.error());
+  return check_requires_python(*rp, compat, path.filename().string());
+}
+
+Result<Compatibility> make(std::vector<std::string> tags, std::optional<MarkerEnvironment> environment,
+                           std::string environment_source, const std::optional<fs::path>& target, bool no_cache) {
   Compatibility c;
-  c.tags = std::move(interpreter_tags);
+  c.tags = std::move(tags);
   c.target = target;
   c.no_cache = no_cache;
+  if (environment && has_python_version(*environment)) {
+    c.environment = std::move(environment);
+    c.environment_source = std::move(environment_source);
+  }
   if (target) {
     auto resolved = api::resolve_target(api::TargetRequest{target, no_cache});
     if (!resolved) return fail(resolved.error());
     if (resolved->tags) c.tags = *resolved->tags;
+    if (resolved->environment && has_python_version(*resolved->environment)) {
+      c.environment = std::move(resolved->environment);
+      c.environment_source = resolved->description;
+    }
   }
   return c;
+}
+
+}  // namespace
+
+Result<Compatibility> make_compatibility(std::vector<std::string> interpreter_tags,
+                                         const std::optional<fs::path>& target, bool no_cache) {
+  return make(std::move(interpreter_tags), std::nullopt, "", target, no_cache);
+}
+
+Result<Compatibility> make_compatibility(const python::Interpreter& interpreter, const std::optional<fs::path>& target,
+                                         bool no_cache) {
+  MarkerEnvironment env(interpreter.environment.begin(), interpreter.environment.end());
+  return make(interpreter.tags, std::move(env), fmt::format("interpreter {}", interpreter.executable.string()), target,
+              no_cache);
+}
+
+std::optional<std::string> target_python_version(const Compatibility& compat) {
+  if (!compat.environment) return std::nullopt;
+  for (const char* key : {"python_full_version", "python_version"}) {
+    if (auto it = compat.environment->find(key); it != compat.environment->end() && !it->second.empty()) return it->second;
+  }
+  return std::nullopt;
+}
+
+Result<void> check_requires_python(std::string_view requires_python, const Compatibility& compat, std::string_view what) {
+  const auto version = target_python_version(compat);
+  if (!version) return {};
+  auto spec = pep440::SpecifierSet::parse(requires_python);
+  if (!spec) return fail(fmt::format("{}: Requires-Python `{}`: {}", what, requires_python, spec.error().message));
+  // As pip: pre-releases of Python itself are admitted.
+  if (spec->contains(*version, true)) return {};
+  return fail(fmt::format("{}: Requires-Python `{}` excludes Python {} (of the {})", what, requires_python, *version,
+                          compat.environment_source.empty() ? "target" : compat.environment_source));
 }
 
 Result<void> check_wheel(const fs::path& wheel, const Compatibility& compat, bool ignore_variant) {
@@ -63,6 +130,7 @@ Result<void> check_wheel(const fs::path& wheel, const Compatibility& compat, boo
     return fail(fmt::format("{}: none of its tags ({}-{}-{}) is supported by the {}", file, name->python_tag,
                             name->abi_tag, name->platform_tag, compat.target ? "target profile" : "interpreter"));
   }
+  if (auto ok = check_wheel_requires_python(wheel, compat); !ok) return ok;
   if (!name->is_variant() || ignore_variant) return {};
   api::AnalyzeRequest req;
   req.wheels = {wheel};
@@ -140,8 +208,8 @@ Result<Choice> choose_wheel(const fs::path& dir, const std::string& requirement,
       if (!r) return fail(r.error());
       report = std::move(*r);
     }
-    std::optional<std::size_t> best;
-    std::pair<std::size_t, std::size_t> best_key{SIZE_MAX, SIZE_MAX};
+    // Supported wheels, best first: variant rank, then tag priority.
+    std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::size_t>> ranked;
     for (std::size_t i = 0; i < fitting.size(); ++i) {
       std::size_t rank = 1;
       if (report) {
@@ -149,14 +217,25 @@ Result<Choice> choose_wheel(const fs::path& dir, const std::string& requirement,
         if (!a.supported || !a.rank) continue;
         rank = *a.rank;
       }
-      std::pair<std::size_t, std::size_t> key{rank, priorities[i]};
-      if (key < best_key) {
-        best_key = key;
+      ranked.push_back({{rank, priorities[i]}, i});
+    }
+    if (ranked.empty()) {
+      rejected.push_back(fmt::format("{}: no supported variant among {} wheels", version.to_string(), fitting.size()));
+      continue;
+    }
+    std::sort(ranked.begin(), ranked.end());
+    std::optional<std::size_t> best;
+    std::string python_rejection;
+    for (const auto& [key, i] : ranked) {
+      auto ok = check_wheel_requires_python(fitting[i]->path, compat);
+      if (ok) {
         best = i;
+        break;
       }
+      if (python_rejection.empty()) python_rejection = ok.error().message;
     }
     if (!best) {
-      rejected.push_back(fmt::format("{}: no supported variant among {} wheels", version.to_string(), fitting.size()));
+      rejected.push_back(fmt::format("{}: {}", version.to_string(), python_rejection));
       continue;
     }
     Choice choice;

@@ -54,7 +54,7 @@ Result<detail::Json> parse_json_text(std::string_view text) {
     auto json = detail::Json::parse(text.begin(), text.end(), callback);
     if (duplicate) return fail(*duplicate);
     return json;
-  } catch (const detail::Json::parse_error& e) {
+  } catch (const detail::Json::exception& e) {
     std::string_view what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
     if (const auto pos = what.find("] "); what.starts_with("[json.exception.") && pos != std::string_view::npos) {

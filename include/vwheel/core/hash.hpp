@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// SHA-256, one-shot and streaming, and its hex form (variant labels, cache keys, RECORD files).
+/// SHA-256, one-shot and streaming, and its hex form (variant labels, cache keys, RECORD files);
+/// SHA-384 and SHA-512 (FIPS 180-4) for RECORD rows that use them.
 
 #include <array>
 #include <cstdint>
@@ -11,6 +12,8 @@
 namespace vwheel {
 
 using Sha256Digest = std::array<std::uint8_t, 32>;
+using Sha384Digest = std::array<std::uint8_t, 48>;
+using Sha512Digest = std::array<std::uint8_t, 64>;
 
 /// SHA-256 of `data`.
 [[nodiscard]] Sha256Digest sha256(std::string_view data);
@@ -20,6 +23,19 @@ using Sha256Digest = std::array<std::uint8_t, 32>;
 
 /// Lowercase hex SHA-256 of `data`.
 [[nodiscard]] std::string sha256_hex(std::string_view data);
+
+/// SHA-384 of `data`.
+[[nodiscard]] Sha384Digest sha384(std::string_view data);
+/// SHA-512 of `data`.
+[[nodiscard]] Sha512Digest sha512(std::string_view data);
+/// Lowercase hex of a SHA-384 digest (96 characters).
+[[nodiscard]] std::string to_hex(const Sha384Digest& digest);
+/// Lowercase hex of a SHA-512 digest (128 characters).
+[[nodiscard]] std::string to_hex(const Sha512Digest& digest);
+/// Lowercase hex SHA-384 of `data`.
+[[nodiscard]] std::string sha384_hex(std::string_view data);
+/// Lowercase hex SHA-512 of `data`.
+[[nodiscard]] std::string sha512_hex(std::string_view data);
 
 /// Incremental SHA-256, for data that arrives in pieces (downloads, zip members).
 class Sha256 {
@@ -34,6 +50,29 @@ class Sha256 {
   void update(std::string_view data);
   /// The digest of everything passed to `update`; the object is then reset.
   [[nodiscard]] Sha256Digest finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Incremental SHA-512, or SHA-384 (the same function with other initial values, truncated).
+class Sha512 {
+ public:
+  /// `sha384`: compute SHA-384 instead (`finish384`).
+  explicit Sha512(bool sha384 = false);
+  ~Sha512();
+  Sha512(const Sha512&) = delete;
+  Sha512& operator=(const Sha512&) = delete;
+  Sha512(Sha512&&) noexcept;
+  Sha512& operator=(Sha512&&) noexcept;
+
+  void update(std::string_view data);
+  /// The SHA-512 digest of everything passed to `update` (constructed with `sha384 = false`);
+  /// the object is then reset.
+  [[nodiscard]] Sha512Digest finish();
+  /// The SHA-384 digest (constructed with `sha384 = true`); the object is then reset.
+  [[nodiscard]] Sha384Digest finish384();
 
  private:
   struct State;

@@ -46,13 +46,28 @@ struct OpenedEnvironment {
 
 /// Finds the interpreter (`python`, else `$VIRTUAL_ENV`, else `python3` on PATH), queries it and
 /// describes its environment. The error says which interpreter could not be used.
+///
+/// The query (a Python start-up, most of a small install's time) is cached per interpreter in
+/// `<interpreter_cache>/interpreters/`, keyed by the interpreter's absolute path, the identity
+/// and modification time of the path and of the file it resolves to, the `pyvenv.cfg` next to
+/// it, and the kernel release; nullopt disables the cache.
+[[nodiscard]] Result<OpenedEnvironment> open_environment(const std::optional<std::filesystem::path>& python,
+                                                         const std::optional<std::filesystem::path>& interpreter_cache);
+
+/// As above, with the cache under `provider::default_cache_dir()`.
 [[nodiscard]] Result<OpenedEnvironment> open_environment(const std::optional<std::filesystem::path>& python);
+
+/// An interpreter as cached (the JSON `python::parse_interpreter_report` reads; exposed for tests).
+[[nodiscard]] std::string interpreter_report_json(const python::Interpreter& interpreter);
 
 /// An exclusive `flock` on `<dir>/.vwheel.lock`, held for the object's lifetime.
 class EnvironmentLock {
  public:
   /// Blocks until the lock is held. Fails when the file cannot be created.
   [[nodiscard]] static Result<EnvironmentLock> acquire(const std::filesystem::path& dir);
+  /// Tries first; when another process holds the lock, calls `on_wait` (once) and then blocks.
+  [[nodiscard]] static Result<EnvironmentLock> acquire(const std::filesystem::path& dir,
+                                                       const std::function<void()>& on_wait);
   /// Does not block: nullopt-like error when another process holds it.
   [[nodiscard]] static Result<EnvironmentLock> try_acquire(const std::filesystem::path& dir);
   EnvironmentLock(EnvironmentLock&& other) noexcept;
@@ -66,6 +81,10 @@ class EnvironmentLock {
   int fd_ = -1;
 };
 
+/// Prints `waiting for the lock on PREFIX held by another process` to stderr (the default
+/// `InstallOptions::on_lock_wait`, also used by `uninstall`).
+void print_lock_wait(const Environment& env);
+
 /// How to install.
 struct InstallOptions {
   Limits limits;
@@ -74,6 +93,8 @@ struct InstallOptions {
   /// The unpacked-wheel cache root (`<dir>/wheels/...`); nullopt disables it.
   std::optional<std::filesystem::path> cache_dir;
   unsigned jobs = 0;  ///< worker threads (0: the number of CPUs)
+  /// Called once when another process holds the environment lock, before waiting for it.
+  std::function<void(const Environment&)> on_lock_wait = print_lock_wait;
   /// Test hook: called before each move into place with its 0-based number; returning true makes
   /// the install fail there (and roll back).
   std::function<bool(std::size_t)> fail_at_move;

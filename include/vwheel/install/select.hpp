@@ -6,11 +6,14 @@
 /// non-variant wheels. No dependency resolution.
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/python/interpreter.hpp"
 
 namespace vwheel::install {
 
@@ -21,15 +24,40 @@ struct Compatibility {
   /// A target profile for variant support; this machine when absent.
   std::optional<std::filesystem::path> target;
   bool no_cache = false;  ///< skip the provider detection cache
+  /// The PEP 508 marker environment a wheel's `Requires-Python` is checked against (its
+  /// `python_full_version`, else `python_version`): the target profile's `environment` when it
+  /// has a Python version, else the interpreter's. Nullopt (or no Python version in it): not checked.
+  std::optional<std::map<std::string, std::string, std::less<>>> environment;
+  /// Where `environment` comes from, for messages: `target profile FILE` or `interpreter PATH`.
+  std::string environment_source;
 };
 
-/// The tags to use: the target profile's `tags` when it has them, else `interpreter_tags`.
+/// The tags to use: the target profile's `tags` when it has them, else `interpreter_tags`; the
+/// environment: the target profile's when it has one (Requires-Python is then checked against it).
 [[nodiscard]] Result<Compatibility> make_compatibility(std::vector<std::string> interpreter_tags,
                                                        const std::optional<std::filesystem::path>& target,
                                                        bool no_cache);
 
-/// Checks a wheel file given for installation: one of its tags is supported, and, for a variant
-/// wheel (unless `ignore_variant`), its variant is supported by the target (the reason when not).
+/// As above for an interpreter: its tags and marker environment, unless the target profile
+/// carries `tags` / an `environment` with a Python version, which are used instead.
+[[nodiscard]] Result<Compatibility> make_compatibility(const python::Interpreter& interpreter,
+                                                       const std::optional<std::filesystem::path>& target,
+                                                       bool no_cache);
+
+/// The Python version `Requires-Python` is checked against (`python_full_version`, else
+/// `python_version` of `compat.environment`), or nullopt when there is none.
+[[nodiscard]] std::optional<std::string> target_python_version(const Compatibility& compat);
+
+/// Checks a `Requires-Python` value (`what` names the wheel) against `compat`'s Python version:
+/// the error names the wheel, the specifier, the version and where it comes from. An absent
+/// Python version, or an empty value, passes; an unparsable value is an error.
+[[nodiscard]] Result<void> check_requires_python(std::string_view requires_python, const Compatibility& compat,
+                                                 std::string_view what);
+
+/// Checks a wheel file given for installation: one of its tags is supported, its METADATA's
+/// `Requires-Python` admits the target's Python version (see `Compatibility::environment`),
+/// and, for a variant wheel (unless `ignore_variant`), its variant is supported by the target
+/// (the reason when not).
 [[nodiscard]] Result<void> check_wheel(const std::filesystem::path& wheel, const Compatibility& compat,
                                        bool ignore_variant);
 
@@ -43,8 +71,9 @@ struct Choice {
 };
 
 /// Chooses among the wheels in `dir` for `requirement` (`NAME` or `NAME==VERSION`): the highest
-/// version (no pre-releases unless `pre` or pinned) with a wheel whose tags are supported and,
-/// for variants, whose variant is supported; within it the best variant, then the best tag.
+/// version (no pre-releases unless `pre` or pinned) with a wheel whose tags are supported, whose
+/// `Requires-Python` admits the target's Python version and, for variants, whose variant is
+/// supported; within it the best variant, then the best tag.
 [[nodiscard]] Result<Choice> choose_wheel(const std::filesystem::path& dir, const std::string& requirement,
                                           const Compatibility& compat, bool pre);
 

@@ -2,12 +2,17 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
 #include "vwheel/install/install.hpp"
 #include "vwheel/wheel/record.hpp"
 #include "vwheel/zip/zip.hpp"
@@ -166,6 +171,42 @@ TEST_F(InstallTest, RecordVerification) {
   EXPECT_EQ(snapshot(), before);
 }
 
+TEST_F(InstallTest, RecordAcceptsSha384AndSha512AndRefusesWeakAlgorithms) {
+  auto b64 = [](const auto& digest) {
+    return wheel::base64url_nopad(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+  };
+  const std::string a = "A = 1\n";
+  const std::string b = "B = 2\n";
+  auto strong = make_wheel("strong", "1.0", {{"strong/a.py", {a, 0100644, true, "sha384=" + b64(sha384(a))}},
+                                             {"strong/b.py", {b, 0100644, true, "sha512=" + b64(sha512(b))}}});
+  auto r = install_wheels(env_, {{strong, true, true}}, options_);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(fs::exists(env_.scheme.purelib / "strong" / "b.py"));
+  auto record = read_file(env_.scheme.purelib / "strong-1.0.dist-info" / "RECORD");
+  ASSERT_TRUE(record);
+  EXPECT_NE(record->find("strong/a.py,sha384=" + b64(sha384(a))), std::string::npos) << *record;
+
+  // A wrong sha512 digest is a mismatch like any other.
+  auto wrong = make_wheel("wrong", "1.0", {{"wrong/a.py", {a, 0100644, true, "sha512=" + b64(sha512(b))}}});
+  r = install_wheels(env_, {{wrong, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("does not match RECORD"), std::string::npos) << r.error().message;
+
+  auto before = snapshot();
+  for (const std::string algo : {"md5", "sha1"}) {
+    auto weak = make_wheel("weak" + algo, "1.0", {{"weak/a.py", {a, 0100644, true, algo + "=AAAA"}}});
+    r = install_wheels(env_, {{weak, true, true}}, options_);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find(algo + " is too weak"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("weak/a.py"), std::string::npos) << r.error().message;
+  }
+  auto unknown = make_wheel("unknown", "1.0", {{"unknown/a.py", {a, 0100644, true, "blake2b=AAAA"}}});
+  r = install_wheels(env_, {{unknown, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("expected sha256=, sha384= or sha512="), std::string::npos) << r.error().message;
+  EXPECT_EQ(snapshot(), before);
+}
+
 TEST_F(InstallTest, RefusesHostileMembers) {
   auto before = snapshot();
   for (const auto& [name, mode] : std::vector<std::pair<std::string, std::uint32_t>>{
@@ -255,4 +296,36 @@ TEST_F(InstallTest, LockIsExclusive) {
   EXPECT_NE(second.error().message.find("another vwheel process"), std::string::npos);
   { auto moved = std::move(*held); }
   EXPECT_TRUE(EnvironmentLock::try_acquire(env_.lock_dir));
+}
+
+TEST_F(InstallTest, InstallWaitsForTheLockAndSaysSo) {
+  auto w = make_wheel("waiter", "1.0", {{"waiter/__init__.py", {"x = 1\n"}}});
+  std::optional<EnvironmentLock> held;
+  {
+    auto l = EnvironmentLock::acquire(env_.lock_dir);
+    ASSERT_TRUE(l);
+    held.emplace(std::move(*l));
+  }
+  std::atomic<int> waits{0};
+  options_.on_lock_wait = [&](const Environment& e) {
+    EXPECT_EQ(e.prefix, env_.prefix);
+    ++waits;
+  };
+  std::optional<Result<std::vector<Installed>>> result;
+  std::thread t([&] { result = install_wheels(env_, {{w, true, true}}, options_); });
+  for (int i = 0; i < 500 && waits == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(waits, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(fs::exists(env_.scheme.purelib / "waiter-1.0.dist-info")) << "installed while the lock was held";
+  held.reset();
+  t.join();
+  ASSERT_TRUE(result && *result) << (result ? result->error().message : "no result");
+  EXPECT_TRUE(fs::exists(env_.scheme.purelib / "waiter" / "__init__.py"));
+  EXPECT_EQ(waits, 1);
+
+  // Uncontended: no wait reported.
+  waits = 0;
+  options_.force_reinstall = true;
+  ASSERT_TRUE(install_wheels(env_, {{w, true, true}}, options_));
+  EXPECT_EQ(waits, 0);
 }

@@ -1,0 +1,120 @@
+#pragma once
+/// \file
+/// Finding distributions: the files of a project on package indexes (PEP 503 HTML / PEP 691 JSON
+/// project pages) and in `--find-links` locations (a local directory, or an HTML page of links),
+/// and what an installer reads from them without downloading whole wheels: core metadata (the PEP
+/// 658/714 `FILE.metadata`, else byte ranges of the wheel's zip central directory and `METADATA`
+/// member, else the whole wheel), `*-variants.json` files, and `variant.json` members.
+///
+/// Sources are kept apart: every file remembers the source it came from, so variant metadata of
+/// different sources is never merged (PEP 825, "Installing wheels from multiple sources").
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/http/client.hpp"
+#include "vwheel/pep440/version.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
+
+namespace vwheel::finder {
+
+/// Where distributions come from. Sources are listed in priority order (`--index-url`, then each
+/// `--extra-index-url`, then each `--find-links`).
+struct Source {
+  enum class Kind : std::uint8_t {
+    index,       ///< a simple-API base URL: project pages at `<url>/<name>/`
+    find_links,  ///< a local directory, or the URL of an HTML page of links
+  };
+  Kind kind = Kind::index;
+  std::string location;  ///< URL (http, https, file) or local directory path
+  /// `--index-url URL` / `--find-links DIR` as the user would write it, for messages.
+  [[nodiscard]] std::string describe() const;
+};
+
+/// One distribution file of a project (a wheel or a `{name}-{version}-variants.json`).
+struct File {
+  std::size_t source = 0;  ///< index into the Finder's sources
+  std::string filename;
+  std::string url;                            ///< absolute URL; empty for a local file
+  std::optional<std::filesystem::path> path;  ///< the local file (find-links directory)
+  std::map<std::string, std::string> hashes;  ///< algorithm -> lowercase hex
+  std::optional<std::string> requires_python;
+  std::optional<std::string> yanked;                          ///< the reason when yanked
+  std::optional<std::map<std::string, std::string>> core_metadata;  ///< PEP 658 file served (its hashes)
+  std::optional<std::uint64_t> size;
+  std::optional<std::string> upload_time;
+  pep440::Version version;
+  /// The parsed wheel file name; nullopt for a `*-variants.json` file.
+  std::optional<wheel_name::WheelName> wheel;
+  [[nodiscard]] bool is_wheel() const noexcept { return wheel.has_value(); }
+  /// The URL to fetch, or the local path as a string.
+  [[nodiscard]] std::string location() const;
+  /// The expected sha256 (lowercase hex), if the source gave one.
+  [[nodiscard]] std::optional<std::string> sha256() const;
+};
+
+/// What a Finder needs.
+struct FinderOptions {
+  /// Where remote wheels read in full (the last resort for metadata) and scratch files go.
+  std::filesystem::path cache_dir;
+};
+
+/// Looks projects up in every source. Not thread-safe (it uses one http::Client).
+class Finder {
+ public:
+  Finder(http::Client& client, std::vector<Source> sources, FinderOptions options);
+
+  [[nodiscard]] const std::vector<Source>& sources() const noexcept { return sources_; }
+
+  /// Every wheel and `*-variants.json` of the project (canonical name) in every source, in source
+  /// order; fetched once per name (index pages concurrently). A project unknown to an index (404)
+  /// has no files there; other failures are errors naming the URL. File names that do not parse are
+  /// skipped and reported in `warnings()`; sdists are ignored.
+  [[nodiscard]] Result<const std::vector<File>*> files(std::string_view name);
+
+  /// Fetches the project pages of several projects at once (a prefetch for `files`).
+  void prefetch(const std::vector<std::string>& names);
+
+  /// The wheel's core metadata (`METADATA`): the PEP 658 file when the index serves one (checked
+  /// against its hash), else read from the wheel with HTTP range requests, else from the whole
+  /// wheel. Errors name the wheel.
+  [[nodiscard]] Result<std::string> core_metadata(const File& wheel);
+
+  /// A member of the wheel `{dist_info}/{name}` (e.g. `variant.json`), read like core_metadata.
+  /// nullopt when the wheel has no such member.
+  [[nodiscard]] Result<std::optional<std::string>> dist_info_member(const File& wheel, std::string_view name);
+
+  /// The text of a small file (a `*-variants.json`), checked against its hash when given.
+  [[nodiscard]] Result<std::string> text(const File& file);
+
+  /// Problems that did not stop the search (unparsable file names), one line each.
+  [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+
+  /// HTTP requests made so far (pages, metadata, ranges), for reports and tests.
+  [[nodiscard]] std::size_t requests() const noexcept { return requests_; }
+
+ private:
+  Result<std::vector<File>> load_source(std::size_t source, std::string_view name, const http::Response* page);
+  Result<const std::vector<File>*> find_links_files(std::size_t source);
+  Result<std::string> wheel_member(const File& wheel, std::string_view suffix, bool required);
+
+  http::Client& client_;
+  std::vector<Source> sources_;
+  FinderOptions options_;
+  std::map<std::string, std::vector<File>, std::less<>> projects_;
+  std::map<std::string, Result<http::Response>, std::less<>> prefetched_;
+  std::map<std::size_t, std::vector<File>> find_links_;
+  std::vector<std::string> warnings_;
+  std::size_t requests_ = 0;
+};
+
+/// The project page URL of `name` on the index at `base` (`<base>/<name>/`).
+[[nodiscard]] std::string project_url(std::string_view base, std::string_view name);
+
+}  // namespace vwheel::finder

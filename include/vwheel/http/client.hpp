@@ -1,0 +1,199 @@
+#pragma once
+/// \file
+/// An HTTP client for the installer, on libcurl: cached GETs of index pages and metadata, byte
+/// ranges, and concurrent, verified, resumable downloads of wheels.
+///
+/// libcurl is loaded lazily with dlopen("libcurl.so.4") by `Client::create`, so programs that link
+/// this component do not load it (nor OpenSSL) at start-up. A Client is not thread-safe: use it from
+/// one thread at a time; every callback runs on the calling thread. Transfers of one call run
+/// concurrently on a curl multi handle, which the Client keeps, so connections are reused across
+/// calls (and multiplexed over HTTP/2 when the server offers it). Supported schemes: http, https
+/// and file; redirects (at most 10) are followed to http and https only.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+
+namespace vwheel::http {
+
+/// How a Client behaves.
+struct Options {
+  unsigned max_parallel = 16;             ///< concurrent transfers per call
+  unsigned retries = 3;                   ///< extra attempts on connection errors, timeouts, 5xx, 408, 429, truncated bodies
+  std::chrono::milliseconds backoff{250};  ///< first retry delay; doubles each retry (+ up to 25% jitter)
+  std::chrono::seconds connect_timeout{15};
+  std::chrono::seconds stall_timeout{30};  ///< abort an attempt that receives nothing for this long
+  std::string user_agent;                 ///< empty: "vwheel/<version>"
+  std::optional<std::filesystem::path> cache_dir;  ///< HTTP cache for get(): <cache_dir>/http/
+  bool offline = false;                   ///< get(): only the cache (and file:// URLs); download(): an error
+};
+
+/// The answer to a GET.
+struct Response {
+  long status = 0;           ///< 200..299 (the cached status on a 304); 0 for file:// URLs
+  std::string body;
+  std::string content_type;  ///< the Content-Type header, empty when absent
+  std::string url;           ///< the effective URL, after redirects
+  bool from_cache = false;   ///< the body came from the cache (a 304, or offline)
+};
+
+/// A GET.
+struct Request {
+  std::string url;
+  std::vector<std::string> headers;  ///< extra header lines, e.g. "Accept: application/vnd.pypi.simple.v1+json"
+  bool use_cache = true;             ///< read and store Options::cache_dir (when set)
+
+  Request() = default;
+  Request(std::string url_, std::vector<std::string> headers_ = {}, bool use_cache_ = true)  // NOLINT: implicit
+      : url(std::move(url_)), headers(std::move(headers_)), use_cache(use_cache_) {}
+};
+
+/// Part of a file.
+struct RangeResponse {
+  std::string body;
+  std::uint64_t offset = 0;                  ///< where `body` starts in the file
+  std::optional<std::uint64_t> total_size;   ///< the file's size, when the server said (Content-Range)
+  bool whole = false;                        ///< the server ignored the range: `body` is the whole file
+};
+
+/// A file to download.
+struct DownloadRequest {
+  std::string url;
+  std::filesystem::path dest;          ///< written as `<dest>.part`, renamed to `dest` once verified
+  std::optional<std::string> sha256;   ///< expected lowercase hex digest (upper case accepted); verified while streaming
+  std::optional<std::uint64_t> size;   ///< expected size in bytes
+
+  DownloadRequest() = default;
+  DownloadRequest(std::string url_, std::filesystem::path dest_, std::optional<std::string> sha256_ = std::nullopt,
+                  std::optional<std::uint64_t> size_ = std::nullopt)
+      : url(std::move(url_)), dest(std::move(dest_)), sha256(std::move(sha256_)), size(size_) {}
+};
+
+/// A verified file at its destination.
+struct Downloaded {
+  std::filesystem::path path;  ///< = DownloadRequest::dest
+  std::string sha256;          ///< lowercase hex of the file
+  std::uint64_t size = 0;
+  unsigned attempts = 1;       ///< HTTP attempts made (1 when the first succeeded)
+  bool resumed = false;        ///< some bytes came from an earlier attempt or an existing `<dest>.part`
+};
+
+/// Progress of download `index`: `done` bytes of `total` (when known).
+struct Progress {
+  std::size_t index = 0;
+  std::uint64_t done = 0;
+  std::optional<std::uint64_t> total;
+};
+
+/// The HTTP client. Movable, not copyable.
+class Client {
+ public:
+  /// Loads libcurl (once per process) and makes a client. Fails with
+  /// "cannot load libcurl.so.4 (...): install the libcurl4 package" when it cannot be loaded.
+  static Result<Client> create(Options options = {});
+
+  Client(Client&&) noexcept;
+  Client& operator=(Client&&) noexcept;
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+  ~Client();
+
+  [[nodiscard]] const Options& options() const noexcept;
+
+  /// GETs one URL. Only 2xx answers succeed: any other status is an error naming the URL and the
+  /// status (404 included). With a cache, a stored answer is revalidated (If-None-Match,
+  /// If-Modified-Since) and a 304 returns it with `from_cache`; offline, the stored answer is
+  /// returned or the error is "offline: URL is not in the cache". Bodies over 64 MiB are errors.
+  [[nodiscard]] Result<Response> get(const Request& request);
+
+  /// get() for many URLs at once (up to Options::max_parallel concurrently); results in request order.
+  [[nodiscard]] std::vector<Result<Response>> get_many(const std::vector<Request>& requests);
+
+  /// `length` bytes of `url` from `offset` (an HTTP Range request; not cached). A server that ignores
+  /// the range answers the whole file (`whole`, at most 64 MiB). `length` must be positive.
+  [[nodiscard]] Result<RangeResponse> get_range(const std::string& url, std::uint64_t offset, std::uint64_t length);
+
+  /// The last `length` bytes of `url` (the whole file when it is shorter), e.g. a zip's central directory.
+  [[nodiscard]] Result<RangeResponse> get_suffix(const std::string& url, std::uint64_t length);
+
+  /// Concurrent downloads; the results are in request order. Each file is written to `<dest>.part`
+  /// (dest's parent directory is created) and renamed to `dest` only after its size (when given, or
+  /// the Content-Length) and sha256 (when given) are verified: nothing partial or unverified is ever
+  /// left at `dest`. An existing `<dest>.part` is resumed with a Range request when `sha256` is
+  /// given. Attempts are retried with exponential backoff on connection errors, stalls, 5xx, 408,
+  /// 429 and short bodies (resuming from what arrived); a hash or size mismatch is retried once from
+  /// the start, then is an error naming the URL, expected and actual digest. `on_progress` and
+  /// `on_done(i, result)` are called on the calling thread while the others still download.
+  [[nodiscard]] std::vector<Result<Downloaded>> download(
+      const std::vector<DownloadRequest>& requests, const std::function<void(const Progress&)>& on_progress = {},
+      const std::function<void(std::size_t, const Result<Downloaded>&)>& on_done = {});
+
+  struct Impl;
+
+ private:
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A terminal display of download progress: bars on a terminal, one plain line per finished file
+/// otherwise ("Downloaded NAME (SIZE)"), nothing when quiet. Feed it from download()'s callbacks:
+///
+///     ProgressDisplay display(names);
+///     client.download(requests, [&](const Progress& p) { display.update(p); },
+///                     [&](std::size_t i, const Result<Downloaded>& r) { display.done(i, r); });
+///     display.finish();
+class ProgressDisplay {
+ public:
+  enum class Style {
+    automatic,  ///< bars when `out` is a terminal, else lines
+    bars,
+    lines,
+    quiet,
+  };
+
+  /// `names[i]` labels download i (e.g. a wheel's file name).
+  explicit ProgressDisplay(std::vector<std::string> names, Style style = Style::automatic, std::FILE* out = stderr);
+  ~ProgressDisplay();
+  ProgressDisplay(const ProgressDisplay&) = delete;
+  ProgressDisplay& operator=(const ProgressDisplay&) = delete;
+
+  void update(const Progress& progress);
+  void done(std::size_t index, const Result<Downloaded>& result);
+  /// Erases the bars (also done by the destructor). Idempotent.
+  void finish();
+
+  /// The style actually used (automatic resolved).
+  [[nodiscard]] Style style() const noexcept { return style_; }
+
+ private:
+  struct Item {
+    std::string name;
+    std::uint64_t done = 0;
+    std::optional<std::uint64_t> total;
+    bool started = false;
+    bool finished = false;
+  };
+  void redraw(bool force);
+
+  std::vector<Item> items_;
+  Style style_;
+  std::FILE* out_;
+  std::size_t drawn_lines_ = 0;
+  std::size_t finished_count_ = 0;
+  std::chrono::steady_clock::time_point last_draw_{};
+};
+
+/// "1.5 MiB", "830 KiB", "12 B": a byte count for people.
+[[nodiscard]] std::string format_size(std::uint64_t bytes);
+
+}  // namespace vwheel::http

@@ -1,0 +1,150 @@
+#pragma once
+/// \file
+/// `pylock.toml` (PEP 751, lock-version 1.x) with PEP 825's `[packages.variants-json]`.
+///
+/// Pure functions: text in, model out, and back; no file I/O.
+///
+/// What is modelled (everything else is ignored when reading and not written):
+///
+/// * top level: `lock-version`, `created-by`, `requires-python`, `environments`, `extras`,
+///   `dependency-groups`, `default-groups`, `[[packages]]`, and `[tool.vwheel]` (`requirements`:
+///   the root requirements the lock was made for). Other tools' `[tool.*]` tables are ignored.
+/// * `[[packages]]`: `name`, `version`, `marker`, `requires-python`, `index`, `dependencies` (the
+///   string-valued keys of each entry), `wheels`, `sdist`, `[packages.variants-json]` and
+///   `[packages.tool.vwheel]` (`requires-dist`, `extras`). `vcs`, `directory`, `archive` and
+///   `attestation-identities` are ignored.
+/// * wheels and sdist: `name`, `url`, `path`, `upload-time`, `size`, `hashes`.
+///
+/// `[packages.variants-json]` is the index-level `{name}-{version}-variants.json` document with
+/// its JSON types turned into TOML types (PEP 825 "Integration with pylock.toml"); it is read and
+/// validated by the `metadata` component's reader (`vwheel/metadata/document.hpp`) and written
+/// by its serializers (`vwheel/metadata/serialize.hpp`), so `$schema` is kept.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/variant/metadata.hpp"
+
+namespace vwheel::lock {
+
+/// One file of a package: an element of `packages.wheels`, or `packages.sdist`.
+struct LockedFile {
+  /// The file name, e.g. `numpy-2.3.4-cp314-cp314-linux_x86_64-openblas.whl`. When the lock
+  /// omits `name` (PEP 751 allows it) it is the last path segment of `url` or `path`.
+  std::string name;
+  std::optional<std::string> url;   ///< where to download it
+  std::optional<std::string> path;  ///< a local path (relative to the lock file's directory, or absolute)
+  /// `upload-time` as RFC 3339 text (`2025-03-12T10:00:00Z`); written as a TOML offset date-time.
+  std::optional<std::string> upload_time;
+  std::optional<std::uint64_t> size;  ///< size in bytes
+  /// Algorithm (lowercase, e.g. `sha256`) -> lowercase hex digest. PEP 751 wants at least one;
+  /// an empty table is read (PEP 825's own example writes `hashes = {}`), a missing one is not.
+  std::map<std::string, std::string> hashes;
+
+  bool operator==(const LockedFile&) const = default;
+};
+
+using LockedWheel = LockedFile;
+using LockedSdist = LockedFile;
+
+/// An entry of `packages.dependencies`: the keys that identify the other package entry
+/// (`name`, and `version`, `marker`, ... where needed). Informational only (PEP 751).
+using LockedDependency = std::map<std::string, std::string>;
+
+/// One `[[packages]]` entry.
+struct LockedPackage {
+  std::string name;                            ///< as written (PEP 751 wants it normalized; not enforced)
+  std::string version;                         ///< as written
+  std::optional<std::string> marker;           ///< PEP 508 marker; never a variant marker (PEP 825)
+  std::optional<std::string> requires_python;  ///< a PEP 440 specifier set
+  std::optional<std::string> index;            ///< the index's base URL
+  std::vector<LockedDependency> dependencies;
+  std::vector<LockedWheel> wheels;  ///< written sorted by file name
+  std::optional<LockedSdist> sdist;
+  /// `[packages.variants-json]`: combined variant metadata for the variant wheels listed.
+  std::optional<variant::VariantMetadata> variants_json;
+  /// `[packages.tool.vwheel] requires-dist`: the package's Requires-Dist lines as written. Variant
+  /// markers in them are evaluated at sync time against the wheel selected for this entry.
+  std::vector<std::string> requires_dist;
+  /// `[packages.tool.vwheel.wheel-requires-dist]`: file name -> Requires-Dist, for wheels whose core
+  /// metadata differs from `requires_dist` (e.g. the non-variant wheel of a version whose variant
+  /// wheels use variant markers).
+  std::map<std::string, std::vector<std::string>> wheel_requires_dist;
+  /// `[packages.tool.vwheel] extras`: the extras requested of this package.
+  std::vector<std::string> extras;
+
+  bool operator==(const LockedPackage&) const = default;
+};
+
+/// A whole `pylock.toml`.
+struct Lock {
+  std::string lock_version = "1.0";
+  std::string created_by = "vwheel";
+  std::optional<std::string> requires_python;
+  std::vector<std::string> environments;       ///< PEP 508 markers; never variant markers (PEP 825)
+  std::vector<std::string> extras;             ///< `extras`: the extras the lock supports
+  std::vector<std::string> dependency_groups;  ///< `dependency-groups`
+  std::vector<std::string> default_groups;     ///< `default-groups`
+  /// `[tool.vwheel] requirements`: the root requirements the lock was made for.
+  std::vector<std::string> requirements;
+  /// The packages; `write_pylock` sorts them by normalized name, then version, then marker.
+  std::vector<LockedPackage> packages;
+
+  bool operator==(const Lock&) const = default;
+};
+
+/// Deterministic TOML text: top-level keys, then `[[packages]]` sorted by normalized name (then
+/// version, then marker; the sort is stable), each with its scalar keys, `dependencies`, `sdist`
+/// and `wheels` as inline tables (wheels sorted by file name, one per line, as in PEP 825's
+/// example), `[packages.variants-json]` as subtables (PEP 825 v0.1.1 layout via
+/// `metadata::to_json_pep825`, or the draft layout via `to_json_draft003` for draft-format
+/// metadata; a non-draft `$schema` URL from the input is kept), `[packages.tool.vwheel]`, and
+/// finally `[tool.vwheel]`. Every string is a TOML basic string with escapes for `"`, `\`,
+/// control characters and DEL; UTF-8 text is kept (invalid UTF-8 bytes become U+FFFD). Empty
+/// optional lists are omitted; an `upload_time` that is not a TOML date-time is left out. Writes
+/// whatever the model holds otherwise (no validation): a lock that
+/// `parse_pylock` accepted gives the same text back after write → parse → write.
+[[nodiscard]] std::string write_pylock(const Lock& lock);
+
+/// Parses and validates a `pylock.toml`. Errors are one line naming `source`, the package (and
+/// wheel) and the field:
+///
+/// * TOML syntax (with line and column), a wrong type for a modelled key, a line with more than
+///   256 dotted key parts outside strings (toml++ would overflow the stack on such nesting);
+/// * `lock-version` missing, not `major.minor`, or with a major other than 1
+///   ("unsupported lock-version `2.0`: vwheel reads 1.x");
+/// * a package without `name` or `version`, an invalid project name or PEP 440 version;
+/// * a wheel or sdist without `url` and `path`, or without `hashes`; a hash that is not hex, or
+///   not of the right length for `sha256`/`sha384`/`sha512`/`sha1`/`md5`;
+/// * a wheel file name that does not parse, or whose name/version do not match the package's
+///   (compared normalized), or listed twice;
+/// * a variant wheel (label in the file name) whose package has no `variants-json`, or whose
+///   label is not among its `variants` ("unknown variant label `x`");
+/// * `variants-json` that the metadata reader rejects (bad names, `null` with properties, an
+///   unknown `$schema` major, ...) or whose variants use a namespace not listed in
+///   `default-priorities.namespace`;
+/// * a variant marker in `packages.marker` or `environments`, a marker that does not parse.
+///
+/// Unknown keys (other tools' `tool` tables, future PEP 751 keys) are ignored, never an error.
+[[nodiscard]] Result<Lock> parse_pylock(std::string_view text, const std::string& source);
+
+/// PEP 825: keeps the `variants` entries whose labels are in `used_labels` (each in full) and
+/// drops the others, then drops the namespaces no kept variant uses from
+/// `default-priorities.namespace`, and their `default-priorities.feature`/`property`,
+/// `providers` and `static-properties` entries. When no kept variant uses any namespace (only
+/// `null`, or nothing, is left), the first namespace of the list stays: the schema wants at least
+/// one. Labels in `used_labels` that the metadata does not have are ignored. Everything else is
+/// kept.
+[[nodiscard]] variant::VariantMetadata prune_variants_json(const variant::VariantMetadata& metadata,
+                                                           const std::vector<std::string>& used_labels);
+
+/// The variant labels of the wheels in `package.wheels` (file names that do not parse count as
+/// non-variant), sorted and unique: the `used_labels` for `prune_variants_json`.
+[[nodiscard]] std::vector<std::string> used_variant_labels(const LockedPackage& package);
+
+}  // namespace vwheel::lock

@@ -1,0 +1,176 @@
+#pragma once
+/// \file
+/// From requirements to an installed environment: resolve requirements against package indexes
+/// and `--find-links` sources, choose the wheel of every resolved version (tags, then PEP 825
+/// variant ranking for the target machine), download and verify the wheels, and install them;
+/// the same choice made from a `pylock.toml` instead of an index (`vwheel sync`), and the lock
+/// itself (`vwheel lock`).
+///
+/// How one version's wheel is chosen (PEP 825, "Suggested implementation logic for tools"):
+/// wheels whose tags the target does not support, or whose `Requires-Python` excludes it, are
+/// dropped; when variant wheels remain, the version's combined variant metadata is read (the
+/// `{name}-{version}-variants.json` of the same source, else `variant.json` of one wheel per
+/// label) and the labels are ranked for the target; the best label with a wheel wins, the null
+/// variant last, and non-variant wheels only after it. Sources are taken in priority order for
+/// variants (index priority): variant metadata of different sources is never combined. Within a
+/// label, the wheel with the best tag wins. The dependencies of the chosen wheel are evaluated
+/// with its label and those of its properties the target supports.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/finder/finder.hpp"
+#include "vwheel/install/install.hpp"
+#include "vwheel/lock/pylock.hpp"
+#include "vwheel/markers/marker.hpp"
+#include "vwheel/markers/requirement.hpp"
+#include "vwheel/python/interpreter.hpp"
+#include "vwheel/variant/ordering.hpp"
+
+namespace vwheel::plan {
+
+/// The machine to choose for: its marker environment, tags and variant support.
+struct Target {
+  std::string description;  ///< "target profile FILE" / "this machine (detected)"
+  std::map<std::string, std::string, std::less<>> environment;  ///< PEP 508 variables
+  std::vector<std::string> tags;                               ///< most preferred first
+  std::shared_ptr<const variant::SupportOracle> oracle;
+  variant::UserPriorities priorities;
+  /// `(name, version)` of installed distributions, for the `abi_dependency` namespace.
+  std::vector<std::pair<std::string, std::string>> installed;
+  std::vector<std::string> notes;  ///< detection notes
+  std::shared_ptr<const void> keepalive;  ///< what `oracle` refers to (the detection report)
+};
+
+/// What a target is made of.
+struct TargetRequest {
+  /// A target profile; without one, this machine is detected and the interpreter's environment and
+  /// tags are used.
+  std::optional<std::filesystem::path> profile;
+  /// The interpreter's environment and tags (used when the profile has none).
+  const python::Interpreter* interpreter = nullptr;
+  std::vector<std::pair<std::string, std::string>> installed;
+  bool no_cache = false;
+  std::vector<std::string> allow_python_providers;
+};
+
+/// Loads the profile (or detects this machine) and the user configuration.
+[[nodiscard]] Result<Target> make_target(const TargetRequest& request);
+
+/// The requirements of one run.
+struct Requirements {
+  std::vector<markers::Requirement> roots;
+  std::vector<markers::Requirement> constraints;
+  /// `--hash` values from requirement files, per canonical name (`sha256:hex`, ...).
+  std::map<std::string, std::vector<std::string>> hashes;
+  /// Reads `-r`/`-c` files (nested references included). Options found in them (index URLs,
+  /// find-links, --pre, --require-hashes, --no-index) are added to `settings`.
+};
+
+/// How to resolve and fetch.
+struct Settings {
+  std::vector<finder::Source> sources;
+  bool no_variants = false;                           ///< non-variant wheels only
+  std::map<std::string, std::string> variant_choices;  ///< canonical name -> label (`--variant`)
+  bool pre = false;
+  bool no_deps = false;
+  bool require_hashes = false;
+  std::filesystem::path cache_dir;
+  http::Options http;
+};
+
+/// Reads requirement strings and `-r`/`-c` files into `out`, updating `settings` with options the
+/// files carry. Errors name the file and line.
+[[nodiscard]] Result<void> load_requirements(const std::vector<std::string>& requirements,
+                                             const std::vector<std::filesystem::path>& requirement_files,
+                                             const std::vector<std::filesystem::path>& constraint_files,
+                                             Requirements& out, Settings& settings);
+
+/// Another variant label of the chosen version, and why it was not chosen.
+struct OtherVariant {
+  std::string label;
+  std::string reason;
+};
+
+/// The wheel chosen for one package.
+struct Selected {
+  std::string name;  ///< canonical
+  std::string version;
+  finder::File wheel;
+  std::optional<std::string> label;       ///< the variant label; nullopt for a non-variant wheel
+  std::vector<std::string> properties;    ///< the label's properties, `ns :: feature :: value`
+  std::string why;                        ///< "variant cu128: ...", "the null variant", "non-variant"
+  std::vector<OtherVariant> other_variants;
+  bool requested = false;
+  std::vector<std::string> required_by;
+  std::vector<std::string> extras;
+  /// The variant metadata the label was ranked with (for locks).
+  std::optional<variant::VariantMetadata> variants_json;
+  /// Every wheel of the version from the chosen wheel's source (for locks).
+  std::vector<finder::File> all_wheels;
+  std::vector<std::string> requires_dist;  ///< as written in the chosen wheel's METADATA
+  /// Labels the target can use (the chosen one and the other compatible ones).
+  std::vector<std::string> compatible_labels;
+  /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.
+  std::vector<std::string> allowed_sha256;
+  std::vector<std::string> explain;        ///< lines for --explain
+};
+
+/// A resolved set of wheels.
+struct Plan {
+  std::string target;
+  std::vector<Selected> packages;  ///< sorted by name
+  std::vector<std::string> warnings;
+  std::size_t requests = 0;  ///< HTTP requests made while resolving
+};
+
+/// Resolves `requirements` against the sources for `target` and chooses every wheel.
+[[nodiscard]] Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings, const Target& target);
+
+/// Resolves for a lock file: with no targets, every variant of every version counts (dependencies
+/// of all labels are followed, all wheels are listed); with targets, the union of their plans,
+/// listing only the wheels some target can use. `interpreter_environment` evaluates non-variant
+/// markers when there is no target.
+[[nodiscard]] Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
+                                           const std::vector<Target>& targets,
+                                           const std::map<std::string, std::string, std::less<>>& interpreter_environment);
+
+/// Chooses, from a lock alone, the wheel of every package the lock's requirements reach on
+/// `target` (variant markers evaluated against each selected wheel). Errors: a package whose
+/// wheels none fits, an unknown label, a missing hash.
+[[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_dir,
+                                          const Target& target, const Settings& settings);
+
+/// Downloads (or finds in the cache) and verifies the planned wheels; returns their local paths in
+/// plan order. Nothing unverified is left in the cache.
+[[nodiscard]] Result<std::vector<std::filesystem::path>> fetch_wheels(const Plan& plan, const Settings& settings,
+                                                                      bool quiet);
+
+/// What applying a plan did.
+struct Applied {
+  std::vector<install::Installed> installed;  ///< wheels installed (or reinstalled)
+  std::vector<std::string> unchanged;         ///< `name version` already installed as planned
+  std::vector<install::Uninstalled> removed;  ///< distributions the plan does not list (sync)
+};
+
+/// Makes the environment match the plan: packages installed with the planned version and variant
+/// label are left alone, the others are fetched (verified) and installed, replacing what is there.
+/// With `remove_unlisted` (sync), installed distributions the plan does not list are uninstalled,
+/// except the packaging tools `pip`, `setuptools` and `wheel`.
+[[nodiscard]] Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, const Settings& settings,
+                                         install::InstallOptions options, bool remove_unlisted, bool quiet);
+
+/// `NAME VERSION: FILE (WHY)`.
+[[nodiscard]] std::string describe(const Selected& selected);
+
+/// The `--report` JSON document.
+[[nodiscard]] std::string report_json(const Plan& plan, const std::vector<install::Installed>* installed);
+
+/// `name==version --hash=sha256:...` lines of the plan (`vwheel export`).
+[[nodiscard]] std::string requirements_txt(const Plan& plan);
+
+}  // namespace vwheel::plan

@@ -1,0 +1,81 @@
+#include "http/curl_api.hpp"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace vwheel::http::detail {
+namespace {
+
+template <class Fn>
+bool resolve(void* lib, const char* name, Fn& fn, std::string& missing) {
+  void* sym = dlsym(lib, name);
+  if (sym == nullptr) {
+    if (!missing.empty()) missing += ", ";
+    missing += name;
+    return false;
+  }
+  static_assert(sizeof(fn) == sizeof(sym));
+  std::memcpy(&fn, &sym, sizeof fn);
+  return true;
+}
+
+Result<const CurlApi*> load_once() {
+  static CurlApi api;
+  dlerror();
+  void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* e = dlerror();
+    return fail(fmt::format("cannot load libcurl.so.4 ({}): install the libcurl4 package",
+                            e != nullptr ? e : "not found"));
+  }
+  std::string missing;
+  resolve(lib, "curl_global_init", api.global_init, missing);
+  resolve(lib, "curl_version_info", api.version_info, missing);
+  resolve(lib, "curl_easy_init", api.easy_init, missing);
+  resolve(lib, "curl_easy_setopt", api.easy_setopt, missing);
+  resolve(lib, "curl_easy_getinfo", api.easy_getinfo, missing);
+  resolve(lib, "curl_easy_cleanup", api.easy_cleanup, missing);
+  resolve(lib, "curl_easy_reset", api.easy_reset, missing);
+  resolve(lib, "curl_easy_strerror", api.easy_strerror, missing);
+  resolve(lib, "curl_multi_init", api.multi_init, missing);
+  resolve(lib, "curl_multi_setopt", api.multi_setopt, missing);
+  resolve(lib, "curl_multi_add_handle", api.multi_add_handle, missing);
+  resolve(lib, "curl_multi_remove_handle", api.multi_remove_handle, missing);
+  resolve(lib, "curl_multi_perform", api.multi_perform, missing);
+  resolve(lib, "curl_multi_poll", api.multi_poll, missing);
+  resolve(lib, "curl_multi_info_read", api.multi_info_read, missing);
+  resolve(lib, "curl_multi_cleanup", api.multi_cleanup, missing);
+  resolve(lib, "curl_multi_strerror", api.multi_strerror, missing);
+  resolve(lib, "curl_slist_append", api.slist_append, missing);
+  resolve(lib, "curl_slist_free_all", api.slist_free_all, missing);
+  resolve(lib, "curl_url", api.url, missing);
+  resolve(lib, "curl_url_set", api.url_set, missing);
+  resolve(lib, "curl_url_get", api.url_get, missing);
+  resolve(lib, "curl_url_cleanup", api.url_cleanup, missing);
+  resolve(lib, "curl_free", api.free, missing);
+  if (!missing.empty()) {
+    dlclose(lib);
+    return fail(fmt::format("cannot load libcurl.so.4 (missing {}; libcurl 7.68 or newer is needed): "
+                            "install the libcurl4 package", missing));
+  }
+  if (CURLcode rc = api.global_init(CURL_GLOBAL_DEFAULT); rc != CURLE_OK) {
+    return fail(fmt::format("cannot initialize libcurl: {}", api.easy_strerror(rc)));
+  }
+  return &api;
+}
+
+}  // namespace
+
+Result<const CurlApi*> load_curl() {
+  static std::once_flag once;
+  static Result<const CurlApi*> loaded = fail("libcurl not loaded");
+  std::call_once(once, [] { loaded = load_once(); });
+  return loaded;
+}
+
+}  // namespace vwheel::http::detail

@@ -1,0 +1,248 @@
+#include "choose.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "vwheel/pep440/specifier.hpp"
+
+namespace vwheel::plan::detail {
+
+markers::Environment base_environment(const Target& target) {
+  markers::Environment env;
+  for (const auto& [k, v] : target.environment) env.variables.emplace(k, v);
+  return env;
+}
+
+bool python_fits(const finder::File& file, const Target& target) {
+  if (!file.requires_python) return true;
+  auto it = target.environment.find("python_full_version");
+  if (it == target.environment.end()) it = target.environment.find("python_version");
+  if (it == target.environment.end()) return true;
+  auto spec = pep440::SpecifierSet::parse(*file.requires_python);
+  if (!spec) return true;  // as pip: an unparsable Requires-Python does not exclude the file
+  return spec->contains(it->second, true);
+}
+
+std::optional<std::size_t> tag_rank(const wheel_name::WheelName& wheel, const Target& target) {
+  std::optional<std::size_t> best;
+  for (const auto& t : wheel.tags()) {
+    const auto text = t.to_string();
+    auto it = std::find(target.tags.begin(), target.tags.end(), text);
+    if (it == target.tags.end()) continue;
+    auto index = static_cast<std::size_t>(it - target.tags.begin());
+    if (!best || index < *best) best = index;
+  }
+  return best;
+}
+
+std::vector<std::string> property_strings(const variant::PropertySet& properties) {
+  std::vector<std::string> out;
+  out.reserve(properties.size());
+  for (const auto& p : properties) out.push_back(p.to_string());
+  return out;
+}
+
+markers::Environment label_environment(const markers::Environment& base, const std::string& label,
+                                       const variant::PropertySet& properties) {
+  markers::Environment env = base;
+  variant::SupportedProperties all;
+  for (const auto& p : properties) {
+    auto& features = all[p.ns];
+    auto it = std::find_if(features.begin(), features.end(), [&](const auto& f) { return f.name == p.feature; });
+    if (it == features.end()) {
+      features.push_back({p.feature, {}, true});
+      it = features.end() - 1;
+    }
+    it->values.push_back(p.value);
+  }
+  variant::set_variant_markers(env, label, properties, all);
+  return env;
+}
+
+namespace {
+
+struct Fitting {
+  const finder::File* file;
+  std::size_t tag;
+};
+
+/// The best wheel (by tag, then build tag) among `wheels`.
+const Fitting* best_by_tag(const std::vector<Fitting>& wheels) {
+  const Fitting* best = nullptr;
+  for (const auto& w : wheels) {
+    if (!best || w.tag < best->tag ||
+        (w.tag == best->tag && w.file->wheel->build.value_or(wheel_name::BuildTag{"0"}) >
+                                   best->file->wheel->build.value_or(wheel_name::BuildTag{"0"}))) {
+      best = &w;
+    }
+  }
+  return best;
+}
+
+std::string describe_variant(const std::string& label, const variant::PropertySet& props) {
+  if (props.empty()) return "the null variant";
+  return fmt::format("variant {}: {}", label, fmt::join(property_strings(props), ", "));
+}
+
+}  // namespace
+
+Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target& target, const MetadataLoader& load,
+                                     std::string& reason) {
+  const auto base = base_environment(target);
+  std::vector<Fitting> plain;
+  std::vector<std::vector<Fitting>> variants(request.source_count);
+  std::vector<const finder::File*> variants_json(request.source_count, nullptr);
+  std::size_t wheels = 0, wrong_tag = 0, wrong_python = 0, yanked = 0;
+  std::vector<std::string> explain;
+  for (const auto* f : request.files) {
+    if (!f->is_wheel()) {
+      if (f->source < variants_json.size()) variants_json[f->source] = f;
+      continue;
+    }
+    ++wheels;
+    if (f->yanked && !request.allow_yanked) {
+      ++yanked;
+      continue;
+    }
+    auto tag = tag_rank(*f->wheel, target);
+    if (!tag) {
+      ++wrong_tag;
+      continue;
+    }
+    if (!python_fits(*f, target)) {
+      ++wrong_python;
+      continue;
+    }
+    if (f->wheel->is_variant()) {
+      if (!request.no_variants) variants[f->source].push_back({f, *tag});
+    } else {
+      plain.push_back({f, *tag});
+    }
+  }
+  auto no_wheel_reason = [&] {
+    std::vector<std::string> parts;
+    if (wrong_tag) parts.push_back(fmt::format("{} with unsupported tags", wrong_tag));
+    if (wrong_python) parts.push_back(fmt::format("{} whose Requires-Python excludes Python {}", wrong_python,
+                                                  target.environment.contains("python_full_version")
+                                                      ? target.environment.at("python_full_version")
+                                                      : std::string("?")));
+    if (yanked) parts.push_back(fmt::format("{} yanked", yanked));
+    return fmt::format("{} wheels: {}", wheels, parts.empty() ? std::string("none fits") : fmt::format("{}", fmt::join(parts, ", ")));
+  };
+
+  Choice choice;
+  std::vector<std::string> skipped_sources;
+  for (std::size_t s = 0; s < variants.size(); ++s) {
+    if (variants[s].empty()) continue;
+    if (choice.wheel) {
+      skipped_sources.push_back(fmt::format("source {} (variants of one source only: index priority)", s + 1));
+      continue;
+    }
+    std::vector<const finder::File*> vw;
+    for (const auto& f : variants[s]) vw.push_back(f.file);
+    auto md = load(variants_json[s], vw);
+    if (!md) return fail(md.error());
+    variant::SelectionOptions options;
+    options.abi_dependencies = target.installed;
+    options.environment = &base;
+    auto ranking = variant::rank_variants(*md, *target.oracle, target.priorities, options);
+    if (!ranking) return fail(ranking.error().with_context(fmt::format("{} {}", request.name, request.version)));
+    std::unordered_map<std::string, std::size_t> position;
+    for (std::size_t i = 0; i < ranking->order.size(); ++i) position.emplace(ranking->order[i], i);
+    std::map<std::string, std::vector<Fitting>> by_label;
+    for (const auto& f : variants[s]) by_label[*f.file->wheel->label].push_back(f);
+    // The chosen label: forced, else the best-ranked one that has a wheel.
+    std::optional<std::string> chosen;
+    if (request.forced_label && *request.forced_label != "") {
+      const auto& want = *request.forced_label;
+      if (!by_label.contains(want)) {
+        std::vector<std::string> labels;
+        for (const auto& [l, _] : by_label) labels.push_back(l);
+        if (plain.empty() || want != "none") {
+          return fail(fmt::format("--variant {}={}: {} {} has no wheel with label `{}` for this target (labels: {})",
+                                  request.name, want, request.name, request.version, want, fmt::join(labels, ", ")));
+        }
+      } else if (!position.contains(want)) {
+        std::string why = "not supported";
+        for (const auto& r : ranking->reports) {
+          if (r.label == want) why = r.reason;
+        }
+        return fail(fmt::format("--variant {}={}: variant `{}` of {} {} is not compatible with {}: {}", request.name, want,
+                                want, request.name, request.version, target.description, why));
+      } else {
+        chosen = want;
+      }
+    } else {
+      for (const auto& label : ranking->order) {
+        if (by_label.contains(label)) {
+          chosen = label;
+          break;
+        }
+      }
+    }
+    for (const auto& r : ranking->reports) {
+      if (!by_label.contains(r.label)) continue;
+      if (chosen && r.label == *chosen) continue;
+      std::string why;
+      if (!r.compatible) {
+        why = fmt::format("incompatible: {}", r.reason);
+      } else if (chosen) {
+        why = fmt::format("compatible, ranked {} after `{}`", *r.position + 1, *chosen);
+      } else {
+        why = "compatible";
+      }
+      choice.others.push_back({r.label, why});
+      explain.push_back(fmt::format("  {}: {}", r.label, why));
+    }
+    for (const auto& [label, _] : by_label) {
+      if (!md->variants.contains(label)) {
+        choice.others.push_back({label, "not in the variant metadata: incompatible"});
+        explain.push_back(fmt::format("  {}: not in the variant metadata: incompatible", label));
+      }
+    }
+    if (!chosen) continue;
+    const auto* best = best_by_tag(by_label[*chosen]);
+    choice.wheel = best->file;
+    choice.label = *chosen;
+    choice.properties = md->variants.at(*chosen);
+    choice.why = describe_variant(*chosen, choice.properties);
+    for (const auto& p : choice.properties) {
+      if (p.ns == variant::kAbiDependencyNamespace) choice.uses_abi_dependency = true;
+    }
+    variant::SupportedProperties supported;
+    for (const auto& p : ranking->sorted_supported) {
+      auto& features = supported[p.ns];
+      if (features.empty() || features.back().name != p.feature) features.push_back({p.feature, {}, false});
+      features.back().values.push_back(p.value);
+    }
+    choice.environment = base;
+    variant::set_variant_markers(choice.environment, *chosen, choice.properties, supported);
+    choice.metadata = std::move(*md);
+    explain.insert(explain.begin(), fmt::format("  {}: chosen ({})", *chosen, choice.why));
+  }
+  if (request.forced_label && !choice.wheel && *request.forced_label != "none" && !request.forced_label->empty()) {
+    return fail(fmt::format("--variant {}={}: {} {} has no variant wheels for this target", request.name,
+                            *request.forced_label, request.name, request.version));
+  }
+  if (!choice.wheel) {
+    if (plain.empty()) {
+      reason = variants.empty() || std::all_of(variants.begin(), variants.end(), [](const auto& v) { return v.empty(); })
+                   ? no_wheel_reason()
+                   : "no compatible variant and no non-variant wheel";
+      return std::optional<Choice>{};
+    }
+    const auto* best = best_by_tag(plain);
+    choice.wheel = best->file;
+    choice.why = request.no_variants ? "non-variant (--no-variants)" : "non-variant";
+    choice.environment = base;
+    explain.insert(explain.begin(), fmt::format("  non-variant wheel chosen{}", choice.others.empty() ? "" : " (no compatible variant)"));
+  }
+  for (const auto& s : skipped_sources) explain.push_back(fmt::format("  variants of {} not considered", s));
+  choice.explain = std::move(explain);
+  return std::optional<Choice>(std::move(choice));
+}
+
+}  // namespace vwheel::plan::detail

@@ -1,0 +1,62 @@
+#pragma once
+// Private to the plan component: choosing the wheel of one project version for a target.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vwheel/finder/finder.hpp"
+#include "vwheel/plan/plan.hpp"
+
+namespace vwheel::plan::detail {
+
+// Reads the combined variant metadata of one source's variant wheels of a version: from the
+// `*-variants.json` file when the source has one (`variants_json`), else from the wheels.
+using MetadataLoader = std::function<Result<variant::VariantMetadata>(
+    const finder::File* variants_json, const std::vector<const finder::File*>& variant_wheels)>;
+
+struct ChooseRequest {
+  std::string name;     // canonical
+  std::string version;  // as in the file names
+  std::vector<const finder::File*> files;  // every file of the version (wheels and variants.json), all sources
+  std::size_t source_count = 1;
+  bool no_variants = false;
+  std::optional<std::string> forced_label;
+  bool allow_yanked = false;  // the version is pinned with `==`
+};
+
+struct Choice {
+  const finder::File* wheel = nullptr;
+  std::optional<std::string> label;
+  variant::PropertySet properties;
+  std::string why;
+  std::vector<OtherVariant> others;
+  markers::Environment environment;  // the target's variables plus the wheel's variant markers
+  std::optional<variant::VariantMetadata> metadata;
+  bool uses_abi_dependency = false;
+  std::vector<std::string> explain;
+};
+
+// nullopt (with `reason` set) when no wheel of the version fits the target; an error for broken
+// variant metadata or a `--variant` label that is unknown or incompatible.
+[[nodiscard]] Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target& target,
+                                                   const MetadataLoader& load, std::string& reason);
+
+// The target's variables as a marker environment (no variant markers).
+[[nodiscard]] markers::Environment base_environment(const Target& target);
+
+// Whether the file's Requires-Python admits the target's Python (an unparsable one admits it).
+[[nodiscard]] bool python_fits(const finder::File& file, const Target& target);
+
+// The best (lowest) index among the wheel's tags in the target's tag list, or nullopt.
+[[nodiscard]] std::optional<std::size_t> tag_rank(const wheel_name::WheelName& wheel, const Target& target);
+
+// `ns :: feature :: value` strings.
+[[nodiscard]] std::vector<std::string> property_strings(const variant::PropertySet& properties);
+
+// The universal environment of one label: every property of it counts as supported.
+[[nodiscard]] markers::Environment label_environment(const markers::Environment& base, const std::string& label,
+                                                     const variant::PropertySet& properties);
+
+}  // namespace vwheel::plan::detail

@@ -1,0 +1,139 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/plan/plan.hpp"
+
+namespace vwheel::plan {
+namespace fs = std::filesystem;
+
+Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet) {
+  std::vector<fs::path> paths(plan.packages.size());
+  std::vector<http::DownloadRequest> requests;
+  std::vector<std::size_t> owners;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < plan.packages.size(); ++i) {
+    const auto& s = plan.packages[i];
+    const auto& f = s.wheel;
+    auto check = [&](const std::string& actual) -> Result<void> {
+      if (!s.allowed_sha256.empty() &&
+          std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), actual) == s.allowed_sha256.end()) {
+        return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.location(), actual,
+                                fmt::join(s.allowed_sha256, " or ")));
+      }
+      return {};
+    };
+    if (f.path) {
+      if (!s.allowed_sha256.empty() || f.sha256()) {
+        auto data = read_file(*f.path);
+        if (!data) return fail(data.error());
+        const auto actual = sha256_hex(*data);
+        if (auto sha = f.sha256(); sha && *sha != actual) {
+          return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.path->string(), actual, *sha));
+        }
+        if (auto ok = check(actual); !ok) return fail(ok.error());
+      }
+      paths[i] = *f.path;
+      continue;
+    }
+    // The cache is keyed by the expected digest: a file there was verified when it was written.
+    std::optional<std::string> expected = f.sha256();
+    if (!expected && s.allowed_sha256.size() == 1) expected = s.allowed_sha256.front();
+    const auto dir = expected ? settings.cache_dir / "archives" / *expected
+                              : settings.cache_dir / "archives" / ("url-" + sha256_hex(f.url));
+    const auto dest = dir / f.filename;
+    std::error_code ec;
+    if (expected && fs::is_regular_file(dest, ec)) {
+      paths[i] = dest;
+      continue;
+    }
+    requests.push_back({f.url, dest, expected, f.size});
+    owners.push_back(i);
+    names.push_back(f.filename);
+  }
+  if (requests.empty()) return paths;
+  auto client = http::Client::create(settings.http);
+  if (!client) return fail(client.error());
+  http::ProgressDisplay display(names, quiet ? http::ProgressDisplay::Style::quiet : http::ProgressDisplay::Style::automatic);
+  auto results = client->download(
+      requests, [&](const http::Progress& p) { display.update(p); },
+      [&](std::size_t i, const Result<http::Downloaded>& r) { display.done(i, r); });
+  display.finish();
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const auto i = owners[k];
+    if (!results[k]) {
+      // A partial download is never left in the cache: the retries of this run resumed it already.
+      for (const auto& r : requests) {
+        std::error_code ec;
+        fs::remove(fs::path(r.dest.string() + ".part"), ec);
+      }
+      return fail(results[k].error());
+    }
+    const auto& s = plan.packages[i];
+    if (!s.allowed_sha256.empty() &&
+        std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), results[k]->sha256) == s.allowed_sha256.end()) {
+      std::error_code ec;
+      fs::remove(results[k]->path, ec);
+      return fail(fmt::format("{}: sha256 {} is not among the --hash values given for {}", s.wheel.url,
+                              results[k]->sha256, s.name));
+    }
+    paths[i] = results[k]->path;
+  }
+  return paths;
+}
+
+std::string describe(const Selected& s) {
+  return fmt::format("{} {}: {} ({})", s.name, s.version, s.wheel.filename, s.why);
+}
+
+std::string report_json(const Plan& plan, const std::vector<install::Installed>* installed) {
+  nlohmann::ordered_json doc;
+  doc["version"] = 1;
+  doc["target"] = plan.target;
+  auto& list = doc["install"] = nlohmann::ordered_json::array();
+  for (const auto& s : plan.packages) {
+    nlohmann::ordered_json p;
+    p["name"] = s.name;
+    p["version"] = s.version;
+    p["wheel"] = s.wheel.filename;
+    p["url"] = s.wheel.path ? s.wheel.path->string() : s.wheel.url;
+    if (auto sha = s.wheel.sha256()) p["sha256"] = *sha;
+    p["requested"] = s.requested;
+    p["required_by"] = s.required_by;
+    if (s.label) {
+      p["variant"] = {{"label", *s.label}, {"properties", s.properties}};
+    } else {
+      p["variant"] = nullptr;
+    }
+    p["why"] = s.why;
+    auto& others = p["other_variants"] = nlohmann::ordered_json::array();
+    for (const auto& o : s.other_variants) others.push_back({{"label", o.label}, {"reason", o.reason}});
+    if (installed) {
+      for (const auto& d : *installed) {
+        if (d.name.empty()) continue;
+        std::string n = d.name;
+        std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return c == '_' || c == '.' ? '-' : std::tolower(c); });
+        if (n == s.name) p["installed"] = !d.skipped;
+      }
+    }
+    list.push_back(std::move(p));
+  }
+  doc["warnings"] = plan.warnings;
+  return doc.dump(2) + "\n";
+}
+
+std::string requirements_txt(const Plan& plan) {
+  std::string out = fmt::format("# exported by vwheel for {}\n", plan.target);
+  for (const auto& s : plan.packages) {
+    out += fmt::format("{}=={}", s.name, s.version);
+    if (auto sha = s.wheel.sha256()) out += fmt::format(" \\\n    --hash=sha256:{}", *sha);
+    out += fmt::format("\n    # {}\n", s.wheel.filename);
+  }
+  return out;
+}
+
+}  // namespace vwheel::plan

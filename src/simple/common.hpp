@@ -1,0 +1,82 @@
+#pragma once
+// Private helpers of the simple component.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/simple/project_page.hpp"
+
+namespace vwheel::simple::detail {
+
+[[nodiscard]] constexpr char ascii_lower(char c) noexcept {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+[[nodiscard]] constexpr bool is_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+[[nodiscard]] constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+[[nodiscard]] constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+[[nodiscard]] constexpr bool is_hex(char c) noexcept {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// The longest link (href, `<base href>`, JSON `url`) a page may hold.
+inline constexpr std::size_t kMaxUrl = 16 * 1024;
+// The most URL bytes a page of `size` bytes may resolve to (all its files together).
+[[nodiscard]] constexpr std::size_t output_budget(std::size_t size) noexcept { return 8 * size + 8 * 1024 * 1024; }
+
+[[nodiscard]] std::string lower(std::string_view s);
+[[nodiscard]] bool iequals(std::string_view a, std::string_view b) noexcept;
+[[nodiscard]] std::string_view trim(std::string_view s) noexcept;
+// Non-empty and all hex digits.
+[[nodiscard]] bool is_hex_digest(std::string_view s) noexcept;
+// A hash algorithm name as PEP 503/691 allow it: `[a-z0-9_-]+` after lower-casing, at most 32 chars.
+[[nodiscard]] bool is_hash_name(std::string_view s) noexcept;
+
+// `text` shortened to a readable one-line excerpt for an error message.
+[[nodiscard]] std::string excerpt(std::string_view text, std::size_t max = 120);
+
+// Splits a URL (already resolved, so absolute) into the URL without its fragment and the fragment
+// (without `#`), if any.
+struct SplitUrl {
+  std::string_view without_fragment;
+  std::optional<std::string_view> fragment;
+};
+[[nodiscard]] SplitUrl split_fragment(std::string_view url) noexcept;
+
+// Hashes named in a URL fragment (`sha256=<hex>`, several joined with `&`); other parts (`egg=`,
+// malformed ones) are ignored.
+[[nodiscard]] std::map<std::string, std::string> fragment_hashes(std::string_view fragment);
+
+// A base URL parsed once, to resolve many references against it (RFC 3986 section 5.2).
+class Resolver {
+ public:
+  // Errors as `resolve_url` gives them for the base.
+  [[nodiscard]] static Result<Resolver> make(std::string_view base);
+
+  struct Resolved {
+    std::string url;       // absolute, without fragment
+    std::string filename;  // the percent-decoded last path segment
+  };
+  // `reference` must not contain a fragment worth keeping: it is dropped.
+  [[nodiscard]] Result<Resolved> resolve(std::string_view reference) const;
+
+ private:
+  Resolver() = default;
+  std::string scheme_;                    // lower-case
+  std::optional<std::string> authority_;  // as written
+  std::string path_;
+  std::optional<std::string> query_;
+  std::string dir_;  // the path up to its last `/`, what a relative path is appended to
+  bool dir_has_dots_ = false;
+};
+
+// Checks a file name from an index: non-empty, not `.`/`..`, no `/`, `\`, NUL or other control
+// characters (a page must not make the installer write outside its directory).
+[[nodiscard]] Result<void> check_filename(std::string_view filename, std::string_view page_url);
+
+}  // namespace vwheel::simple::detail

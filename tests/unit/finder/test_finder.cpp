@@ -1,0 +1,215 @@
+// The finder against a real HTTP server on 127.0.0.1 (cpp-httplib) and a local directory: project
+// pages in both formats, 404s, PEP 658 metadata with its hash checked, and METADATA read from a
+// remote wheel with range requests instead of downloading it.
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/finder/finder.hpp"
+#include "vwheel/zip/zip.hpp"
+
+namespace vwheel::finder {
+namespace {
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / fmt::format("vwheel-finder-{}-{}", ::getpid(), std::random_device{}());
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+const std::string kMetadata = "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\nRequires-Dist: dep>=2\n\nA description.\n";
+
+/// A wheel with a big incompressible member first, so that reading METADATA by ranges is cheap.
+std::string make_wheel(const fs::path& path) {
+  std::string noise(2 << 20, '\0');
+  std::mt19937 rng(42);
+  for (auto& c : noise) c = static_cast<char>(rng());
+  zip::WritePlan plan;
+  plan.members.push_back(zip::NewMember{"pkg/data.bin", noise, zip::Method::Store});
+  plan.members.push_back(zip::NewMember{"pkg/__init__.py", "X = 1\n"});
+  plan.members.push_back(zip::NewMember{"pkg-1.0.dist-info/METADATA", kMetadata});
+  plan.members.push_back(zip::NewMember{"pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"});
+  plan.members.push_back(zip::NewMember{"pkg-1.0.dist-info/RECORD", ""});
+  EXPECT_TRUE(zip::write_archive(nullptr, plan, path));
+  return *read_file(path);
+}
+
+struct Server {
+  httplib::Server http;
+  std::thread thread;
+  int port = 0;
+  std::atomic<std::uint64_t> bytes_sent{0};
+  std::atomic<int> requests{0};
+  std::map<std::string, std::string> files;  // path -> body
+
+  Server() {
+    http.set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
+      ++requests;
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
+      auto it = files.find(req.path);
+      if (it == files.end()) {
+        res.status = 404;
+        return;
+      }
+      const auto& body = it->second;
+      std::string type = req.path.ends_with(".json") || req.path.ends_with("/") ? "application/vnd.pypi.simple.v1+json"
+                                                                                 : "application/octet-stream";
+      // cpp-httplib answers Range requests itself (206 and Content-Range); count what it sends.
+      if (req.has_header("Range")) {
+        auto range = req.get_header_value("Range").substr(6);
+        if (range.starts_with("-")) {
+          bytes_sent += std::min<std::uint64_t>(std::stoull(range.substr(1)), body.size());
+        } else {
+          auto dash = range.find('-');
+          const auto start = std::stoull(range.substr(0, dash));
+          const auto end = dash + 1 < range.size() ? std::stoull(range.substr(dash + 1)) + 1 : body.size();
+          bytes_sent += std::min<std::uint64_t>(end, body.size()) - start;
+        }
+        res.set_content(body, type);
+        return;
+      }
+      res.set_content(body, type);
+      bytes_sent += body.size();
+    });
+    port = http.bind_to_any_port("127.0.0.1");
+    thread = std::thread([this] { http.listen_after_bind(); });
+    for (int i = 0; i < 500 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ~Server() {
+    http.stop();
+    thread.join();
+  }
+  std::string url(std::string_view path) const { return fmt::format("http://127.0.0.1:{}{}", port, path); }
+};
+
+std::string json_page(const std::string& filename, const std::string& sha256, bool core_metadata,
+                      const std::string& metadata_sha = "") {
+  std::string cm = core_metadata ? (metadata_sha.empty() ? ", \"core-metadata\": true"
+                                                          : fmt::format(", \"core-metadata\": {{\"sha256\": \"{}\"}}", metadata_sha))
+                                 : "";
+  return fmt::format(
+      R"({{"meta": {{"api-version": "1.1"}}, "name": "pkg", "files": [{{"filename": "{0}", "url": "../../files/{0}", "hashes": {{"sha256": "{1}"}}{2}}},
+          {{"filename": "pkg-1.0-variants.json", "url": "../../files/pkg-1.0-variants.json", "hashes": {{}}}},
+          {{"filename": "pkg-1.0.tar.gz", "url": "../../files/pkg-1.0.tar.gz", "hashes": {{}}}}]}})",
+      filename, sha256, cm);
+}
+
+struct Fixture {
+  TempDir tmp;
+  Server server;
+  std::string wheel;
+  http::Client client = *http::Client::create(http::Options{});
+  Fixture() {
+    wheel = make_wheel(tmp.path / "pkg-1.0-py3-none-any.whl");
+    server.files["/files/pkg-1.0-py3-none-any.whl"] = wheel;
+    server.files["/files/pkg-1.0-py3-none-any.whl.metadata"] = kMetadata;
+    server.files["/files/pkg-1.0-variants.json"] = "{}";
+  }
+  Finder finder() { return Finder(client, {{Source::Kind::index, server.url("/simple/")}}, {tmp.path / "cache"}); }
+};
+
+TEST(Finder, ReadsMetadataWithRangeRequestsWhenTheIndexHasNoMetadataFile) {
+  Fixture fx;
+  fx.server.files["/simple/pkg/"] = json_page("pkg-1.0-py3-none-any.whl", sha256_hex(fx.wheel), false);
+  auto finder = fx.finder();
+  auto files = finder.files("PKG");
+  ASSERT_TRUE(files) << files.error().message;
+  ASSERT_EQ((*files)->size(), 2U);  // the wheel and the variants.json; the sdist is ignored
+  const auto& w = (*files)->front();
+  ASSERT_TRUE(w.is_wheel());
+  EXPECT_EQ(w.url, fx.server.url("/files/pkg-1.0-py3-none-any.whl"));
+  EXPECT_EQ(w.sha256(), sha256_hex(fx.wheel));
+  EXPECT_FALSE((*files)->back().is_wheel());
+  const auto before = fx.server.bytes_sent.load();
+  auto md = finder.core_metadata(w);
+  ASSERT_TRUE(md) << md.error().message;
+  EXPECT_EQ(*md, kMetadata);
+  const auto read = fx.server.bytes_sent.load() - before;
+  EXPECT_LT(read, 100U * 1024) << "read " << read << " bytes of a " << fx.wheel.size() << "-byte wheel";
+  auto missing = finder.dist_info_member(w, "variant.json");
+  ASSERT_TRUE(missing) << missing.error().message;
+  EXPECT_FALSE(*missing);
+  // Scratch files are removed.
+  std::size_t left = 0;
+  for (auto it = fs::recursive_directory_iterator(fx.tmp.path / "cache"); it != fs::recursive_directory_iterator(); ++it) {
+    left += it->is_regular_file() ? 1 : 0;
+  }
+  EXPECT_EQ(left, 0U);
+}
+
+TEST(Finder, UsesTheMetadataFileAndChecksItsHash) {
+  Fixture fx;
+  fx.server.files["/simple/pkg/"] = json_page("pkg-1.0-py3-none-any.whl", sha256_hex(fx.wheel), true, sha256_hex(kMetadata));
+  auto finder = fx.finder();
+  auto files = finder.files("pkg");
+  ASSERT_TRUE(files) << files.error().message;
+  auto md = finder.core_metadata((*files)->front());
+  ASSERT_TRUE(md) << md.error().message;
+  EXPECT_EQ(*md, kMetadata);
+
+  Fixture bad;
+  bad.server.files["/simple/pkg/"] = json_page("pkg-1.0-py3-none-any.whl", sha256_hex(bad.wheel), true, std::string(64, 'a'));
+  auto f2 = bad.finder();
+  auto files2 = f2.files("pkg");
+  ASSERT_TRUE(files2);
+  auto md2 = f2.core_metadata((*files2)->front());
+  ASSERT_FALSE(md2);
+  EXPECT_NE(md2.error().message.find("does not match"), std::string::npos) << md2.error().message;
+}
+
+TEST(Finder, UnknownProjectHasNoFilesAndServerErrorsAreErrors) {
+  Fixture fx;
+  auto finder = fx.finder();
+  auto files = finder.files("nothing-here");
+  ASSERT_TRUE(files) << files.error().message;
+  EXPECT_TRUE((*files)->empty());
+  fx.server.files["/simple/broken/"] = "{not json";
+  auto broken = finder.files("broken");
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("/simple/broken/"), std::string::npos) << broken.error().message;
+}
+
+TEST(Finder, FindLinksDirectory) {
+  TempDir tmp;
+  make_wheel(tmp.path / "pkg-1.0-py3-none-any.whl");
+  std::ofstream(tmp.path / "pkg-1.0-variants.json") << "{}";
+  std::ofstream(tmp.path / "other-2.0-py3-none-any.whl") << "x";
+  std::ofstream(tmp.path / "pkg-notaversion-py3-none-any.whl") << "x";
+  auto client = *http::Client::create(http::Options{});
+  Finder finder(client, {{Source::Kind::find_links, tmp.path.string()}}, {tmp.path / "cache"});
+  auto files = finder.files("pkg");
+  ASSERT_TRUE(files) << files.error().message;
+  ASSERT_EQ((*files)->size(), 2U);
+  std::size_t wheels = 0;
+  for (const auto& f : **files) {
+    if (!f.is_wheel()) continue;
+    ++wheels;
+    ASSERT_TRUE(f.path);
+    auto md = finder.core_metadata(f);
+    ASSERT_TRUE(md) << md.error().message;
+    EXPECT_EQ(*md, kMetadata);
+  }
+  EXPECT_EQ(wheels, 1U);
+}
+
+}  // namespace
+}  // namespace vwheel::finder

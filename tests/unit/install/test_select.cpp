@@ -1,0 +1,224 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "vwheel/core/fs.hpp"
+#include "vwheel/install/install.hpp"
+#include "vwheel/install/select.hpp"
+#include "vwheel/wheel/record.hpp"
+#include "vwheel/zip/zip.hpp"
+
+namespace fs = std::filesystem;
+using namespace vwheel;
+using namespace vwheel::install;
+
+namespace {
+
+class SelectTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() / (std::string("vwheel-select-") + info->name() + "-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "links");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  /// `NAME-VERSION-py3-none-any.whl` in links/, with `Requires-Python: requires_python` when not empty.
+  fs::path wheel(const std::string& name, const std::string& version, const std::string& requires_python) {
+    const auto di = name + "-" + version + ".dist-info";
+    std::map<std::string, std::string> members{
+        {name + "/__init__.py", "X = 1\n"},
+        {di + "/METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n" +
+                               (requires_python.empty() ? "" : "Requires-Python: " + requires_python + "\n")},
+        {di + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}};
+    zip::WritePlan plan;
+    std::string record;
+    for (const auto& [path, data] : members) {
+      zip::NewMember m;
+      m.name = path;
+      m.data = data;
+      plan.members.emplace_back(m);
+      record += path + "," + wheel::record_hash(data) + "," + std::to_string(data.size()) + "\n";
+    }
+    zip::NewMember rec;
+    rec.name = di + "/RECORD";
+    rec.data = record + di + "/RECORD,,\n";
+    plan.members.emplace_back(rec);
+    const auto path = root_ / "links" / (name + "-" + version + "-py3-none-any.whl");
+    auto ok = zip::write_archive(nullptr, plan, path);
+    EXPECT_TRUE(ok) << (ok ? "" : ok.error().message);
+    return path;
+  }
+
+  fs::path profile(const std::string& json) {
+    const auto p = root_ / "target.json";
+    std::ofstream(p) << json;
+    return p;
+  }
+
+  fs::path root_;
+};
+
+python::Interpreter interpreter(const std::string& full_version) {
+  python::Interpreter i;
+  i.executable = "/opt/python/bin/python3";
+  i.environment = {{"python_full_version", full_version},
+                   {"python_version", full_version.substr(0, full_version.rfind('.'))},
+                   {"sys_platform", "linux"}};
+  i.tags = {"cp311-cp311-linux_x86_64", "py3-none-any"};
+  return i;
+}
+
+}  // namespace
+
+TEST_F(SelectTest, RequiresPythonIsCheckedAgainstTheInterpreter) {
+  auto compat = make_compatibility(interpreter("3.11.2"), std::nullopt, true);
+  ASSERT_TRUE(compat) << compat.error().message;
+  EXPECT_EQ(target_python_version(*compat), "3.11.2");
+  EXPECT_TRUE(check_wheel(wheel("fits", "1.0", ">=3.8"), *compat, false));
+  EXPECT_TRUE(check_wheel(wheel("none", "1.0", ""), *compat, false));
+  auto r = check_wheel(wheel("newer", "1.0", ">=3.12"), *compat, false);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "newer-1.0-py3-none-any.whl: Requires-Python `>=3.12` excludes Python 3.11.2 (of the interpreter "
+            "/opt/python/bin/python3)");
+  // The micro version matters, as in pip.
+  EXPECT_FALSE(check_wheel(wheel("micro", "1.0", ">=3.11.3"), *compat, false));
+  EXPECT_TRUE(check_requires_python("!=3.10.*, <4", *compat, "x"));
+  auto bad = check_requires_python(">=three", *compat, "w.whl");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("w.whl: Requires-Python `>=three`"), std::string::npos) << bad.error().message;
+
+  // The tags-only overload does not know the Python version: nothing to check against.
+  auto tags_only = make_compatibility(std::vector<std::string>{"py3-none-any"}, std::nullopt, true);
+  ASSERT_TRUE(tags_only);
+  EXPECT_FALSE(target_python_version(*tags_only));
+  EXPECT_TRUE(check_wheel(root_ / "links" / "newer-1.0-py3-none-any.whl", *tags_only, false));
+}
+
+TEST_F(SelectTest, TargetProfileEnvironmentAndTagsReplaceTheInterpreters) {
+  const auto target = profile(
+      R"({"properties": {}, "environment": {"python_version": "3.8", "sys_platform": "linux"},
+          "tags": ["cp38-cp38-manylinux_2_17_x86_64", "py3-none-any"]})");
+  for (bool with_interpreter : {true, false}) {
+    auto compat = with_interpreter ? make_compatibility(interpreter("3.11.2"), target, true)
+                                   : make_compatibility(std::vector<std::string>{"cp311-cp311-linux_x86_64"}, target, true);
+    ASSERT_TRUE(compat) << compat.error().message;
+    EXPECT_EQ(compat->tags, (std::vector<std::string>{"cp38-cp38-manylinux_2_17_x86_64", "py3-none-any"}));
+    EXPECT_EQ(target_python_version(*compat), "3.8");
+    EXPECT_EQ(compat->environment_source, "target profile " + target.string());
+    auto r = check_wheel(wheel("modern", "1.0", ">=3.10"), *compat, false);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("Requires-Python `>=3.10` excludes Python 3.8 (of the target profile"),
+              std::string::npos)
+        << r.error().message;
+    EXPECT_TRUE(check_wheel(wheel("legacy", "1.0", ">=3.6,<3.9"), *compat, false));
+  }
+  // A profile without a Python version in its environment leaves the interpreter's.
+  const auto no_python = profile(R"({"properties": {}, "environment": {"sys_platform": "linux"}})");
+  auto compat = make_compatibility(interpreter("3.11.2"), no_python, true);
+  ASSERT_TRUE(compat) << compat.error().message;
+  EXPECT_EQ(target_python_version(*compat), "3.11.2");
+  EXPECT_EQ(compat->tags, interpreter("3.11.2").tags);
+}
+
+TEST_F(SelectTest, ChooseWheelSkipsVersionsWhoseRequiresPythonExcludesTheTarget) {
+  wheel("pkg", "1.0", ">=3.6");
+  wheel("pkg", "2.0", ">=3.9");
+  wheel("pkg", "3.0", ">=3.12");
+  auto c311 = make_compatibility(interpreter("3.11.2"), std::nullopt, true);
+  ASSERT_TRUE(c311);
+  auto choice = choose_wheel(root_ / "links", "pkg", *c311, false);
+  ASSERT_TRUE(choice) << choice.error().message;
+  EXPECT_EQ(choice->version, "2.0");
+
+  const auto target = profile(R"({"properties": {}, "environment": {"python_version": "3.7"}})");
+  auto c37 = make_compatibility(interpreter("3.11.2"), target, true);
+  ASSERT_TRUE(c37);
+  choice = choose_wheel(root_ / "links", "pkg", *c37, false);
+  ASSERT_TRUE(choice) << choice.error().message;
+  EXPECT_EQ(choice->version, "1.0");
+
+  auto pinned = choose_wheel(root_ / "links", "pkg==3.0", *c37, false);
+  ASSERT_FALSE(pinned);
+  EXPECT_NE(pinned.error().message.find("3.0: pkg-3.0-py3-none-any.whl: Requires-Python `>=3.12` excludes Python 3.7"),
+            std::string::npos)
+      << pinned.error().message;
+}
+
+TEST(InterpreterCache, ReportRoundTripsAndTheCacheIsUsed) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  const auto cache = fs::temp_directory_path() / ("vwheel-interp-cache-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  auto fresh = open_environment(fs::path("/usr/bin/python3"), cache);
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(cache / "interpreters")) files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1U);
+  // Read back from the cache: the same description.
+  auto cached = open_environment(fs::path("/usr/bin/python3"), cache);
+  ASSERT_TRUE(cached) << cached.error().message;
+  EXPECT_EQ(cached->interpreter.tags, fresh->interpreter.tags);
+  EXPECT_EQ(cached->interpreter.environment, fresh->interpreter.environment);
+  EXPECT_EQ(cached->interpreter.paths, fresh->interpreter.paths);
+  EXPECT_EQ(cached->interpreter.prefix, fresh->interpreter.prefix);
+  EXPECT_EQ(cached->interpreter.base_prefix, fresh->interpreter.base_prefix);
+  EXPECT_EQ(cached->env.scheme.purelib, fresh->env.scheme.purelib);
+  EXPECT_EQ(cached->env.scheme.headers, fresh->env.scheme.headers);
+  // The cache is what is read: a doctored entry shows through (and proves no query ran).
+  auto doctored = fresh->interpreter;
+  doctored.environment["python_full_version"] = "3.99.0";
+  ASSERT_TRUE(write_file_atomic(files.front(), interpreter_report_json(doctored)));
+  auto again = open_environment(fs::path("/usr/bin/python3"), cache);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->interpreter.environment.at("python_full_version"), "3.99.0");
+  // A corrupt entry is ignored and replaced.
+  ASSERT_TRUE(write_file_atomic(files.front(), "{not json"));
+  again = open_environment(fs::path("/usr/bin/python3"), cache);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->interpreter.environment, fresh->interpreter.environment);
+  // Without a cache directory nothing is written.
+  fs::remove_all(cache);
+  ASSERT_TRUE(open_environment(fs::path("/usr/bin/python3"), std::nullopt));
+  EXPECT_FALSE(fs::exists(cache));
+}
+
+TEST(InterpreterCache, VirtualEnvironmentsOfOneBaseShareAnEntry) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  const auto root = fs::temp_directory_path() / ("vwheel-interp-venvs-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  for (const char* v : {"a", "b"}) {
+    const auto cmd = "/usr/bin/python3 -m venv --without-pip " + (root / v).string();
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  const auto cache = root / "cache";
+  auto a = open_environment(root / "a" / "bin" / "python", cache);
+  ASSERT_TRUE(a) << a.error().message;
+  auto b = open_environment(root / "b" / "bin" / "python", cache);
+  ASSERT_TRUE(b) << b.error().message;
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(cache / "interpreters")) ++entries;
+  EXPECT_EQ(entries, 1U);
+  // What b got from a's entry is what querying b says.
+  auto queried = python::query_interpreter(root / "b" / "bin" / "python");
+  ASSERT_TRUE(queried) << queried.error().message;
+  EXPECT_EQ(b->interpreter.prefix, queried->prefix);
+  EXPECT_EQ(b->interpreter.prefix, root / "b");
+  EXPECT_EQ(b->interpreter.base_prefix, queried->base_prefix);
+  EXPECT_EQ(b->interpreter.paths, queried->paths);
+  EXPECT_EQ(b->interpreter.environment, queried->environment);
+  EXPECT_EQ(b->interpreter.tags, queried->tags);
+  EXPECT_EQ(b->env.scheme.purelib, root / "b" / "lib" /
+                                       fmt::format("python{}.{}", queried->tag_info.major, queried->tag_info.minor) /
+                                       "site-packages");
+  fs::remove_all(root);
+}
