@@ -1,6 +1,8 @@
 // `vwheel install WHEEL...` (local wheel files, no dependencies) and
 // `vwheel install REQ... [-r FILE] [-c FILE]` (resolved against indexes and --find-links).
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "command.hpp"
@@ -127,10 +129,11 @@ int install_requirements(const Options& o, const install::OpenedEnvironment& ope
   if (!o.index.quiet && !o.json) {
     for (const auto& s : p->packages) {
       fmt::print("{}\n", plan::describe(s));
-      if (o.explain) {
+      if (o.explain && (s.label || !s.other_variants.empty())) {
         for (const auto& line : s.explain) fmt::print("{}\n", line);
       }
     }
+    std::fflush(stdout);  // the choice before download progress on stderr
   }
   auto write_report = [&](const std::vector<install::Installed>* installed) -> bool {
     if (o.report.empty() && !o.json) return true;

@@ -2,6 +2,7 @@
 // `vwheel export pylock.toml --format requirements.txt [--target PROFILE]`: the wheels of a lock
 // chosen for one machine, installed exactly or written out.
 
+#include <cstdio>
 #include <variant>
 
 #include <fmt/format.h>
@@ -105,10 +106,11 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
       if (!o->index.quiet) {
         for (const auto& s : p.packages) {
           fmt::print("{}\n", plan::describe(s));
-          if (o->explain) {
+          if (o->explain && (s.label || !s.other_variants.empty())) {
             for (const auto& line : s.explain) fmt::print("{}\n", line);
           }
         }
+        std::fflush(stdout);
       }
       if (!o->report.empty()) {
         if (auto ok = write_file_atomic(o->report, plan::report_json(p, nullptr)); !ok) {
