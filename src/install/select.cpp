@@ -34,14 +34,6 @@ std::optional<std::size_t> tag_priority(const wheel_name::WheelName& name, const
   return best;
 }
 
-std::string variant_why(const api::WheelAnalysis& a) {
-  if (!a.name.is_variant()) return "non-variant";
-  if (a.properties.empty()) return fmt::format("variant {}: the null variant", *a.name.label);
-  std::vector<std::string> props;
-  for (const auto& p : a.properties) props.push_back(p.to_string());
-  return fmt::format("variant {}: {}", *a.name.label, fmt::join(props, ", "));
-}
-
 using MarkerEnvironment = std::map<std::string, std::string, std::less<>>;
 
 bool has_python_version(const MarkerEnvironment& env) {
@@ -144,124 +136,6 @@ Result<void> check_wheel(const fs::path& wheel, const Compatibility& compat, boo
                             *name->label, report->target_description, a.reason));
   }
   return {};
-}
-
-Result<Choice> choose_wheel(const fs::path& dir, const std::string& requirement, const Compatibility& compat, bool pre) {
-  std::string wanted_name = requirement;
-  std::optional<pep440::Version> pinned;
-  if (auto eq = requirement.find("=="); eq != std::string::npos) {
-    wanted_name = requirement.substr(0, eq);
-    auto v = pep440::Version::parse(requirement.substr(eq + 2));
-    if (!v) return fail(fmt::format("`{}`: {}", requirement, v.error().message));
-    pinned = *v;
-  }
-  while (!wanted_name.empty() && wanted_name.back() == ' ') wanted_name.pop_back();
-  const auto canonical = wheel_name::canonicalize_name(wanted_name);
-  struct Candidate {
-    fs::path path;
-    wheel_name::WheelName name;
-    pep440::Version version;
-  };
-  std::vector<Candidate> candidates;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto file = it->path().filename().string();
-    if (!file.ends_with(".whl")) continue;
-    auto n = wheel_name::parse_wheel_name(file);
-    if (!n || wheel_name::canonicalize_name(n->name) != canonical) continue;
-    auto v = pep440::Version::parse(n->version);
-    if (!v) continue;
-    candidates.push_back({it->path(), std::move(*n), std::move(*v)});
-  }
-  if (ec) return fail(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
-  if (candidates.empty()) return fail(fmt::format("{}: no wheel of `{}` in {}", requirement, wanted_name, dir.string()));
-  std::vector<pep440::Version> versions;
-  for (const auto& c : candidates) {
-    if (pinned && c.version != *pinned) continue;
-    if (!pre && !pinned && c.version.is_prerelease()) continue;
-    if (std::find(versions.begin(), versions.end(), c.version) == versions.end()) versions.push_back(c.version);
-  }
-  std::sort(versions.begin(), versions.end(), std::greater<>());
-  std::vector<std::string> rejected;
-  for (const auto& version : versions) {
-    std::vector<const Candidate*> fitting;
-    std::vector<std::size_t> priorities;
-    for (const auto& c : candidates) {
-      if (c.version != version) continue;
-      if (auto prio = tag_priority(c.name, compat)) {
-        fitting.push_back(&c);
-        priorities.push_back(*prio);
-      }
-    }
-    if (fitting.empty()) {
-      rejected.push_back(fmt::format("{}: no wheel with a supported tag", version.to_string()));
-      continue;
-    }
-    api::AnalyzeRequest req;
-    for (const auto* c : fitting) req.wheels.push_back(c->path);
-    req.target = compat.target;
-    req.no_cache = compat.no_cache;
-    const bool any_variant = std::any_of(fitting.begin(), fitting.end(), [](const Candidate* c) { return c->name.is_variant(); });
-    std::optional<api::AnalyzeReport> report;
-    if (any_variant) {
-      auto r = api::analyze_wheels(req);
-      if (!r) return fail(r.error());
-      report = std::move(*r);
-    }
-    // Supported wheels, best first: variant rank, then tag priority.
-    std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::size_t>> ranked;
-    for (std::size_t i = 0; i < fitting.size(); ++i) {
-      std::size_t rank = 1;
-      if (report) {
-        const auto& a = report->wheels[i];
-        if (!a.supported || !a.rank) continue;
-        rank = *a.rank;
-      }
-      ranked.push_back({{rank, priorities[i]}, i});
-    }
-    if (ranked.empty()) {
-      rejected.push_back(fmt::format("{}: no supported variant among {} wheels", version.to_string(), fitting.size()));
-      continue;
-    }
-    std::sort(ranked.begin(), ranked.end());
-    std::optional<std::size_t> best;
-    std::string python_rejection;
-    for (const auto& [key, i] : ranked) {
-      auto ok = check_wheel_requires_python(fitting[i]->path, compat);
-      if (ok) {
-        best = i;
-        break;
-      }
-      if (python_rejection.empty()) python_rejection = ok.error().message;
-    }
-    if (!best) {
-      rejected.push_back(fmt::format("{}: {}", version.to_string(), python_rejection));
-      continue;
-    }
-    Choice choice;
-    choice.wheel = fitting[*best]->path;
-    choice.name = fitting[*best]->name.name;
-    choice.version = fitting[*best]->name.version;
-    std::size_t same_project = 0;
-    for (const auto& c : candidates) same_project += c.version == version ? 1 : 0;
-    choice.candidates = same_project;
-    if (report) {
-      choice.why = variant_why(report->wheels[*best]);
-    } else {
-      choice.why = "non-variant";
-    }
-    return choice;
-  }
-  if (versions.empty()) {
-    return fail(fmt::format("{}: no matching version in {} ({} pre-releases skipped; --pre allows them)", requirement,
-                            dir.string(), candidates.size()));
-  }
-  return fail(fmt::format("{}: no installable wheel in {}: {}", requirement, dir.string(), fmt::join(rejected, "; ")));
-}
-
-std::string describe_choice(const Choice& c) {
-  return fmt::format("{} {}: {} ({}; {} candidate{})", c.name, c.version, c.wheel.filename().string(), c.why, c.candidates,
-                     c.candidates == 1 ? "" : "s");
 }
 
 }  // namespace vwheel::install

@@ -49,6 +49,9 @@ detail::MetadataLoader finder_loader(finder::Finder& finder) {
   };
 }
 
+/// The name under which the target's Python takes part in resolution.
+constexpr std::string_view kPython = "python";
+
 struct Key {
   std::string name;
   std::string version;
@@ -65,6 +68,15 @@ class IndexProvider final : public resolve::Provider {
         load_(finder_loader(finder)) {}
 
   Result<std::vector<pep440::Version>> versions(std::string_view name) override {
+    if (name == kPython) {
+      // The target's Python is a package with one version, so Requires-Python constrains it.
+      auto it = target_.environment.find("python_full_version");
+      if (it == target_.environment.end()) it = target_.environment.find("python_version");
+      if (it == target_.environment.end()) return std::vector<pep440::Version>{};
+      auto v = pep440::Version::parse(it->second);
+      if (!v) return std::vector<pep440::Version>{};
+      return std::vector<pep440::Version>{*v};
+    }
     auto files = finder_.files(name);
     if (!files) return fail(files.error());
     std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>> by_version;
@@ -97,6 +109,7 @@ class IndexProvider final : public resolve::Provider {
   }
 
   Result<resolve::Dependencies> dependencies(std::string_view name, const pep440::Version& version) override {
+    if (name == kPython) return resolve::Dependencies{};
     const auto& list = files_[std::string(name)][version];
     if (universal_) return universal_dependencies(name, version, list);
     auto choice = choose(name, version, list);
@@ -111,6 +124,7 @@ class IndexProvider final : public resolve::Provider {
     auto reqs = simple::parse_requires_dist(*md, c.wheel->filename);
     if (!reqs) return fail(reqs.error());
     deps.requires_dist = std::move(*reqs);
+    if (auto python = python_requirement(*md)) deps.requires_dist.push_back(std::move(*python));
     deps.environment = c.environment;
     deps.provides_extra = md->provides_extra;
     requires_dist_[{std::string(name), version.to_string()}] = md->requires_dist;
@@ -157,10 +171,23 @@ class IndexProvider final : public resolve::Provider {
     return &choices_.emplace(key, std::move(*c)).first->second;
   }
 
+  /// Requires-Python as a requirement on the `python` pseudo-package (nullopt when absent or
+  /// unparsable: pip ignores an invalid one too).
+  static std::optional<markers::Requirement> python_requirement(const simple::CoreMetadata& md) {
+    if (!md.requires_python) return std::nullopt;
+    auto r = markers::Requirement::parse(fmt::format("{} {}", kPython, *md.requires_python));
+    if (!r) return std::nullopt;
+    return std::move(*r);
+  }
+
   Result<simple::CoreMetadata> metadata_of(const finder::File& wheel) {
+    const auto key = wheel.location();
+    if (auto it = metadata_.find(key); it != metadata_.end()) return it->second;
     auto text = finder_.core_metadata(wheel);
     if (!text) return fail(text.error());
-    return simple::parse_core_metadata(*text, wheel.filename);
+    auto md = simple::parse_core_metadata(*text, wheel.filename);
+    if (!md) return fail(md.error());
+    return metadata_.emplace(key, std::move(*md)).first->second;
   }
 
   /// Every label counts: dependencies whose variant markers hold for some label are kept (their
@@ -223,6 +250,9 @@ class IndexProvider final : public resolve::Provider {
       return {};
     };
     std::vector<std::string> plain_raw, variant_raw;
+    if (auto md = metadata_of(plain ? *plain : *variant_wheels.front()); md) {
+      if (auto python = python_requirement(*md)) deps.requires_dist.push_back(std::move(*python));
+    }
     if (plain) {
       if (auto ok = add(*plain, {base}, plain_raw); !ok) return fail(ok.error());
     }
@@ -254,6 +284,7 @@ class IndexProvider final : public resolve::Provider {
   std::map<Key, std::string> reasons_;
   std::map<Key, std::vector<std::string>> requires_dist_;
   std::map<Key, std::vector<std::string>> plain_requires_dist_;
+  std::map<std::string, simple::CoreMetadata> metadata_;
 };
 
 std::set<Key> pinned_versions(const Requirements& requirements) {
@@ -297,6 +328,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   plan.warnings = resolution->warnings;
   plan.warnings.insert(plan.warnings.end(), finder.warnings().begin(), finder.warnings().end());
   for (const auto& pin : resolution->pins) {
+    if (pin.name == kPython) continue;
     const auto version = pin.version.to_string();
     const auto* c = provider.choice_of(pin.name, version);
     if (!c) {
@@ -437,6 +469,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     if (!resolution) return fail(resolution.error());
     auto load = finder_loader(finder);
     for (const auto& pin : resolution->pins) {
+      if (pin.name == kPython) continue;
       const auto& files = provider.files_of(pin.name, pin.version);
       // One source per package: the first that has wheels of the version.
       std::optional<std::size_t> source;

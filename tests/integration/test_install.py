@@ -298,8 +298,13 @@ def test_requires_python_checked_against_the_target_profile(vwheel, tmp_path):
     r = vwheel("install", old, "--python", py, "--target", profile)
     assert r.rc == 0, r.err
     assert (site_packages(venv) / "rpy-1.0.dist-info").is_dir()
-    # (Choosing among --find-links candidates by Requires-Python: unit-tested in test_select.cpp;
-    # the CLI's requirement path goes through the resolver.)
+    # Resolving from --find-links: Requires-Python (read from METADATA, the directory has no
+    # index page to say it) takes part in resolution, so the newest version that fits is chosen.
+    r = vwheel("install", "rpy", "--find-links", links, "--python", py, "--target", profile, "--dry-run")
+    assert r.rc == 0, r.err
+    assert "rpy 1.0: rpy-1.0-py3-none-any.whl" in r.out, r.out
+    r = vwheel("install", "rpy==2.0", "--find-links", links, "--python", py, "--target", profile, "--dry-run")
+    assert r.rc == 1 and "python" in r.err and ">=3.99" in r.err, r.err
     # A target profile on Python 3.5 excludes both.
     profile.write_text(json.dumps({"properties": {}, "environment": {"python_version": "3.5"}}))
     r = vwheel("install", old, "--python", py, "--target", profile, "--force-reinstall")

@@ -1,9 +1,8 @@
 #pragma once
 /// \file
-/// Which wheel to install: checks of a wheel given as a file (tags, PEP 825 variant support),
-/// and the choice among local candidates (`--find-links DIR`): highest version, tags in the
-/// interpreter's priority order, variants in the ranking's order, the null variant before
-/// non-variant wheels. No dependency resolution.
+/// Checks of a wheel file given for installation (PEP 825, "Installing a specific local wheel"):
+/// its tags, its `Requires-Python`, and its variant, against the interpreter or a target profile.
+/// (Choosing among candidates is the `plan` component's job.)
 
 #include <filesystem>
 #include <functional>
@@ -60,24 +59,5 @@ struct Compatibility {
 /// (the reason when not).
 [[nodiscard]] Result<void> check_wheel(const std::filesystem::path& wheel, const Compatibility& compat,
                                        bool ignore_variant);
-
-/// The wheel chosen for one requirement.
-struct Choice {
-  std::filesystem::path wheel;
-  std::string name;
-  std::string version;
-  std::string why;              ///< e.g. `variant v3: x86_64 :: level :: v3` or `non-variant`
-  std::size_t candidates = 0;   ///< wheels of that project in the directory
-};
-
-/// Chooses among the wheels in `dir` for `requirement` (`NAME` or `NAME==VERSION`): the highest
-/// version (no pre-releases unless `pre` or pinned) with a wheel whose tags are supported, whose
-/// `Requires-Python` admits the target's Python version and, for variants, whose variant is
-/// supported; within it the best variant, then the best tag.
-[[nodiscard]] Result<Choice> choose_wheel(const std::filesystem::path& dir, const std::string& requirement,
-                                          const Compatibility& compat, bool pre);
-
-/// `pkg 1.0: FILE (WHY; N candidates)`.
-[[nodiscard]] std::string describe_choice(const Choice& choice);
 
 }  // namespace vwheel::install

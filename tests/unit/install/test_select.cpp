@@ -130,30 +130,6 @@ TEST_F(SelectTest, TargetProfileEnvironmentAndTagsReplaceTheInterpreters) {
   EXPECT_EQ(compat->tags, interpreter("3.11.2").tags);
 }
 
-TEST_F(SelectTest, ChooseWheelSkipsVersionsWhoseRequiresPythonExcludesTheTarget) {
-  wheel("pkg", "1.0", ">=3.6");
-  wheel("pkg", "2.0", ">=3.9");
-  wheel("pkg", "3.0", ">=3.12");
-  auto c311 = make_compatibility(interpreter("3.11.2"), std::nullopt, true);
-  ASSERT_TRUE(c311);
-  auto choice = choose_wheel(root_ / "links", "pkg", *c311, false);
-  ASSERT_TRUE(choice) << choice.error().message;
-  EXPECT_EQ(choice->version, "2.0");
-
-  const auto target = profile(R"({"properties": {}, "environment": {"python_version": "3.7"}})");
-  auto c37 = make_compatibility(interpreter("3.11.2"), target, true);
-  ASSERT_TRUE(c37);
-  choice = choose_wheel(root_ / "links", "pkg", *c37, false);
-  ASSERT_TRUE(choice) << choice.error().message;
-  EXPECT_EQ(choice->version, "1.0");
-
-  auto pinned = choose_wheel(root_ / "links", "pkg==3.0", *c37, false);
-  ASSERT_FALSE(pinned);
-  EXPECT_NE(pinned.error().message.find("3.0: pkg-3.0-py3-none-any.whl: Requires-Python `>=3.12` excludes Python 3.7"),
-            std::string::npos)
-      << pinned.error().message;
-}
-
 TEST(InterpreterCache, ReportRoundTripsAndTheCacheIsUsed) {
   if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
   const auto cache = fs::temp_directory_path() / ("vwheel-interp-cache-" + std::to_string(::getpid()));
