@@ -1,5 +1,6 @@
 #include "index_options.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -74,6 +75,16 @@ Result<plan::Settings> make_settings(const IndexOptions& o) {
   s.http.max_parallel = o.jobs == 0 ? 16 : o.jobs;
   if (!o.no_cache) s.http.cache_dir = s.cache_dir;
   return s;
+}
+
+void print_plan(const plan::Plan& plan, bool explain) {
+  for (const auto& s : plan.packages) {
+    fmt::print("{}\n", plan::describe(s));
+    if (explain && (s.label || !s.other_variants.empty())) {
+      for (const auto& line : s.explain) fmt::print("{}\n", line);
+    }
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace vwheel::cli

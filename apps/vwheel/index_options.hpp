@@ -42,4 +42,8 @@ void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources);
 /// The cache root: --cache-dir, else $XDG_CACHE_HOME/vwheel (~/.cache/vwheel).
 [[nodiscard]] std::filesystem::path cache_root(const IndexOptions& o);
 
+/// Prints one line per chosen wheel (`NAME VERSION: FILE (WHY)`), with the variant explanation
+/// under each variant choice when `explain`, and flushes stdout (download progress goes to stderr).
+void print_plan(const plan::Plan& plan, bool explain);
+
 }  // namespace vwheel::cli

@@ -27,20 +27,29 @@
 
 namespace vwheel {
 
-/// toml++ 3.3.0's Unicode tables reach `__builtin_unreachable()` (undefined behaviour) for many
-/// non-ASCII characters where it expects a key or whitespace (found by fuzz_metadata; seeds
-/// regress-toml-*.toml). TOML allows non-ASCII text only inside strings and comments, so this
-/// rejects it anywhere else before toml++ sees it: call it before `toml::parse`. Returns a
-/// one-line description with the line number, or nothing when the text is safe.
+/// More `.` than this on one line outside strings and comments is refused (see below).
+inline constexpr std::size_t kTomlMaxDotsPerLine = 256;
+
+/// Input toml++ 3.3.0 cannot take safely, refused before it sees it: call this before
+/// `toml::parse`. Returns a one-line description with the line number, or nothing when the text
+/// is safe.
+/// - Its Unicode tables reach `__builtin_unreachable()` (undefined behaviour) for many non-ASCII
+///   characters where it expects a key or whitespace (found by fuzz_metadata; seeds
+///   regress-toml-*.toml). TOML allows non-ASCII text only inside strings and comments.
+/// - It builds one nested table per part of a dotted key or table header and recurses over them,
+///   so `[a.a.a...]` with a million parts overflows the stack. No file vwheel reads nests keys
+///   more than a few levels.
 inline std::optional<std::string> toml_unsupported_character(std::string_view text) {
   enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
   State state = State::normal;
   std::size_t line = 1;
+  std::size_t dots = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
     if (c == '\n') {
       ++line;
+      dots = 0;
       if (state == State::comment || state == State::basic || state == State::literal) state = State::normal;
       continue;
     }
@@ -49,6 +58,9 @@ inline std::optional<std::string> toml_unsupported_character(std::string_view te
         if (static_cast<unsigned char>(c) >= 0x80U) {
           return fmt::format("non-ASCII character outside a string or comment at line {} (TOML allows it only there)",
                              line);
+        }
+        if (c == '.' && ++dots > kTomlMaxDotsPerLine) {
+          return fmt::format("line {} has more than {} dotted key parts (nesting too deep)", line, kTomlMaxDotsPerLine);
         }
         if (c == '#') {
           state = State::comment;

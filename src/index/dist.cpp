@@ -4,6 +4,7 @@
 
 #include "index/state.hpp"
 #include "index/text.hpp"
+#include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
@@ -13,15 +14,6 @@ namespace {
 
 constexpr std::string_view kSdistSuffix = ".tar.gz";
 constexpr std::uint64_t kMaxMetadata = std::uint64_t{64} << 20;
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 Result<std::string> normalized_project(std::string_view filename, std::string_view name) {
   if (!wheel_name::is_valid_project_name(name)) {
@@ -68,44 +60,6 @@ Result<std::optional<DistName>> identify(std::string_view filename) {
   return std::optional<DistName>(std::move(out));
 }
 
-CoreMetadata parse_core_metadata(std::string_view text) {
-  CoreMetadata out;
-  std::optional<std::string>* current = nullptr;  // the field a continuation line extends
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) break;  // the body (the description) starts here
-    if (line.front() == ' ' || line.front() == '\t') {
-      if (current != nullptr && *current) {
-        **current += ' ';
-        **current += trim(line);
-      }
-      continue;
-    }
-    current = nullptr;
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string_view key = trim(line.substr(0, colon));
-    std::optional<std::string>* field = nullptr;
-    if (iequals(key, "Name"))
-      field = &out.name;
-    else if (iequals(key, "Version"))
-      field = &out.version;
-    else if (iequals(key, "Requires-Python"))
-      field = &out.requires_python;
-    if (field == nullptr || *field) continue;  // the first occurrence wins
-    *field = std::string(trim(line.substr(colon + 1)));
-    current = field;
-  }
-  for (auto* f : {&out.name, &out.version, &out.requires_python}) {
-    if (*f) **f = std::string(trim(**f));
-  }
-  if (out.requires_python && out.requires_python->empty()) out.requires_python.reset();
-  return out;
-}
-
 Result<WheelInfo> inspect_wheel(const std::filesystem::path& path, const DistName& name) {
   const std::string filename = path.filename().string();
   auto wheel = wheel::open_wheel(path);
@@ -115,17 +69,15 @@ Result<WheelInfo> inspect_wheel(const std::filesystem::path& path, const DistNam
   if (entry == nullptr) return fail(fmt::format("{}: no `{}`", filename, member));
   auto text = wheel->archive.read(*entry, kMaxMetadata);
   if (!text) return fail(text.error());
-  const CoreMetadata core = parse_core_metadata(*text);
-  if (!core.name || !core.version) {
-    return fail(fmt::format("{}: `{}` has no `{}` field", filename, member, core.name ? "Version" : "Name"));
-  }
-  if (wheel_name::canonicalize_name(*core.name) != name.project) {
-    return fail(fmt::format("{}: `{}` says `Name: {}`, expected `{}` as in the file name", filename, member, *core.name,
+  auto core = simple::parse_core_metadata(*text, fmt::format("{}: `{}`", filename, member));
+  if (!core) return fail(core.error());
+  if (wheel_name::canonicalize_name(core->name) != name.project) {
+    return fail(fmt::format("{}: `{}` says `Name: {}`, expected `{}` as in the file name", filename, member, core->name,
                             name.project));
   }
-  if (auto v = pep440::Version::parse(*core.version); !v || *v != name.version) {
+  if (auto v = pep440::Version::parse(core->version); !v || *v != name.version) {
     return fail(fmt::format("{}: `{}` says `Version: {}`, expected `{}` as in the file name", filename, member,
-                            *core.version, name.version_text));
+                            core->version, name.version_text));
   }
   if (name.variant_namever) {
     auto doc = wheel::read_variant_json(*wheel);
@@ -133,7 +85,7 @@ Result<WheelInfo> inspect_wheel(const std::filesystem::path& path, const DistNam
   }
   // Valid UTF-8, so that it reads back from the state as it was written.
   std::optional<std::string> requires_python;
-  if (core.requires_python) requires_python = valid_utf8(*core.requires_python);
+  if (core->requires_python) requires_python = valid_utf8(*core->requires_python);
   return WheelInfo{std::move(*text), std::move(requires_python)};
 }
 

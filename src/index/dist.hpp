@@ -27,15 +27,6 @@ struct DistName {
 // error names the file when its name is not a valid wheel or sdist name.
 [[nodiscard]] Result<std::optional<DistName>> identify(std::string_view filename);
 
-// The fields of a core metadata file (RFC 822 headers, up to the first blank line) that the
-// index uses. Header names are case-insensitive; continuation lines are joined.
-struct CoreMetadata {
-  std::optional<std::string> name;
-  std::optional<std::string> version;
-  std::optional<std::string> requires_python;
-};
-[[nodiscard]] CoreMetadata parse_core_metadata(std::string_view text);
-
 struct WheelInfo {
   std::string metadata;  // `{dist_info}/METADATA`, for `<file>.metadata`
   std::optional<std::string> requires_python;

@@ -27,71 +27,6 @@ using detail::backquoted;
 // Deeper than any valid variants-json (4 levels); guards the recursive conversion.
 constexpr int kMaxVariantsJsonDepth = 32;
 
-// toml++ builds one nested table per component of a dotted key or table header and recurses over
-// them (parsing and destruction), so `[a.a.a...]` with a million components overflows the stack.
-// pylock.toml has no floats, and keys nest a few levels: more than this many `.` on one line
-// outside strings and comments is refused before toml++ sees it.
-constexpr std::size_t kMaxDotsPerLine = 256;
-
-std::optional<std::string> too_many_dots(std::string_view text) {
-  enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
-  State state = State::normal;
-  std::size_t line = 1;
-  std::size_t dots = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
-    if (c == '\n') {
-      ++line;
-      dots = 0;
-      if (state == State::comment || state == State::basic || state == State::literal) state = State::normal;
-      continue;
-    }
-    switch (state) {
-      case State::normal:
-        if (c == '.' && ++dots > kMaxDotsPerLine) {
-          return fmt::format("line {} has more than {} dotted key parts (nesting too deep)", line, kMaxDotsPerLine);
-        }
-        if (c == '#') {
-          state = State::comment;
-        } else if (starts(R"(""")")) {
-          state = State::multi_basic;
-          i += 2;
-        } else if (starts("'''")) {
-          state = State::multi_literal;
-          i += 2;
-        } else if (c == '"') {
-          state = State::basic;
-        } else if (c == '\'') {
-          state = State::literal;
-        }
-        break;
-      case State::basic:
-      case State::multi_basic:
-        if (c == '\\') {
-          ++i;
-        } else if (state == State::basic && c == '"') {
-          state = State::normal;
-        } else if (state == State::multi_basic && starts(R"(""")")) {
-          state = State::normal;
-          i += 2;
-        }
-        break;
-      case State::literal:
-        if (c == '\'') state = State::normal;
-        break;
-      case State::multi_literal:
-        if (starts("'''")) {
-          state = State::normal;
-          i += 2;
-        }
-        break;
-      case State::comment:
-        break;
-    }
-  }
-  return std::nullopt;
-}
 
 std::string one_line(std::string_view text) {
   std::string out;
@@ -167,7 +102,6 @@ class Reader {
 
   Result<Lock> read(std::string_view text) {
     if (auto bad = toml_unsupported_character(text)) return fail(source_ + ": " + *bad);
-    if (auto bad = too_many_dots(text)) return fail(source_ + ": " + *bad);
     toml::table doc;
     try {
       doc = toml::parse(text);

@@ -1,8 +1,6 @@
 // `vwheel install WHEEL...` (local wheel files, no dependencies) and
 // `vwheel install REQ... [-r FILE] [-c FILE]` (resolved against indexes and --find-links).
 
-#include <cstdio>
-
 #include <fmt/format.h>
 
 #include "command.hpp"
@@ -126,15 +124,7 @@ int install_requirements(const Options& o, const install::OpenedEnvironment& ope
     return kUserError;
   }
   for (const auto& w : p->warnings) report_warning(w);
-  if (!o.index.quiet && !o.json) {
-    for (const auto& s : p->packages) {
-      fmt::print("{}\n", plan::describe(s));
-      if (o.explain && (s.label || !s.other_variants.empty())) {
-        for (const auto& line : s.explain) fmt::print("{}\n", line);
-      }
-    }
-    std::fflush(stdout);  // the choice before download progress on stderr
-  }
+  if (!o.index.quiet && !o.json) print_plan(*p, o.explain);
   auto write_report = [&](const std::vector<install::Installed>* installed) -> bool {
     if (o.report.empty() && !o.json) return true;
     const auto text = plan::report_json(*p, installed);

@@ -2,7 +2,6 @@
 // `vwheel export pylock.toml --format requirements.txt [--target PROFILE]`: the wheels of a lock
 // chosen for one machine, installed exactly or written out.
 
-#include <cstdio>
 #include <variant>
 
 #include <fmt/format.h>
@@ -103,15 +102,7 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
       auto chosen = choose_from_lock(*o, &opened->interpreter, installed, *settings);
       if (auto* code = std::get_if<int>(&chosen)) return *code;
       const auto& p = std::get<plan::Plan>(chosen);
-      if (!o->index.quiet) {
-        for (const auto& s : p.packages) {
-          fmt::print("{}\n", plan::describe(s));
-          if (o->explain && (s.label || !s.other_variants.empty())) {
-            for (const auto& line : s.explain) fmt::print("{}\n", line);
-          }
-        }
-        std::fflush(stdout);
-      }
+      if (!o->index.quiet) print_plan(p, o->explain);
       if (!o->report.empty()) {
         if (auto ok = write_file_atomic(o->report, plan::report_json(p, nullptr)); !ok) {
           report_error(ok.error());

@@ -205,17 +205,6 @@ TEST(IndexDist, IdentifiesWheelsVariantWheelsAndSdists) {
   }
 }
 
-TEST(IndexDist, CoreMetadataHeaders) {
-  const auto md = parse_core_metadata(
-      "Metadata-Version: 2.1\r\nname: Pkg\r\nVERSION: 1.0\r\nRequires-Python: >=3.8,\r\n  <4\r\n"
-      "Requires-Python: >=2\r\n\r\nRequires-Python: in the body\n");
-  EXPECT_EQ(md.name, "Pkg");
-  EXPECT_EQ(md.version, "1.0");
-  EXPECT_EQ(md.requires_python, ">=3.8, <4");
-  const auto none = parse_core_metadata("Name: x\nVersion: 1\nRequires-Python:   \n");
-  EXPECT_FALSE(none.requires_python);
-}
-
 TEST(IndexState, RoundTripsAndRejectsUnsafeNames) {
   State s;
   s.base_url = "https://x";
