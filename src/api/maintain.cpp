@@ -1,4 +1,5 @@
 #include "vwheel/api/maintain.hpp"
+#include "vwheel/variant/ordering.hpp"
 
 #include <algorithm>
 #include <map>
@@ -87,6 +88,25 @@ Result<void> validate_properties(const variant::PropertySet& properties, const P
   std::map<std::string, std::optional<Authority>> authorities;
   std::map<variant::FeatureRef, std::vector<std::string>> values_per_feature;
   for (const auto& p : properties) {
+    if (p.ns == variant::kAbiDependencyNamespace) {
+      // PEP 817: no provider; the feature is a distribution name, the value a release segment of
+      // up to three numbers, and a wheel may list several.
+      std::size_t parts = 1;
+      bool ok = !p.value.empty() && p.value.front() != '.' && p.value.back() != '.';
+      for (std::size_t i = 0; ok && i < p.value.size(); ++i) {
+        if (p.value[i] == '.') {
+          ok = p.value[i - 1] != '.';
+          ++parts;
+        } else {
+          ok = p.value[i] >= '0' && p.value[i] <= '9';
+        }
+      }
+      if (!ok || parts > 3) {
+        problems.push_back(fmt::format("`{}`: an `abi_dependency` value is a release of up to three numbers, e.g. 2.8",
+                                       p.to_string()));
+      }
+      continue;
+    }
     auto [it, inserted] = authorities.try_emplace(p.ns);
     if (inserted) {
       auto a = authority_for(p.ns, pyproject, validation);

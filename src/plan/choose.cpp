@@ -145,6 +145,11 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target&
     for (const auto& f : variants[s]) vw.push_back(f.file);
     auto md = load(variants_json[s], vw);
     if (!md) return fail(md.error());
+    for (const auto& [label, props] : md->variants) {
+      for (const auto& p : props) {
+        if (p.ns == variant::kAbiDependencyNamespace) choice.uses_abi_dependency = true;
+      }
+    }
     variant::SelectionOptions options;
     options.abi_dependencies = target.installed;
     options.environment = &base;
@@ -209,9 +214,6 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target&
     choice.label = *chosen;
     choice.properties = md->variants.at(*chosen);
     choice.why = describe_variant(*chosen, choice.properties);
-    for (const auto& p : choice.properties) {
-      if (p.ns == variant::kAbiDependencyNamespace) choice.uses_abi_dependency = true;
-    }
     variant::SupportedProperties supported;
     for (const auto& p : ranking->sorted_supported) {
       auto& features = supported[p.ns];

@@ -34,7 +34,7 @@ struct Choice {
   std::vector<OtherVariant> others;
   markers::Environment environment;  // the target's variables plus the wheel's variant markers
   std::optional<variant::VariantMetadata> metadata;
-  bool uses_abi_dependency = false;
+  bool uses_abi_dependency = false;  // some variant of the version has `abi_dependency` properties
   std::vector<std::string> explain;
 };
 

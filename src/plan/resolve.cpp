@@ -338,6 +338,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
       c = provider.choice_of(pin.name, version);
       if (!c) return fail(fmt::format("{} {}: no wheel chosen", pin.name, version));
     }
+    plan.uses_abi_dependency = plan.uses_abi_dependency || c->uses_abi_dependency;
     Selected s;
     s.name = pin.name;
     s.version = c->wheel->wheel->version;
@@ -388,11 +389,7 @@ Result<Plan> resolve_plan(const Requirements& requirements, const Settings& sett
   if (!plan) return plan;
   // The abi_dependency namespace matches the versions being installed: when a chosen variant uses
   // it, rank again with the resolved versions in place of the installed ones.
-  bool uses_abi = false;
-  for (const auto& p : plan->packages) {
-    for (const auto& prop : p.properties) uses_abi = uses_abi || prop.starts_with("abi_dependency ::");
-  }
-  if (!uses_abi) return plan;
+  if (!plan->uses_abi_dependency) return plan;
   Target again = target;
   std::map<std::string, std::string> versions;
   for (const auto& [n, v] : target.installed) versions[wheel_name::canonicalize_name(n)] = v;

@@ -126,6 +126,9 @@ struct Plan {
   std::vector<Selected> packages;  ///< sorted by name
   std::vector<std::string> warnings;
   std::size_t requests = 0;  ///< HTTP requests made while resolving
+  /// Some chosen version has variants with `abi_dependency` properties (ranked again with the
+  /// resolved versions).
+  bool uses_abi_dependency = false;
 };
 
 /// Resolves `requirements` against the sources for `target` and chooses every wheel.
