@@ -441,9 +441,11 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     std::sort(p.wheels.begin(), p.wheels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     if (md && !labels.empty()) p.variants_json = lock::prune_variants_json(*md, labels);
     p.requires_dist = requires_dist;
-    for (const auto& [file, deps] : per_wheel) {
-      if (deps != requires_dist && std::any_of(p.wheels.begin(), p.wheels.end(), [&](const auto& w) { return w.name == file; })) {
-        p.wheel_requires_dist[file] = deps;
+    for (const auto& entry : per_wheel) {
+      const auto& file = entry.first;
+      if (entry.second != requires_dist &&
+          std::any_of(p.wheels.begin(), p.wheels.end(), [&](const auto& w) { return w.name == file; })) {
+        p.wheel_requires_dist[file] = entry.second;
       }
     }
     p.extras = extras;
