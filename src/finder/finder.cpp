@@ -144,6 +144,44 @@ void Finder::prefetch(const std::vector<std::string>& names) {
   requests_ += requests.size();
   auto answers = client_.get_many(requests);
   for (std::size_t i = 0; i < answers.size(); ++i) prefetched_.insert_or_assign(keys[i], std::move(answers[i]));
+  // The metadata an installer most likely reads next: the newest version's wheel (a non-variant
+  // one when there is one), fetched together.
+  std::vector<const File*> likely;
+  for (const auto& raw : names) {
+    auto files = this->files(raw);
+    if (!files) continue;  // reported when the resolver asks
+    const File* best = nullptr;
+    for (const auto& f : **files) {
+      if (!f.is_wheel() || !f.core_metadata || f.yanked || f.path) continue;
+      if (!best || f.version > best->version ||
+          (f.version == best->version && best->wheel->is_variant() && !f.wheel->is_variant())) {
+        best = &f;
+      }
+    }
+    if (best) likely.push_back(best);
+  }
+  std::vector<http::Request> metadata;
+  std::vector<const File*> owners;
+  for (const auto* f : likely) {
+    if (metadata_.contains(f->url) || cached_metadata(*f)) continue;
+    metadata.push_back({f->url + ".metadata", {}, true});
+    owners.push_back(f);
+  }
+  if (metadata.empty()) return;
+  requests_ += metadata.size();
+  auto bodies = client_.get_many(metadata);
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (bodies[i]) metadata_.insert_or_assign(owners[i]->url, std::move(bodies[i]->body));
+  }
+}
+
+std::optional<std::string> Finder::cached_metadata(const File& wheel) const {
+  if (!wheel.core_metadata) return std::nullopt;
+  auto it = wheel.core_metadata->find("sha256");
+  if (it == wheel.core_metadata->end() || it->second.size() != 64) return std::nullopt;
+  auto text = read_file(options_.cache_dir / "metadata" / it->second);
+  if (!text || sha256_hex(*text) != it->second) return std::nullopt;
+  return std::move(*text);
 }
 
 Result<const std::vector<File>*> Finder::find_links_files(std::size_t source) {
@@ -243,6 +281,7 @@ Result<const std::vector<File>*> Finder::files(std::string_view raw_name) {
   const auto name = wheel_name::canonicalize_name(raw_name);
   if (auto it = projects_.find(name); it != projects_.end()) return &it->second;
   prefetch({name});
+  if (auto it = projects_.find(name); it != projects_.end()) return &it->second;  // loaded by prefetch
   std::vector<File> all;
   for (std::size_t i = 0; i < sources_.size(); ++i) {
     const auto& s = sources_[i];
@@ -281,15 +320,29 @@ Result<std::string> Finder::text(const File& file) {
 
 Result<std::string> Finder::core_metadata(const File& wheel) {
   if (!wheel.path && wheel.core_metadata) {
-    ++requests_;
-    auto r = client_.get({wheel.url + ".metadata", {}, true});
-    if (r) {
+    // Metadata files named by their hash never change: kept in the cache by that hash.
+    if (auto cached = cached_metadata(wheel)) return std::move(*cached);
+    std::optional<std::string> body;
+    if (auto it = metadata_.find(wheel.url); it != metadata_.end()) {
+      body = std::move(it->second);
+      metadata_.erase(it);
+    } else {
+      ++requests_;
+      auto r = client_.get({wheel.url + ".metadata", {}, true});
+      if (r) body = std::move(r->body);
+    }
+    if (body) {
       auto it = wheel.core_metadata->find("sha256");
-      if (it != wheel.core_metadata->end() && sha256_hex(r->body) != it->second) {
-        return fail(fmt::format("{}.metadata: sha256 {} does not match the index's {}", wheel.url, sha256_hex(r->body),
-                                it->second));
+      if (it != wheel.core_metadata->end()) {
+        const auto actual = sha256_hex(*body);
+        if (actual != it->second) {
+          return fail(fmt::format("{}.metadata: sha256 {} does not match the index's {}", wheel.url, actual, it->second));
+        }
+        if (it->second.size() == 64 && it->second.find_first_not_of("0123456789abcdef") == std::string::npos) {
+          (void)write_file_atomic(options_.cache_dir / "metadata" / it->second, *body);
+        }
       }
-      return std::move(r->body);
+      return std::move(*body);
     }
     // An index that announces metadata it cannot serve: read it from the wheel instead.
   }

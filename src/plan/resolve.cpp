@@ -128,6 +128,12 @@ class IndexProvider final : public resolve::Provider {
     deps.environment = c.environment;
     deps.provides_extra = md->provides_extra;
     requires_dist_[{std::string(name), version.to_string()}] = md->requires_dist;
+    // The resolver asks for these projects next: fetch their pages (and likely metadata) together.
+    std::vector<std::string> next;
+    for (const auto& r : deps.requires_dist) {
+      if (r.name != kPython) next.push_back(r.name);
+    }
+    finder_.prefetch(next);
     return deps;
   }
 

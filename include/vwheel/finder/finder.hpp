@@ -78,7 +78,8 @@ class Finder {
   /// skipped and reported in `warnings()`; sdists are ignored.
   [[nodiscard]] Result<const std::vector<File>*> files(std::string_view name);
 
-  /// Fetches the project pages of several projects at once (a prefetch for `files`).
+  /// Fetches the project pages of several projects at once (a prefetch for `files`), then the
+  /// core metadata of each one's newest wheel, also at once.
   void prefetch(const std::vector<std::string>& names);
 
   /// The wheel's core metadata (`METADATA`): the PEP 658 file when the index serves one (checked
@@ -103,6 +104,8 @@ class Finder {
   Result<std::vector<File>> load_source(std::size_t source, std::string_view name, const http::Response* page);
   Result<const std::vector<File>*> find_links_files(std::size_t source);
   Result<std::string> wheel_member(const File& wheel, std::string_view suffix, bool required);
+  /// The wheel's metadata from `<cache_dir>/metadata/<sha256>` when the index gave its hash.
+  std::optional<std::string> cached_metadata(const File& wheel) const;
 
   http::Client& client_;
   std::vector<Source> sources_;
@@ -110,6 +113,7 @@ class Finder {
   std::map<std::string, std::vector<File>, std::less<>> projects_;
   std::map<std::string, Result<http::Response>, std::less<>> prefetched_;
   std::map<std::size_t, std::vector<File>> find_links_;
+  std::map<std::string, std::string, std::less<>> metadata_;  ///< prefetched `.metadata` bodies by wheel URL
   std::vector<std::string> warnings_;
   std::size_t requests_ = 0;
 };
