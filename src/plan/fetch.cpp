@@ -7,6 +7,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/plan/plan.hpp"
+#include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::plan {
 namespace fs = std::filesystem;
@@ -115,9 +116,7 @@ std::string report_json(const Plan& plan, const std::vector<install::Installed>*
     if (installed) {
       for (const auto& d : *installed) {
         if (d.name.empty()) continue;
-        std::string n = d.name;
-        std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return c == '_' || c == '.' ? '-' : std::tolower(c); });
-        if (n == s.name) p["installed"] = !d.skipped;
+        if (wheel_name::canonicalize_name(d.name) == s.name) p["installed"] = !d.skipped;
       }
     }
     list.push_back(std::move(p));
