@@ -23,9 +23,10 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   std::string out;
   out.resize(static_cast<std::size_t>(st.st_size));
   std::size_t done = 0;
+  char probe[4096];  // a file that grew since fstat: read on without zero-filling big blocks
   for (;;) {
-    if (done == out.size()) out.resize(out.size() + 65536);
-    const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+    const bool full = done == out.size();
+    const ssize_t n = full ? ::read(fd, probe, sizeof probe) : ::read(fd, out.data() + done, out.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
@@ -33,6 +34,7 @@ Result<std::string> read_file(const std::filesystem::path& path) {
       return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(err)));
     }
     if (n == 0) break;
+    if (full) out.append(probe, static_cast<std::size_t>(n));
     done += static_cast<std::size_t>(n);
   }
   ::close(fd);
@@ -40,10 +42,15 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return out;
 }
 
-Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content) {
-  std::random_device rd;
+std::string unique_token() {
+  static thread_local std::mt19937_64 rng{(std::uint64_t{std::random_device{}()} << 32) ^
+                                          static_cast<std::uint64_t>(::getpid())};
+  return fmt::format("{}-{:012x}", ::getpid(), rng() & 0xffffffffffffULL);
+}
+
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability) {
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const auto tmp = dir / fmt::format(".{}.tmp-{:08x}", path.filename().string(), rd());
+  const auto tmp = dir / fmt::format(".{}.tmp-{}", path.filename().string(), unique_token());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return fail(fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno)));
   std::size_t done = 0;
@@ -58,7 +65,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if ((durability == Durability::sync && ::fsync(fd) != 0) || ::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     return fail(fmt::format("{}: write error: {}", path.string(), std::strerror(err)));

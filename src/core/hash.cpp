@@ -165,6 +165,10 @@ Sha256Digest sha256(std::string_view data) {
 
 std::string to_hex(const Sha256Digest& digest) { return hex_of(digest); }
 
+bool is_sha256_hex(std::string_view text) noexcept {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
 std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
 
 struct Sha512::State {

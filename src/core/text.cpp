@@ -2,6 +2,12 @@
 
 namespace vwheel {
 
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());

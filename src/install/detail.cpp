@@ -8,7 +8,6 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <random>
 
 #include <fmt/format.h>
 
@@ -95,16 +94,19 @@ Result<void> write_new_file(const fs::path& path, std::string_view data, unsigne
   return {};
 }
 
-Result<void> write_replace(const fs::path& path, std::string_view data) {
-  auto tmp = path;
-  tmp += ".tmp-" + unique_suffix();
-  if (auto ok = write_new_file(tmp, data, 0644); !ok) return ok;
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    return fail(fmt::format("{}: cannot rename into place: {}", path.string(), errno_text(err)));
+Result<void> make_dir(const fs::path& dir) {
+  if (::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) return {};
+  if (errno == ENOENT && dir.has_parent_path() && dir.parent_path() != dir) {
+    if (auto ok = make_dir(dir.parent_path()); !ok) return ok;
+    if (::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) return {};
   }
-  return {};
+  return fail(fmt::format("{}: cannot create: {}", dir.string(), errno_text(errno)));
+}
+
+Result<void> write_replacing(const fs::path& path, std::string_view data, unsigned mode) {
+  if (write_new_file(path, data, mode)) return {};
+  ::unlink(path.c_str());
+  return write_new_file(path, data, mode);
 }
 
 Result<void> link_or_copy(const fs::path& from, const fs::path& to) {
@@ -116,11 +118,6 @@ Result<void> link_or_copy(const fs::path& from, const fs::path& to) {
   fs::copy_file(from, to, fs::copy_options::none, ec);
   if (ec) return fail(fmt::format("{}: cannot copy from {}: {}", to.string(), from.string(), ec.message()));
   return {};
-}
-
-std::string unique_suffix() {
-  static thread_local std::mt19937_64 rng{std::random_device{}() ^ static_cast<std::uint64_t>(::getpid())};
-  return fmt::format("{}-{:012x}", ::getpid(), rng() & 0xffffffffffffULL);
 }
 
 Transaction::Transaction(fs::path backup_dir, std::function<bool(std::size_t)> fail_at)

@@ -27,15 +27,16 @@ namespace vwheel::install::detail {
 /// Creates `path` (which must not exist) with `data` and permission bits `mode`.
 [[nodiscard]] Result<void> write_new_file(const std::filesystem::path& path, std::string_view data, unsigned mode);
 
-/// Writes `data` to `path` through a temporary file and a rename (replacing any old file), without
-/// fsync: for cache hints whose loss or truncation after a crash is harmless.
-[[nodiscard]] Result<void> write_replace(const std::filesystem::path& path, std::string_view data);
+/// mkdir(2) of `dir`, making its missing parents only when that fails with ENOENT (one syscall
+/// in the usual case, where create_directories() stats every level first). An existing entry is
+/// accepted as it is: creating a file under it reports anything wrong.
+[[nodiscard]] Result<void> make_dir(const std::filesystem::path& dir);
+
+/// write_new_file(), replacing a file already at `path` (tried only when creating it fails).
+[[nodiscard]] Result<void> write_replacing(const std::filesystem::path& path, std::string_view data, unsigned mode);
 
 /// Hard-links `from` to `to`, copying when linking is impossible (another file system).
 [[nodiscard]] Result<void> link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
-
-/// A random suffix for temporary names (pid and 48 random bits, hex).
-[[nodiscard]] std::string unique_suffix();
 
 /// Moves prepared files into place, recording every step so that `rollback` (or destruction
 /// without `commit`) restores the previous state.

@@ -195,7 +195,7 @@ Result<OpenedEnvironment> open_environment(const std::optional<fs::path>& python
       if (cache->venv) rebase_paths(stored, cache->venv->string(), std::string(kVenvPlaceholder));
       std::error_code ec;
       fs::create_directories(cache->file.parent_path(), ec);
-      if (!ec) (void)detail::write_replace(cache->file, interpreter_report_json(stored));  // a torn entry is re-queried
+      if (!ec) (void)write_file_atomic(cache->file, interpreter_report_json(stored), Durability::none);  // a torn entry is re-queried
     }
   }
   auto env = environment_of(*interp);

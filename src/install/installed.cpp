@@ -182,7 +182,7 @@ Result<Uninstalled> uninstall(const Environment& env, std::string_view name) {
   if (!lock) return fail(lock.error());
   auto dist = find_distribution(env, name);
   if (!dist) return fail(fmt::format("{}: not installed in {}", name, env.scheme.purelib.string()));
-  detail::Transaction tx(env.lock_dir / fmt::format(".vwheel-backup-{}", detail::unique_suffix()));
+  detail::Transaction tx(env.lock_dir / fmt::format(".vwheel-backup-{}", unique_token()));
   auto removal = detail::remove_distribution(env, *dist, tx);
   if (!removal) return fail(removal.error());
   tx.commit();

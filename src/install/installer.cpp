@@ -5,6 +5,9 @@
 #include <cerrno>
 #include <cstring>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <stdexcept>
 #include <map>
 #include <mutex>
 #include <set>
@@ -91,12 +94,20 @@ std::optional<std::string> stat_key(const fs::path& path) {
 }
 
 Result<void> make_dirs(const std::vector<PlannedFile>& files, const Prepared& p) {
+  // Every directory from each staging root down, made parents first (a set of paths sorts a
+  // parent before its children): one mkdir each, none failing.
   std::set<fs::path> dirs;
-  for (const auto& f : files) dirs.insert((p.stage(f.key) / f.relative).parent_path());
+  for (const auto& f : files) {
+    const auto root = p.stage(f.key);
+    dirs.insert(root);
+    fs::path d = root;
+    const fs::path rel = fs::path(f.relative).parent_path();
+    for (const auto& part : rel) dirs.insert(d /= part);
+  }
   for (const auto& d : dirs) {
-    std::error_code ec;
-    fs::create_directories(d, ec);
-    if (ec) return fail(fmt::format("{}: cannot create: {}", d.string(), ec.message()));
+    if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) {
+      return fail(fmt::format("{}: cannot create: {}", d.string(), errno_text()));
+    }
   }
   return {};
 }
@@ -229,6 +240,11 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs) {
   return {};
 }
 
+/// A cache entry `<cache>/unpacked/<archive sha256>/` holds each planned file as `<member index>`:
+/// the same archive always plans the same members, and one directory per wheel (instead of a
+/// tree) spares the inodes that made up much of a cold install's time.
+fs::path cached_member(const fs::path& entry, const PlannedFile& f) { return entry / std::to_string(f.entry); }
+
 /// Links every planned file from the cache entry into staging.
 Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs) {
   if (auto ok = make_dirs(p.files, p); !ok) return ok;
@@ -237,7 +253,7 @@ Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs) 
   parallel_for(p.files.size(), jobs, [&](std::size_t i) {
     if (failed) return;
     const auto& f = p.files[i];
-    auto ok = detail::link_or_copy(entry / std::string(to_string(f.key)) / f.relative, p.stage(f.key) / f.relative);
+    auto ok = detail::link_or_copy(cached_member(entry, f), p.stage(f.key) / f.relative);
     if (!ok) {
       errors[i] = ok.error();
       failed = true;
@@ -249,27 +265,18 @@ Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs) 
   return {};
 }
 
-/// Adds the staged (verified, unmodified) files to the cache as `<cache>/wheels/<sha256>`.
-void populate_cache(const fs::path& wheels_dir, const std::string& sha, const Prepared& p, unsigned jobs) {
+/// Adds the staged (verified, unmodified) files to the cache as `<cache>/unpacked/<sha256>/`.
+void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const Prepared& p, unsigned jobs) {
   std::error_code ec;
-  const auto final_dir = wheels_dir / sha;
+  const auto final_dir = unpacked_dir / sha;
   if (fs::exists(final_dir, ec)) return;
-  const auto tmp = wheels_dir / fmt::format(".tmp-{}", detail::unique_suffix());
-  std::set<fs::path> dirs;
-  for (const auto& f : p.files) dirs.insert((tmp / std::string(to_string(f.key)) / f.relative).parent_path());
-  for (const auto& d : dirs) {
-    fs::create_directories(d, ec);
-    if (ec) {
-      fs::remove_all(tmp, ec);
-      return;
-    }
-  }
+  const auto tmp = unpacked_dir / fmt::format(".tmp-{}", unique_token());
+  if (!detail::make_dir(tmp)) return;
   std::atomic<bool> failed{false};
   parallel_for(p.files.size(), jobs, [&](std::size_t i) {
     if (failed) return;
     const auto& f = p.files[i];
-    const auto k = std::string(to_string(f.key));
-    if (!detail::link_or_copy(p.stage(f.key) / f.relative, tmp / k / f.relative)) failed = true;
+    if (!detail::link_or_copy(p.stage(f.key) / f.relative, cached_member(tmp, f))) failed = true;
   });
   if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
 }
@@ -303,10 +310,12 @@ Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const
   }
   auto add_generated = [&](SchemeKey key, const std::string& rel, const std::string& content, unsigned mode) -> Result<void> {
     const auto path = p.stage(key) / rel;
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (fs::exists(fs::symlink_status(path, ec))) fs::remove(path, ec);
-    if (auto ok = detail::write_new_file(path, content, mode); !ok) return ok;
+    // The dist-info directory exists (METADATA is in it); a script's may not.
+    if (key != p.root || !rel.starts_with(p.dist_info + "/")) {
+      if (auto ok = detail::make_dir(path.parent_path()); !ok) return ok;
+    }
+    // Replaces a member of the same name (never written through: it may be a link into the cache).
+    if (auto ok = detail::write_replacing(path, content, mode); !ok) return ok;
     std::erase_if(p.files, [&](const PlannedFile& f) { return f.key == key && f.relative == rel; });
     p.files.push_back({SIZE_MAX, key, rel, detail::record_sha256(content), std::to_string(content.size()), mode});
     return {};
@@ -386,10 +395,13 @@ Result<void> write_record(const Environment& env, Prepared& p) {
       text += path + "," + rest + "\n";
     }
   }
-  const auto path = p.stage(p.root) / record_rel;
-  std::error_code ec;
-  fs::remove(path, ec);
-  return detail::write_new_file(path, text, 0644);
+  return detail::write_replacing(p.stage(p.root) / record_rel, text, 0644);
+}
+
+/// Whether the wheel has a staging directory for `key`: it installs files there (or it is the
+/// root, which holds the dist-info directory).
+bool stages(const Prepared& p, SchemeKey key) {
+  return key == p.root || std::any_of(p.files.begin(), p.files.end(), [&](const PlannedFile& f) { return f.key == key; });
 }
 
 /// Removes a wheel's staging directories: after a commit, empty ones, removed with one rmdir
@@ -401,8 +413,12 @@ void remove_staging(const Prepared& p) {
       fs::remove_all(dir, ec);
     }
   };
-  for (auto key : kKeys) remove(p.stage(key));
-  remove(p.backup());
+  // Only the directories that can exist: one per scheme the wheel's files use, the backup only
+  // when an installed version is replaced (each missing one would still cost a syscall).
+  for (auto key : kKeys) {
+    if (stages(p, key)) remove(p.stage(key));
+  }
+  if (p.existing) remove(p.backup());
 }
 
 /// Everything up to the move into place, for one wheel.
@@ -434,47 +450,50 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
     }
   } guard(p);
 
-  std::optional<fs::path> wheels_dir;
+  // The archive's sha256 names its cache entry: given by the caller (who verified the download),
+  // else remembered per file identity, else computed.
+  std::optional<fs::path> unpacked_dir;
   std::optional<std::string> key;
-  std::string sha;
+  std::string sha = request.sha256.value_or("");
   if (options.cache_dir) {
-    wheels_dir = *options.cache_dir / "wheels";
-    fs::create_directories(*wheels_dir / "by-stat", ec);
-    if (ec) wheels_dir.reset();
-    key = stat_key(request.path);
+    unpacked_dir = *options.cache_dir / "unpacked";
+    if (sha.empty()) key = stat_key(request.path);
   }
-  if (wheels_dir && key) {
-    if (auto cached = read_file(*wheels_dir / "by-stat" / *key); cached && cached->size() == 64 &&
-                                                                   fs::is_directory(*wheels_dir / *cached, ec)) {
-      if (link_from_cache(*wheels_dir / *cached, p, jobs)) {
-        sha = *cached;
-        p.from_cache = true;
-      } else {
-        for (auto k : kKeys) fs::remove_all(p.stage(k), ec);
-      }
+  if (unpacked_dir && sha.empty() && key) {
+    if (auto cached = read_file(*unpacked_dir / "by-stat" / *key); cached && is_sha256_hex(*cached)) sha = *cached;
+  }
+  if (unpacked_dir && !sha.empty() && fs::is_directory(*unpacked_dir / sha, ec)) {
+    if (link_from_cache(*unpacked_dir / sha, p, jobs)) {
+      p.from_cache = true;
+    } else {
+      for (auto k : kKeys) fs::remove_all(p.stage(k), ec);
     }
   }
   if (!p.from_cache) {
-    // The archive's own hash (cache key, direct_url.json) alongside the extraction, on a thread
-    // of its own only when the file is big enough to be worth one.
-    Result<std::string> file_sha = fail("not computed");
-    Result<void> ok;
-    if (w->archive.file_size() >= kHashThreadMinSize) {
-      std::thread hasher([&] { file_sha = detail::file_sha256_hex(request.path); });
-      ok = extract(*w, p, jobs);
-      hasher.join();
-    } else {
-      file_sha = detail::file_sha256_hex(request.path);
-      if (file_sha) ok = extract(*w, p, jobs);
-    }
-    if (!ok) return fail(ok.error());
-    if (!file_sha) return fail(file_sha.error());
-    sha = *file_sha;
-    if (wheels_dir) {
-      populate_cache(*wheels_dir, sha, p, jobs);
+    if (sha.empty()) {
+      // The archive's own hash (cache key, direct_url.json) alongside the extraction, on a thread
+      // of its own only when the file is big enough to be worth one.
+      Result<std::string> file_sha = fail("not computed");
+      Result<void> ok;
+      if (w->archive.file_size() >= kHashThreadMinSize) {
+        std::thread hasher([&] { file_sha = detail::file_sha256_hex(request.path); });
+        ok = extract(*w, p, jobs);
+        hasher.join();
+      } else {
+        file_sha = detail::file_sha256_hex(request.path);
+        if (file_sha) ok = extract(*w, p, jobs);
+      }
+      if (!ok) return fail(ok.error());
+      if (!file_sha) return fail(file_sha.error());
+      sha = *file_sha;
       // No fsync: the entry is only a hint, checked (64 hex digits naming an existing entry) before use.
-      if (key) (void)detail::write_replace(*wheels_dir / "by-stat" / *key, sha);
+      if (unpacked_dir && key && detail::make_dir(*unpacked_dir / "by-stat")) {
+        (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
+      }
+    } else if (auto ok = extract(*w, p, jobs); !ok) {
+      return fail(ok.error());
     }
+    if (unpacked_dir) populate_cache(*unpacked_dir, sha, p, jobs);
   }
   if (auto ok = finish_staging(*w, env, request, sha, p); !ok) return fail(ok.error());
   if (options.compile) {
@@ -499,7 +518,7 @@ Result<Installed> commit(const Environment& env, Prepared& p, const InstallOptio
   }
   for (auto key : kKeys) {
     std::error_code ec;
-    if (!fs::is_directory(p.stage(key), ec)) continue;
+    if (!stages(p, key) || !fs::is_directory(p.stage(key), ec)) continue;
     if (auto ok = tx.move_contents(p.stage(key), scheme_dir(env, p, key)); !ok) return fail(ok.error());
   }
   tx.commit();
@@ -509,62 +528,142 @@ Result<Installed> commit(const Environment& env, Prepared& p, const InstallOptio
 
 }  // namespace
 
-Result<std::vector<Installed>> install_wheels(const Environment& env, const std::vector<WheelRequest>& wheels,
-                                              const InstallOptions& options) {
+struct Session::Impl {
+  Environment env;
+  InstallOptions options;
+  EnvironmentLock lock;
+  detail::DistInfoIndex installed;
+  fs::path run_dir;
+  unsigned inner_jobs = 1;
+  std::vector<WheelRequest> requests;
+  std::vector<std::optional<Result<Prepared>>> prepared;
+  std::vector<bool> added;
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::size_t> queue;
+  bool closing = false;
+  std::vector<std::thread> workers;
+
+  Impl(const Environment& e, const InstallOptions& o, EnvironmentLock&& l) : env(e), options(o), lock(std::move(l)) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  void work() {
+    for (;;) {
+      std::size_t slot = 0;
+      {
+        std::unique_lock guard(mutex);
+        wake.wait(guard, [&] { return closing || !queue.empty(); });
+        if (queue.empty()) return;
+        slot = queue.front();
+        queue.pop_front();
+      }
+      Result<Prepared> r = fail("not prepared");
+      try {
+        r = prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
+      } catch (const std::exception& e) {
+        r = fail(fmt::format("{}", e.what()));
+      }
+      prepared[slot] = std::move(r);  // each slot is written by one worker, read after the join
+    }
+  }
+
+  void join() {
+    {
+      std::lock_guard guard(mutex);
+      closing = true;
+    }
+    wake.notify_all();
+    for (auto& t : workers) t.join();
+    workers.clear();
+  }
+
+  /// Removes every staging directory and the run directory.
+  void discard() {
+    for (auto& p : prepared) {
+      if (p && *p && !(*p)->staging.empty()) remove_staging(**p);
+    }
+    prepared.clear();
+    if (!run_dir.empty() && ::rmdir(run_dir.c_str()) != 0 && errno != ENOENT) {
+      std::error_code ec;
+      fs::remove_all(run_dir, ec);
+    }
+    run_dir.clear();
+  }
+
+  ~Impl() {
+    join();
+    discard();
+  }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const InstallOptions& options,
+                                                std::size_t count) {
   auto lock = EnvironmentLock::acquire(env.lock_dir, [&] {
     if (options.on_lock_wait) options.on_lock_wait(env);
   });
   if (!lock) return fail(lock.error());
+  auto impl = std::make_unique<Impl>(env, options, std::move(*lock));
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
-  const unsigned inner = wheels.size() > 1 ? 1U : jobs;
-  const auto installed = detail::index_dist_infos(env);
-  const auto run_dir = env.lock_dir / fmt::format(".vwheel-tmp-{}", detail::unique_suffix());
+  // One wheel gets every worker for its members; several get one worker each.
+  impl->inner_jobs = count > 1 ? 1U : jobs;
+  impl->installed = detail::index_dist_infos(env);
+  const auto run_dir = env.lock_dir / fmt::format(".vwheel-tmp-{}", unique_token());
   if (::mkdir(run_dir.c_str(), 0755) != 0) return fail(fmt::format("{}: cannot create: {}", run_dir.string(), errno_text()));
-  struct RunDirGuard {
-    const fs::path& dir;
-    ~RunDirGuard() {
-      if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-      }
-    }
-  } run_guard{run_dir};
-  std::vector<std::optional<Result<Prepared>>> prepared(wheels.size());
-  parallel_for(wheels.size(), jobs, [&](std::size_t i) {
-    try {
-      prepared[i] = prepare(env, wheels[i], options, inner, installed, run_dir, i);
-    } catch (const std::exception& e) {
-      prepared[i] = fail(fmt::format("{}", e.what()));
-    }
-  });
-  auto cleanup = [&] {
-    for (auto& p : prepared) {
-      if (p && *p && !(*p)->staging.empty()) remove_staging(**p);
-    }
-  };
+  impl->run_dir = run_dir;
+  impl->requests.resize(count);
+  impl->prepared.resize(count);
+  impl->added.resize(count, false);
+  const auto workers = std::min<std::size_t>(jobs, count);
+  for (std::size_t t = 0; t < workers; ++t) impl->workers.emplace_back([p = impl.get()] { p->work(); });
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+void Session::add(std::size_t slot, WheelRequest request) {
+  auto& s = *impl_;
+  if (slot >= s.requests.size() || s.added[slot]) throw std::logic_error("install::Session::add: bad or repeated slot");
+  s.added[slot] = true;
+  s.requests[slot] = std::move(request);
+  {
+    std::lock_guard guard(s.mutex);
+    s.queue.push_back(slot);
+  }
+  s.wake.notify_one();
+}
+
+Result<std::vector<Installed>> Session::finish() {
+  auto& s = *impl_;
+  s.join();
   std::vector<Installed> out;
   // A failed preparation stops the run before anything is moved.
-  for (std::size_t i = 0; i < wheels.size(); ++i) {
-    if (!*prepared[i]) {
-      cleanup();
-      return fail(prepared[i]->error().with_context(wheels[i].path.filename().string()));
-    }
+  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
+    if (!s.added[i]) throw std::logic_error("install::Session::finish: a slot was never added");
+    if (!*s.prepared[i]) return fail(s.prepared[i]->error().with_context(s.requests[i].path.filename().string()));
   }
-  for (std::size_t i = 0; i < wheels.size(); ++i) {
-    auto& p = **prepared[i];
+  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
+    auto& p = **s.prepared[i];
     if (p.skipped) {
       out.push_back({p.name, p.version, p.existing->dist_info, 0, false, true, std::nullopt});
       continue;
     }
-    auto done = commit(env, p, options);
-    if (!done) {
-      cleanup();
-      return fail(done.error().with_context(wheels[i].path.filename().string()));
-    }
+    auto done = commit(s.env, p, s.options);
+    if (!done) return fail(done.error().with_context(s.requests[i].path.filename().string()));
     out.push_back(std::move(*done));
   }
-  cleanup();
+  s.discard();
   return out;
+}
+
+Result<std::vector<Installed>> install_wheels(const Environment& env, const std::vector<WheelRequest>& wheels,
+                                              const InstallOptions& options) {
+  auto session = Session::begin(env, options, wheels.size());
+  if (!session) return fail(session.error());
+  for (std::size_t i = 0; i < wheels.size(); ++i) (*session)->add(i, wheels[i]);
+  return (*session)->finish();
 }
 
 }  // namespace vwheel::install

@@ -25,15 +25,16 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
     todo.packages.push_back(s);
   }
   if (!todo.packages.empty()) {
-    auto paths = fetch_wheels(todo, settings, quiet);
-    if (!paths) return fail(paths.error());
-    std::vector<install::WheelRequest> requests;
-    for (std::size_t i = 0; i < todo.packages.size(); ++i) {
-      requests.push_back({(*paths)[i], todo.packages[i].requested, false});
-    }
     // A different version or variant replaces what is installed.
     options.force_reinstall = true;
-    auto done = install::install_wheels(env, requests, options);
+    // Each wheel is unpacked as soon as it is on disk, while the others still download.
+    auto session = install::Session::begin(env, options, todo.packages.size());
+    if (!session) return fail(session.error());
+    auto fetched = fetch_wheels(todo, settings, quiet, [&](const Fetched& f) {
+      (*session)->add(f.index, {f.path, todo.packages[f.index].requested, false, f.sha256});
+    });
+    if (!fetched) return fail(fetched.error());
+    auto done = (*session)->finish();
     if (!done) return fail(done.error());
     applied.installed = std::move(*done);
   }

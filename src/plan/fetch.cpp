@@ -6,50 +6,62 @@
 
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::plan {
 namespace fs = std::filesystem;
 
-Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet) {
+Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet,
+                                           const std::function<void(const Fetched&)>& on_ready) {
   std::vector<fs::path> paths(plan.packages.size());
+  auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha) {
+    paths[i] = path;
+    if (on_ready) on_ready({i, std::move(path), std::move(sha)});
+  };
+  auto allowed = [&](const Selected& s, const std::string& actual) {
+    return s.allowed_sha256.empty() ||
+           std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), actual) != s.allowed_sha256.end();
+  };
   std::vector<http::DownloadRequest> requests;
   std::vector<std::size_t> owners;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < plan.packages.size(); ++i) {
     const auto& s = plan.packages[i];
     const auto& f = s.wheel;
-    auto check = [&](const std::string& actual) -> Result<void> {
-      if (!s.allowed_sha256.empty() &&
-          std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), actual) == s.allowed_sha256.end()) {
-        return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.location(), actual,
-                                fmt::join(s.allowed_sha256, " or ")));
-      }
-      return {};
-    };
     if (f.path) {
+      std::optional<std::string> actual;
       if (!s.allowed_sha256.empty() || f.sha256()) {
         auto data = read_file(*f.path);
         if (!data) return fail(data.error());
-        const auto actual = sha256_hex(*data);
-        if (auto sha = f.sha256(); sha && *sha != actual) {
-          return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.path->string(), actual, *sha));
+        actual = sha256_hex(*data);
+        if (auto sha = f.sha256(); sha && *sha != *actual) {
+          return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.path->string(), *actual, *sha));
         }
-        if (auto ok = check(actual); !ok) return fail(ok.error());
+        if (!allowed(s, *actual)) {
+          return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.location(), *actual,
+                                  fmt::join(s.allowed_sha256, " or ")));
+        }
       }
-      paths[i] = *f.path;
+      ready(i, *f.path, actual);
       continue;
     }
     // The cache is keyed by the expected digest: a file there was verified when it was written.
     std::optional<std::string> expected = f.sha256();
     if (!expected && s.allowed_sha256.size() == 1) expected = s.allowed_sha256.front();
+    if (expected) {
+      *expected = ascii_lower(*expected);
+      if (!is_sha256_hex(*expected)) {  // never a path component unchecked
+        return fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", f.location(), *expected));
+      }
+    }
     const auto dir = expected ? settings.cache_dir / "archives" / *expected
                               : settings.cache_dir / "archives" / ("url-" + sha256_hex(f.url));
     const auto dest = dir / f.filename;
     std::error_code ec;
     if (expected && fs::is_regular_file(dest, ec)) {
-      paths[i] = dest;
+      ready(i, dest, expected);
       continue;
     }
     requests.push_back({f.url, dest, expected, f.size});
@@ -59,31 +71,34 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
   if (requests.empty()) return paths;
   auto client = http::Client::create(settings.http);
   if (!client) return fail(client.error());
+  std::optional<Error> refused;
   http::ProgressDisplay display(names, quiet ? http::ProgressDisplay::Style::quiet : http::ProgressDisplay::Style::automatic);
   auto results = client->download(
       requests, [&](const http::Progress& p) { display.update(p); },
-      [&](std::size_t i, const Result<http::Downloaded>& r) { display.done(i, r); });
+      [&](std::size_t k, const Result<http::Downloaded>& r) {
+        display.done(k, r);
+        if (!r || refused) return;
+        const auto& s = plan.packages[owners[k]];
+        if (!allowed(s, r->sha256)) {
+          std::error_code ec;
+          fs::remove(r->path, ec);
+          refused = Error(fmt::format("{}: sha256 {} is not among the --hash values given for {}", s.wheel.url,
+                                      r->sha256, s.name));
+          return;
+        }
+        ready(owners[k], r->path, r->sha256);
+      });
   display.finish();
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    const auto i = owners[k];
-    if (!results[k]) {
-      // A partial download is never left in the cache: the retries of this run resumed it already.
-      for (const auto& r : requests) {
-        std::error_code ec;
-        fs::remove(fs::path(r.dest.string() + ".part"), ec);
-      }
-      return fail(results[k].error());
-    }
-    const auto& s = plan.packages[i];
-    if (!s.allowed_sha256.empty() &&
-        std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), results[k]->sha256) == s.allowed_sha256.end()) {
+  for (const auto& r : results) {
+    if (r) continue;
+    // A partial download is never left in the cache: the retries of this run resumed it already.
+    for (const auto& q : requests) {
       std::error_code ec;
-      fs::remove(results[k]->path, ec);
-      return fail(fmt::format("{}: sha256 {} is not among the --hash values given for {}", s.wheel.url,
-                              results[k]->sha256, s.name));
+      fs::remove(fs::path(q.dest.string() + ".part"), ec);
     }
-    paths[i] = results[k]->path;
+    return fail(r.error());
   }
+  if (refused) return fail(*refused);
   return paths;
 }
 

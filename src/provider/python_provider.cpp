@@ -416,7 +416,7 @@ Result<fs::path> ensure_venv(const PythonProviderOptions& options, const std::ve
   }
   if (fs::exists(venv, ec)) {
     // Not ours (no or another key): move it out of the way rather than use it.
-    const fs::path trash = cache_dir / fmt::format(".trash-{}-{:08x}", name, std::random_device{}());
+    const fs::path trash = cache_dir / fmt::format(".trash-{}-{}", name, unique_token());
     if (::rename(venv.c_str(), trash.c_str()) != 0) {
       return fail(
           fmt::format("{} is not a vwheel environment and cannot be moved: {}", venv.string(), std::strerror(errno)));

@@ -78,7 +78,7 @@ void write_cache(const std::filesystem::path& file, const MachineReport& report)
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   // The cache is an optimisation: failing to write it must not fail the command.
-  (void)write_file_atomic(file, root.dump() + "\n");
+  (void)write_file_atomic(file, root.dump() + "\n", Durability::none);
 }
 
 }  // namespace

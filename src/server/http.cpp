@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
+
 namespace vwheel::server::http {
 namespace {
 
@@ -22,18 +24,11 @@ std::string_view trim(std::string_view s) noexcept {
   return s;
 }
 
-char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = lower(c);
-  return out;
-}
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
   }
   return true;
 }
@@ -136,7 +131,7 @@ std::vector<MediaRange> parse_accept(std::string_view header) {
     const auto type = media.substr(0, slash);
     const auto subtype = media.substr(slash + 1);
     if (!is_token(type) || !is_token(subtype) || (type == "*" && subtype != "*")) continue;
-    MediaRange range{to_lower(type), to_lower(subtype), 1000};
+    MediaRange range{ascii_lower(type), ascii_lower(subtype), 1000};
     bool ok = true;
     std::string_view params = semi == std::string_view::npos ? std::string_view() : element.substr(semi + 1);
     while (!params.empty()) {

@@ -57,11 +57,14 @@ Result<Wheel> open_wheel(const fs::path& path) {
   const std::string file = display(path);
   auto name = wheel_name::parse_wheel_name(file);
   if (!name) return fail(name.error());
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return fail(fmt::format("{}: no such file", path.string()));
-  if (fs::is_directory(path, ec)) return fail(fmt::format("{}: is a directory, expected a wheel file", path.string()));
   auto archive = zip::Archive::open(path);
-  if (!archive) return fail(archive.error());
+  if (!archive) {
+    // The plainer message for the common mistakes, looked up only on failure (the hot path opens once).
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return fail(fmt::format("{}: no such file", path.string()));
+    if (fs::is_directory(path, ec)) return fail(fmt::format("{}: is a directory, expected a wheel file", path.string()));
+    return fail(archive.error());
+  }
 
   Wheel wheel{path, std::move(*name), std::move(*archive), {}, 0, std::nullopt};
   std::vector<std::string_view> dist_infos;

@@ -9,10 +9,10 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <random>
 
 #include <fmt/format.h>
 
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/zip/zip.hpp"
 #include "zip/format.hpp"
@@ -31,10 +31,8 @@ class Output {
   static Result<std::unique_ptr<Output>> create(const std::filesystem::path& output) {
     auto out = std::unique_ptr<Output>(new Output(output));
     const std::filesystem::path dir = output.has_parent_path() ? output.parent_path() : std::filesystem::path(".");
-    std::random_device random;
     for (int attempt = 0;; ++attempt) {
-      const std::uint64_t tag = (std::uint64_t{random()} << 32) | random();
-      out->temp_ = dir / fmt::format(".{}.{:016x}.tmp", output.filename().string(), tag);
+      out->temp_ = dir / fmt::format(".{}.{}.tmp", output.filename().string(), unique_token());
       // Created with mode 0644 so that the umask applies as for any new file.
       out->fd_ = UniqueFd(::open(out->temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
       if (out->fd_.get() >= 0) break;

@@ -13,8 +13,19 @@ namespace vwheel {
 /// Reads a whole file. The error names the path and the reason (not found, a directory, ...).
 [[nodiscard]] Result<std::string> read_file(const std::filesystem::path& path);
 
+/// Whether write_file_atomic() waits for the data to reach the disk before the rename.
+enum class Durability {
+  sync,  ///< fsync before the rename: after a crash the file is either old or new, never empty
+  none,  ///< no fsync (caches: a lost entry is only fetched again)
+};
+
 /// Writes `content` to a temporary file next to `path`, flushes it, and renames it over `path`,
 /// so a reader never sees a half-written file and a failure leaves nothing behind.
-[[nodiscard]] Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
+[[nodiscard]] Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                                             Durability durability = Durability::sync);
+
+/// "<pid>-<12 hex digits>": a token for naming temporary files that no other process or thread
+/// picks at the same time (a per-thread generator, seeded once).
+[[nodiscard]] std::string unique_token();
 
 }  // namespace vwheel

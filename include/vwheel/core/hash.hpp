@@ -24,6 +24,9 @@ using Sha512Digest = std::array<std::uint8_t, 64>;
 /// Lowercase hex SHA-256 of `data`.
 [[nodiscard]] std::string sha256_hex(std::string_view data);
 
+/// Whether `text` is a lowercase hex SHA-256 (64 characters of 0-9a-f): safe as a file name.
+[[nodiscard]] bool is_sha256_hex(std::string_view text) noexcept;
+
 /// SHA-384 of `data`.
 [[nodiscard]] Sha384Digest sha384(std::string_view data);
 /// SHA-512 of `data`.

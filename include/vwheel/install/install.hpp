@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vwheel/core/error.hpp"
@@ -105,6 +107,14 @@ struct WheelRequest {
   std::filesystem::path path;
   bool requested = true;   ///< write `REQUESTED`
   bool direct = true;      ///< given as a file: write `direct_url.json`
+  /// The archive's sha256 (lowercase hex) when the caller has verified it (a download): spares
+  /// hashing the file again to find its unpacked copy in the cache.
+  std::optional<std::string> sha256;
+
+  WheelRequest() = default;
+  WheelRequest(std::filesystem::path path_, bool requested_ = true, bool direct_ = true,  // NOLINT: implicit
+               std::optional<std::string> sha256_ = std::nullopt)
+      : path(std::move(path_)), requested(requested_), direct(direct_), sha256(std::move(sha256_)) {}
 };
 
 /// What happened to one wheel.
@@ -117,6 +127,38 @@ struct Installed {
   bool skipped = false;             ///< already installed (same version, no force)
   /// The version replaced, when this was an upgrade or reinstall.
   std::optional<std::string> replaced;
+};
+
+/// An installation fed one wheel at a time, e.g. as downloads finish: each wheel is checked and
+/// unpacked into a staging directory on a worker thread as soon as it is added, while the caller
+/// goes on; `finish` then moves them all into place. The environment lock is held from `begin`
+/// until `finish` or destruction; destroying an unfinished session discards what was staged and
+/// leaves the environment as it was.
+///
+///     auto session = Session::begin(env, options, wheels.size());
+///     for (...) (*session)->add(i, request);   // any order, each slot once
+///     auto installed = (*session)->finish();   // results in slot order
+class Session {
+ public:
+  /// Takes the environment lock and starts up to `options.jobs` workers for `count` wheels.
+  [[nodiscard]] static Result<std::unique_ptr<Session>> begin(const Environment& env, const InstallOptions& options,
+                                                              std::size_t count);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Queues wheel `slot` (< count) for checking and unpacking; returns at once.
+  void add(std::size_t slot, WheelRequest request);
+
+  /// Waits for every wheel (each slot must have been added), then moves them into place in slot
+  /// order, as install_wheels() does.
+  [[nodiscard]] Result<std::vector<Installed>> finish();
+
+  struct Impl;
+
+ private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 /// Installs the wheels (checked and unpacked in parallel; moved into place one wheel at a time

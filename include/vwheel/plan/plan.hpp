@@ -16,6 +16,7 @@
 /// label, the wheel with the best tag wins. The dependencies of the chosen wheel are evaluated
 /// with its label and those of its properties the target supports.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -148,10 +149,21 @@ struct Plan {
 [[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_dir,
                                           const Target& target, const Settings& settings);
 
+/// A planned wheel on local disk, verified: its place in the plan, its path, and its sha256 when
+/// known (always for downloads).
+struct Fetched {
+  std::size_t index = 0;
+  std::filesystem::path path;
+  std::optional<std::string> sha256;
+};
+
 /// Downloads (or finds in the cache) and verifies the planned wheels; returns their local paths in
-/// plan order. Nothing unverified is left in the cache.
-[[nodiscard]] Result<std::vector<std::filesystem::path>> fetch_wheels(const Plan& plan, const Settings& settings,
-                                                                      bool quiet);
+/// plan order. `on_ready` (when set) is called on the calling thread for each wheel as soon as it
+/// is verified (those already on disk first, then each download as it completes), so the caller
+/// can unpack it while the others still download. Nothing unverified is left in the cache.
+[[nodiscard]] Result<std::vector<std::filesystem::path>> fetch_wheels(
+    const Plan& plan, const Settings& settings, bool quiet,
+    const std::function<void(const Fetched&)>& on_ready = {});
 
 /// What applying a plan did.
 struct Applied {

@@ -281,9 +281,10 @@ TEST_F(InstallTest, CacheIsHardLinkedOnTheSecondInstall) {
   EXPECT_GE(st.st_nlink, 2U);
   // The rewritten script is a new file, not the cached one modified.
   EXPECT_EQ(*read_file(env_.scheme.scripts / "raw"), "#!/usr/bin/python3\nprint('raw')\n");
+  // The cache keeps the script as the wheel has it (its files are named by member number).
   bool found_original = false;
-  for (const auto& e : fs::recursive_directory_iterator(root_ / "cache")) {
-    if (e.path().filename() == "raw") found_original = *read_file(e.path()) == "#!python\nprint('raw')\n";
+  for (const auto& e : fs::recursive_directory_iterator(root_ / "cache" / "unpacked")) {
+    if (e.is_regular_file() && *read_file(e.path()) == "#!python\nprint('raw')\n") found_original = true;
   }
   EXPECT_TRUE(found_original);
 }
@@ -328,4 +329,78 @@ TEST_F(InstallTest, InstallWaitsForTheLockAndSaysSo) {
   options_.force_reinstall = true;
   ASSERT_TRUE(install_wheels(env_, {{w, true, true}}, options_));
   EXPECT_EQ(waits, 0);
+}
+
+TEST_F(InstallTest, SessionStagesWheelsAsTheyAreAddedAndInstallsInSlotOrder) {
+  const auto a = make_wheel("alpha", "1.0", {{"alpha/__init__.py", {"A = 1\n"}}});
+  const auto b = make_wheel("beta", "2.0", {{"beta/__init__.py", {"B = 2\n"}}});
+  const auto before = snapshot();
+  auto session = Session::begin(env_, options_, 2);
+  ASSERT_TRUE(session) << session.error().message;
+  (*session)->add(1, {b, true, false});  // slots in any order, as downloads finish
+  (*session)->add(0, {a, false, false});
+  auto done = (*session)->finish();
+  ASSERT_TRUE(done) << done.error().message;
+  ASSERT_EQ(done->size(), 2U);
+  EXPECT_EQ((*done)[0].name, "alpha");
+  EXPECT_EQ((*done)[1].name, "beta");
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "beta/__init__.py"), "B = 2\n");
+  EXPECT_TRUE(fs::exists(env_.scheme.purelib / "beta-2.0.dist-info/REQUESTED"));
+  EXPECT_FALSE(fs::exists(env_.scheme.purelib / "alpha-1.0.dist-info/REQUESTED"));
+  // Each: its package directory and file, its dist-info directory with METADATA, WHEEL, INSTALLER
+  // and RECORD; and beta's REQUESTED.
+  EXPECT_EQ(snapshot().size(), before.size() + 15U);
+  for (const auto& e : fs::directory_iterator(env_.scheme.purelib)) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(".vwheel-tmp")) << e.path();
+  }
+}
+
+TEST_F(InstallTest, SessionAbandonedLeavesTheEnvironmentAsItWas) {
+  const auto a = make_wheel("alpha", "1.0", {{"alpha/__init__.py", {"A = 1\n"}}});
+  const auto before = snapshot();
+  {
+    auto session = Session::begin(env_, options_, 2);
+    ASSERT_TRUE(session);
+    (*session)->add(0, {a, true, false});
+    // Slot 1 never comes (its download failed): the session is dropped.
+  }
+  EXPECT_EQ(snapshot(), before);
+  // The lock was released with it.
+  EXPECT_TRUE(EnvironmentLock::try_acquire(env_.lock_dir));
+}
+
+TEST_F(InstallTest, SessionReportsTheFailingWheelAndMovesNothing) {
+  const auto good = make_wheel("alpha", "1.0", {{"alpha/__init__.py", {"A = 1\n"}}});
+  const auto bad = make_wheel("beta", "1.0", {{"beta/__init__.py", {"B\n", 0644, true, "sha256=AAAA"}}});
+  const auto before = snapshot();
+  auto session = Session::begin(env_, options_, 2);
+  ASSERT_TRUE(session);
+  (*session)->add(0, {good, true, false});
+  (*session)->add(1, {bad, true, false});
+  auto done = (*session)->finish();
+  ASSERT_FALSE(done);
+  EXPECT_NE(done.error().message.find("beta-1.0-py3-none-any.whl"), std::string::npos) << done.error().message;
+  EXPECT_NE(done.error().message.find("does not match RECORD"), std::string::npos) << done.error().message;
+  session->reset();
+  EXPECT_EQ(snapshot(), before);
+}
+
+TEST_F(InstallTest, KnownArchiveHashFindsTheUnpackedCacheWithoutHashing) {
+  options_.cache_dir = root_ / "cache";
+  const auto w = simple_wheel();
+  const auto sha = sha256_hex(*read_file(w));
+  auto first = install_wheels(env_, {{w, true, false, sha}}, options_);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_FALSE((*first)[0].from_cache);
+  EXPECT_TRUE(fs::is_directory(root_ / "cache" / "unpacked" / sha));
+  EXPECT_FALSE(fs::exists(root_ / "cache" / "unpacked" / "by-stat")) << "a known hash needs no per-file hint";
+  ASSERT_TRUE(uninstall(env_, "demo"));
+  // A copy elsewhere (another stat identity) with the same known hash is linked from the cache.
+  const auto copy = root_ / "elsewhere" / w.filename();
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(w, copy);
+  auto second = install_wheels(env_, {{copy, true, false, sha}}, options_);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_TRUE((*second)[0].from_cache);
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "demo/__init__.py"), "VALUE = '1.0'\n");
 }
