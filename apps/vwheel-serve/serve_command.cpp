@@ -1,5 +1,5 @@
 // `vwheel index serve (SITE | --wheels DIR) [--site-dir PATH] [--host H] [--port N]
-//  [--upload-token T] [--max-upload-size SIZE] [--threads N] [-v]`: built into the separate
+//  [--upload-token T] [--max-upload-size SIZE] [--threads N] [--max-age S] [-v]`: built into the separate
 // `vwheel-serve` executable (see apps/vwheel-serve/main.cpp), which `vwheel index serve` runs.
 
 #include <pthread.h>
@@ -61,6 +61,7 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
     std::string upload_token;
     std::string max_upload_size = "2G";
     unsigned threads = 16;
+    std::optional<unsigned> max_age;
     bool verbose = false;
   };
   auto o = std::make_shared<Options>();
@@ -88,6 +89,11 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
   cmd->add_option("-t,--threads", o->threads,
                   "Worker threads; each serves one connection at a time, keep-alive included (default: 16)")
       ->check(CLI::Range(1U, 1024U));
+  cmd->add_option("--max-age", o->max_age,
+                  "Seconds clients may reuse the index pages and *-variants.json files without asking again (0: "
+                  "revalidate every time; default: 600 for a SITE, as PyPI, and 0 with --wheels); wheels and "
+                  "their .metadata are always sent as immutable")
+      ->check(CLI::Range(0U, 31536000U));
   cmd->add_flag("-v,--verbose", o->verbose, "Log one line per request to stderr");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
@@ -109,6 +115,7 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       }
       options.threads = o->threads;
       options.verbose = o->verbose;
+      options.page_max_age = o->max_age;
       options.on_warning = [](const std::string& w) { report_warning(w); };
       const auto limit = parse_size(o->max_upload_size);
       if (!limit || *limit == 0) {

@@ -31,6 +31,8 @@ void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources) {
         ->allow_extra_args(false);
   }
   cmd.add_flag("--offline", o.offline, "Use only the HTTP cache; no network");
+  cmd.add_flag("--refresh", o.refresh,
+               "Ask the index again for every page, even those its Cache-Control max-age lets us reuse");
   cmd.add_option("--retries", o.retries, "Extra attempts per request on network errors and 5xx (default 3)");
   cmd.add_option("--timeout", o.timeout, "Seconds without data before an attempt fails (default 30)");
   cmd.add_option("--cache-dir", o.cache_dir, "Cache root (default: $XDG_CACHE_HOME/vwheel)");
@@ -72,6 +74,7 @@ Result<plan::Settings> make_settings(const IndexOptions& o) {
   s.http.retries = o.retries;
   s.http.stall_timeout = std::chrono::seconds(o.timeout);
   s.http.offline = o.offline;
+  s.http.refresh = o.refresh;
   s.http.max_parallel = o.jobs == 0 ? 16 : o.jobs;
   if (!o.no_cache) s.http.cache_dir = s.cache_dir;
   return s;

@@ -20,6 +20,7 @@ struct IndexOptions {
   std::vector<std::string> find_links;
   bool no_index = false;
   bool offline = false;
+  bool refresh = false;
   unsigned retries = 3;
   unsigned timeout = 30;
   unsigned jobs = 16;

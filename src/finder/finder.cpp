@@ -10,6 +10,7 @@
 
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/simple/project_page.hpp"
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
@@ -104,6 +105,14 @@ Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std:
   return s;
 }
 
+/// Whether the index gave the sha256 of the wheel's metadata file: such files are kept in the
+/// cache by that hash (not also in the HTTP cache).
+bool has_metadata_hash(const File& wheel) {
+  if (!wheel.core_metadata) return false;
+  auto it = wheel.core_metadata->find("sha256");
+  return it != wheel.core_metadata->end() && is_sha256_hex(it->second);
+}
+
 }  // namespace
 
 std::string Source::describe() const {
@@ -163,22 +172,40 @@ void Finder::prefetch(const std::vector<std::string>& names) {
   std::vector<http::Request> metadata;
   std::vector<const File*> owners;
   for (const auto* f : likely) {
-    if (metadata_.contains(f->url) || cached_metadata(*f)) continue;
-    metadata.push_back({f->url + ".metadata", {}, true});
+    if (metadata_.contains(f->url)) continue;
+    if (auto cached = cached_metadata(*f)) {  // kept in memory: the resolver reads it next
+      metadata_.emplace(f->url, std::move(*cached));
+      continue;
+    }
+    metadata.push_back({f->url + ".metadata", {}, !has_metadata_hash(*f)});
     owners.push_back(f);
   }
   if (metadata.empty()) return;
   requests_ += metadata.size();
   auto bodies = client_.get_many(metadata);
   for (std::size_t i = 0; i < bodies.size(); ++i) {
-    if (bodies[i]) metadata_.insert_or_assign(owners[i]->url, std::move(bodies[i]->body));
+    // Kept by hash at once, even when the resolver never asks for it (a version it rejects): the
+    // next run needs no request for it. One that does not match is fetched again when asked for,
+    // and reported then.
+    if (bodies[i] && store_metadata(*owners[i], bodies[i]->body)) {
+      metadata_.insert_or_assign(owners[i]->url, std::move(bodies[i]->body));
+    }
   }
 }
 
+bool Finder::store_metadata(const File& wheel, const std::string& body) const {
+  if (!has_metadata_hash(wheel)) return true;
+  const auto& expected = wheel.core_metadata->at("sha256");
+  if (sha256_hex(body) != expected) return false;
+  std::error_code ec;
+  fs::create_directories(options_.cache_dir / "metadata", ec);
+  (void)write_file_atomic(options_.cache_dir / "metadata" / expected, body, Durability::none);
+  return true;
+}
+
 std::optional<std::string> Finder::cached_metadata(const File& wheel) const {
-  if (!wheel.core_metadata) return std::nullopt;
+  if (!has_metadata_hash(wheel)) return std::nullopt;
   auto it = wheel.core_metadata->find("sha256");
-  if (it == wheel.core_metadata->end() || it->second.size() != 64) return std::nullopt;
   auto text = read_file(options_.cache_dir / "metadata" / it->second);
   if (!text || sha256_hex(*text) != it->second) return std::nullopt;
   return std::move(*text);
@@ -320,29 +347,24 @@ Result<std::string> Finder::text(const File& file) {
 
 Result<std::string> Finder::core_metadata(const File& wheel) {
   if (!wheel.path && wheel.core_metadata) {
-    // Metadata files named by their hash never change: kept in the cache by that hash.
-    if (auto cached = cached_metadata(wheel)) return std::move(*cached);
-    std::optional<std::string> body;
+    // Prefetched (and checked then), else kept in the cache by its hash (such files never change),
+    // else fetched now.
     if (auto it = metadata_.find(wheel.url); it != metadata_.end()) {
-      body = std::move(it->second);
+      auto body = std::move(it->second);
       metadata_.erase(it);
-    } else {
-      ++requests_;
-      auto r = client_.get({wheel.url + ".metadata", {}, true});
-      if (r) body = std::move(r->body);
+      return body;
     }
-    if (body) {
-      auto it = wheel.core_metadata->find("sha256");
-      if (it != wheel.core_metadata->end()) {
-        const auto actual = sha256_hex(*body);
-        if (actual != it->second) {
+    if (auto cached = cached_metadata(wheel)) return std::move(*cached);
+    ++requests_;
+    if (auto r = client_.get({wheel.url + ".metadata", {}, !has_metadata_hash(wheel)})) {
+      if (auto it = wheel.core_metadata->find("sha256"); it != wheel.core_metadata->end()) {
+        const auto actual = sha256_hex(r->body);
+        if (ascii_lower(actual) != ascii_lower(it->second)) {
           return fail(fmt::format("{}.metadata: sha256 {} does not match the index's {}", wheel.url, actual, it->second));
         }
-        if (it->second.size() == 64 && it->second.find_first_not_of("0123456789abcdef") == std::string::npos) {
-          (void)write_file_atomic(options_.cache_dir / "metadata" / it->second, *body);
-        }
+        (void)store_metadata(wheel, r->body);
       }
-      return std::move(*body);
+      return std::move(r->body);
     }
     // An index that announces metadata it cannot serve: read it from the wheel instead.
   }

@@ -25,6 +25,7 @@
 #include "http/curl_api.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::http {
 
@@ -36,12 +37,11 @@ namespace {
 
 constexpr std::size_t kMaxBody = std::size_t{64} << 20;
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool iequals_prefix(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (lower(s[i]) != lower(prefix[i])) return false;
+    if (ascii_lower(s[i]) != ascii_lower(prefix[i])) return false;
   }
   return true;
 }
@@ -50,12 +50,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
   return s;
-}
-
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = lower(c);
-  return out;
 }
 
 bool is_file_url(std::string_view url) { return iequals_prefix(url, "file:"); }
@@ -99,7 +93,7 @@ std::optional<ContentRange> parse_content_range(std::string_view v) {
 struct Headers {
   long status = 0;
   std::string reason;
-  std::string etag, last_modified, content_type, content_range, cache_control, retry_after;
+  std::string etag, last_modified, content_type, content_range, cache_control, retry_after, age;
 
   void reset() { *this = Headers{}; }
 
@@ -126,6 +120,7 @@ struct Headers {
     else if (is("content-range")) content_range = value;
     else if (is("cache-control")) cache_control = value;
     else if (is("retry-after")) retry_after = value;
+    else if (is("age")) age = value;
   }
 
   [[nodiscard]] std::string status_text() const {
@@ -322,8 +317,38 @@ class Job {
 struct CacheEntry {
   std::string etag, last_modified, content_type, effective_url;
   long status = 200;
+  std::int64_t expires = 0;  ///< unix time until which the entry is fresh (Cache-Control max-age); 0: revalidate
   std::string body;
 };
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// Until when an answer stays fresh without revalidation (RFC 9111 section 4.2): `max-age` (or
+/// `s-maxage`) less `Age`; 0 when it must be revalidated (absent, `no-cache`, `no-store`).
+std::int64_t fresh_until(const Headers& h) {
+  const auto cc = ascii_lower(h.cache_control);
+  if (cc.find("no-cache") != std::string::npos || cc.find("no-store") != std::string::npos) return 0;
+  std::optional<std::uint64_t> max_age;
+  for (std::string_view key : {"s-maxage=", "max-age="}) {
+    auto at = cc.find(key);
+    if (at == std::string::npos || (at > 0 && cc[at - 1] != ' ' && cc[at - 1] != ',')) continue;
+    auto digits = std::string_view(cc).substr(at + key.size());
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    std::uint64_t v = 0;
+    if (parse_u64(digits, v)) {
+      max_age = v;
+      break;
+    }
+  }
+  if (!max_age || *max_age == 0) return 0;
+  std::uint64_t age = 0;
+  if (!h.age.empty() && !parse_u64(h.age, age)) age = 0;
+  if (age >= *max_age) return 0;
+  constexpr std::uint64_t kLongest = 10ULL * 365 * 24 * 3600;  // keeps the sum far from overflowing
+  return unix_now() + static_cast<std::int64_t>(std::min(*max_age - age, kLongest));
+}
 
 std::optional<CacheEntry> read_cache(const fs::path& file) {
   auto text = read_file(file);
@@ -339,6 +364,7 @@ std::optional<CacheEntry> read_cache(const fs::path& file) {
     e.content_type = meta.value("content_type", "");
     e.effective_url = meta.value("effective_url", "");
     e.status = meta.value("status", 200L);
+    e.expires = meta.value("expires", std::int64_t{0});
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -347,12 +373,28 @@ std::optional<CacheEntry> read_cache(const fs::path& file) {
 }
 
 void write_cache(const fs::path& file, const std::string& url, const CacheEntry& e) {
-  nlohmann::json meta = {{"url", url},          {"effective_url", e.effective_url}, {"etag", e.etag},
-                         {"last_modified", e.last_modified}, {"content_type", e.content_type}, {"status", e.status}};
+  nlohmann::json meta = {{"url", url},
+                         {"effective_url", e.effective_url},
+                         {"etag", e.etag},
+                         {"last_modified", e.last_modified},
+                         {"content_type", e.content_type},
+                         {"status", e.status},
+                         {"expires", e.expires}};
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
   // The cache is best effort: a failure to store only costs a download next time.
-  (void)write_file_atomic(file, meta.dump() + "\n" + e.body);
+  (void)write_file_atomic(file, meta.dump() + "\n" + e.body, Durability::none);
+}
+
+/// A cached answer as a Response.
+Response cached_response(CacheEntry&& e, const std::string& url) {
+  Response r;
+  r.status = e.status;
+  r.body = std::move(e.body);
+  r.content_type = std::move(e.content_type);
+  r.url = e.effective_url.empty() ? url : std::move(e.effective_url);
+  r.from_cache = true;
+  return r;
 }
 
 /// The value of the Accept header among `headers`, empty when absent.
@@ -418,13 +460,12 @@ class GetJob final : public Job {
     if (code != CURLE_OK) return judge_failure(code);
     const long status = is_file_url(effective_url(easy)) ? 0 : response_status(easy);
     if (status == 304 && cached_) {
-      Response r;
-      r.status = cached_->status;
-      r.body = std::move(cached_->body);
-      r.content_type = cached_->content_type;
-      r.url = cached_->effective_url.empty() ? url_ : cached_->effective_url;
-      r.from_cache = true;
-      response_ = std::move(r);
+      // The 304 may extend the entry's freshness (RFC 9111 section 4.3.4): store it again then.
+      if (const auto until = fresh_until(headers_); cache_file_ && (until != 0 || cached_->expires != 0)) {
+        cached_->expires = until;
+        write_cache(*cache_file_, url_, *cached_);
+      }
+      response_ = cached_response(std::move(*cached_), url_);
       return Verdict::done;
     }
     if (status != 0 && !is_2xx(status)) {
@@ -446,13 +487,14 @@ class GetJob final : public Job {
     }
     r.url = effective_url(easy);
     content_range_ = headers_.content_range;
-    if (cache_file_ && status == 200 && to_lower(headers_.cache_control).find("no-store") == std::string::npos) {
+    if (cache_file_ && status == 200 && ascii_lower(headers_.cache_control).find("no-store") == std::string::npos) {
       CacheEntry e;
       e.etag = headers_.etag;
       e.last_modified = headers_.last_modified;
       e.content_type = r.content_type;
       e.effective_url = r.url;
       e.status = status;
+      e.expires = fresh_until(headers_);
       e.body = r.body;
       write_cache(*cache_file_, url_, e);
     }
@@ -485,7 +527,7 @@ class DownloadJob final : public Job {
         on_progress_(on_progress),
         on_done_(on_done),
         part_(request.dest.string() + ".part") {
-    if (request.sha256) expected_hash_ = to_lower(*request.sha256);
+    if (request.sha256) expected_hash_ = ascii_lower(*request.sha256);
     total_ = request.size;
   }
   ~DownloadJob() override { close_file(); }
@@ -754,28 +796,42 @@ class DownloadJob final : public Job {
 // Client
 
 struct Client::Impl {
-  const CurlApi& api;
+  const CurlApi* api = nullptr;  ///< null until the first transfer loads libcurl
   Options options;
   CURLM* multi = nullptr;
   std::vector<CURL*> idle;
   std::minstd_rand rng{std::random_device{}()};
 
-  Impl(const CurlApi& a, Options o) : api(a), options(std::move(o)) {}
+  explicit Impl(Options o) : options(std::move(o)) {}
   ~Impl() {
-    for (CURL* e : idle) api.easy_cleanup(e);
-    if (multi != nullptr) api.multi_cleanup(multi);
+    if (api == nullptr) return;
+    for (CURL* e : idle) api->easy_cleanup(e);
+    if (multi != nullptr) api->multi_cleanup(multi);
   }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
+
+  /// libcurl, loaded on the first transfer: a run answered from the cache never loads it (nor
+  /// the TLS and Kerberos libraries it pulls in).
+  Result<const CurlApi*> load() {
+    if (api != nullptr) return api;
+    auto loaded = detail::load_curl();
+    if (!loaded) return tl::unexpected(loaded.error());
+    multi = (*loaded)->multi_init();
+    if (multi == nullptr) return fail("cannot initialize libcurl: curl_multi_init failed");
+    (*loaded)->multi_setopt(multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+    api = *loaded;
+    return api;
+  }
 
   CURL* acquire() {
     if (!idle.empty()) {
       CURL* e = idle.back();
       idle.pop_back();
-      api.easy_reset(e);
+      api->easy_reset(e);
       return e;
     }
-    CURL* e = api.easy_init();
+    CURL* e = api->easy_init();
     if (e == nullptr) throw std::bad_alloc();
     return e;
   }
@@ -820,8 +876,8 @@ struct Client::Impl {
           finish(job);
           continue;
         }
-        if (const CURLMcode mc = api.multi_add_handle(multi, easy); mc != CURLM_OK) {
-          job->set_error(Error(fmt::format("{}: {}", job->url_, api.multi_strerror(mc))));
+        if (const CURLMcode mc = api->multi_add_handle(multi, easy); mc != CURLM_OK) {
+          job->set_error(Error(fmt::format("{}: {}", job->url_, api->multi_strerror(mc))));
           release(easy);
           finish(job);
           continue;
@@ -837,9 +893,9 @@ struct Client::Impl {
 
       auto complete = [&](CURL* easy, CURLcode code) {
         void* priv = nullptr;
-        api.easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
+        api->easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
         auto* job = static_cast<Job*>(priv);
-        api.multi_remove_handle(multi, easy);
+        api->multi_remove_handle(multi, easy);
         active.erase(std::find(active.begin(), active.end(), job));
         job->progress();
         const Verdict v = job->end(easy, code);
@@ -867,9 +923,9 @@ struct Client::Impl {
       };
 
       int running = 0;
-      api.multi_perform(multi, &running);
+      api->multi_perform(multi, &running);
       int left = 0;
-      while (CURLMsg* msg = api.multi_info_read(multi, &left)) {
+      while (CURLMsg* msg = api->multi_info_read(multi, &left)) {
         if (msg->msg == CURLMSG_DONE) complete(msg->easy_handle, msg->data.result);
       }
       const auto stall_limit = Clock::now() - options.stall_timeout;
@@ -892,7 +948,7 @@ struct Client::Impl {
         timeout_ms = static_cast<int>(std::clamp<std::int64_t>(ms, 0, timeout_ms));
       }
       if (!active.empty()) {
-        api.multi_poll(multi, nullptr, 0, timeout_ms, nullptr);
+        api->multi_poll(multi, nullptr, 0, timeout_ms, nullptr);
       }
     }
   }
@@ -903,7 +959,7 @@ struct Client::Impl {
   }
 
   Result<RangeResponse> local_range(const std::string& url, std::optional<std::uint64_t> offset,
-                                    std::uint64_t length) const;
+                                    std::uint64_t length);
   Result<RangeResponse> remote_range(const std::string& url, const std::string& range);
 };
 
@@ -915,43 +971,35 @@ Client::~Client() = default;
 const Options& Client::options() const noexcept { return impl_->options; }
 
 Result<Client> Client::create(Options options) {
-  auto api = detail::load_curl();
-  if (!api) return tl::unexpected(api.error());
   if (options.user_agent.empty()) options.user_agent = "vwheel/" VWHEEL_VERSION;
-  auto impl = std::make_unique<Impl>(**api, std::move(options));
-  impl->multi = (*api)->multi_init();
-  if (impl->multi == nullptr) return fail("cannot initialize libcurl: curl_multi_init failed");
-  (*api)->multi_setopt(impl->multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
-  return Client(std::move(impl));
+  return Client(std::make_unique<Impl>(std::move(options)));
 }
 
 std::vector<Result<Response>> Client::get_many(const std::vector<Request>& requests) {
   std::vector<Result<Response>> results(requests.size(), fail("not run"));
   std::vector<std::unique_ptr<GetJob>> jobs(requests.size());
   std::vector<Job*> to_run;
+  const auto now = unix_now();
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const Request& r = requests[i];
     auto file = impl_->cache_file(r);
     std::optional<CacheEntry> cached;
     if (file) cached = read_cache(*file);
-    if (impl_->options.offline && !is_file_url(r.url)) {
-      if (!cached) {
-        results[i] = fail(fmt::format("offline: {} is not in the cache", r.url));
-      } else {
-        Response resp;
-        resp.status = cached->status;
-        resp.body = std::move(cached->body);
-        resp.content_type = cached->content_type;
-        resp.url = cached->effective_url.empty() ? r.url : cached->effective_url;
-        resp.from_cache = true;
-        results[i] = std::move(resp);
-      }
+    const bool fresh = cached && !impl_->options.refresh && cached->expires > now;
+    if (fresh || (impl_->options.offline && !is_file_url(r.url))) {
+      results[i] = cached ? Result<Response>(cached_response(std::move(*cached), r.url))
+                          : fail(fmt::format("offline: {} is not in the cache", r.url));
       continue;
     }
-    jobs[i] = std::make_unique<GetJob>(impl_->api, impl_->options, r, std::move(file), std::move(cached), "");
+    auto api = impl_->load();
+    if (!api) {
+      results[i] = tl::unexpected(api.error());
+      continue;
+    }
+    jobs[i] = std::make_unique<GetJob>(**api, impl_->options, r, std::move(file), std::move(cached), "");
     to_run.push_back(jobs[i].get());
   }
-  impl_->run(to_run);
+  if (!to_run.empty()) impl_->run(to_run);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (jobs[i]) results[i] = std::move(jobs[i]->response_);
   }
@@ -961,16 +1009,19 @@ std::vector<Result<Response>> Client::get_many(const std::vector<Request>& reque
 Result<Response> Client::get(const Request& request) { return std::move(get_many({request}).front()); }
 
 Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::optional<std::uint64_t> offset,
-                                                std::uint64_t length) const {
-  CURLU* u = api.url();
+                                                std::uint64_t length) {
+  auto loaded = load();
+  if (!loaded) return tl::unexpected(loaded.error());
+  const CurlApi& curl = **loaded;
+  CURLU* u = curl.url();
   if (u == nullptr) throw std::bad_alloc();
   std::string path;
-  if (api.url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+  if (curl.url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
     char* p = nullptr;
-    if (api.url_get(u, CURLUPART_PATH, &p, CURLU_URLDECODE) == CURLUE_OK && p != nullptr) path = p;
-    if (p != nullptr) api.free(p);
+    if (curl.url_get(u, CURLUPART_PATH, &p, CURLU_URLDECODE) == CURLUE_OK && p != nullptr) path = p;
+    if (p != nullptr) curl.free(p);
   }
-  api.url_cleanup(u);
+  curl.url_cleanup(u);
   if (path.empty()) return fail(fmt::format("{}: not a valid file URL", url));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail(fmt::format("{}: cannot open {}: {}", url, path, std::strerror(errno)));
@@ -1006,8 +1057,10 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
 
 Result<RangeResponse> Client::Impl::remote_range(const std::string& url, const std::string& range) {
   if (options.offline) return fail(fmt::format("offline: cannot fetch {}", url));
+  auto loaded = load();
+  if (!loaded) return tl::unexpected(loaded.error());
   Request req{url, {}, false};
-  GetJob job(api, options, req, std::nullopt, std::nullopt, range);
+  GetJob job(**loaded, options, req, std::nullopt, std::nullopt, range);
   run({&job});
   if (!job.response_) return tl::unexpected(job.response_.error());
   RangeResponse r;
@@ -1052,12 +1105,20 @@ std::vector<Result<Downloaded>> Client::download(
     }
     return results;
   }
+  if (requests.empty()) return results;
+  auto api = impl_->load();
+  if (!api) {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      results[i] = tl::unexpected(api.error());
+      if (on_done) on_done(i, results[i]);
+    }
+    return results;
+  }
   std::vector<std::unique_ptr<DownloadJob>> jobs;
   std::vector<Job*> to_run;
   jobs.reserve(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    jobs.push_back(
-        std::make_unique<DownloadJob>(impl_->api, impl_->options, requests[i], i, on_progress, on_done));
+    jobs.push_back(std::make_unique<DownloadJob>(**api, impl_->options, requests[i], i, on_progress, on_done));
     to_run.push_back(jobs.back().get());
   }
   impl_->run(to_run);

@@ -187,6 +187,7 @@ class ServerImpl final : public Server {
   httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res);
   bool reject_post(const httplib::Request& req, httplib::Response& res);
   void handle_get(const httplib::Request& req, httplib::Response& res);
+  [[nodiscard]] std::string cache_control(bool page) const;
   void serve_file(const httplib::Request& req, httplib::Response& res, const ResolvedPath& file,
                   std::string_view content_type, bool head);
   void handle_upload(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
@@ -364,7 +365,17 @@ void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res)
     }
     content_type = http::file_content_type(segments.back());
   }
+  // Distribution files never change under their name; pages and everything else may.
+  const auto& last = segments.back();
+  const bool immutable = !target->trailing_slash && (last.ends_with(".whl") || last.ends_with(".whl.metadata"));
+  res.set_header("Cache-Control", cache_control(!immutable));
   serve_file(req, res, *found, content_type, head);
+}
+
+std::string ServerImpl::cache_control(bool page) const {
+  if (!page) return "max-age=31536000, immutable, public";
+  const unsigned age = options_.page_max_age.value_or(options_.wheels ? 0U : 600U);
+  return age == 0 ? "no-cache" : fmt::format("max-age={}, public", age);
 }
 
 void ServerImpl::serve_file(const httplib::Request& req, httplib::Response& res, const ResolvedPath& file,

@@ -599,3 +599,106 @@ def test_warm_cache_and_offline(vwheel, faulty, venv, tmp_path, example_index):
     assert r.rc == 0, r.err
     assert faulty.requests == []
     assert listed(vwheel, venv3)["torch"]["variant"] == "cu128"
+
+
+# ---- caching and overlapping downloads with unpacking ----
+
+def served_requests(served, settle=0.3):
+    """The request lines `vwheel index serve --verbose` logged so far."""
+    time.sleep(settle)  # the server logs after answering
+    return [l for l in served.log.read_text().splitlines() if '"GET ' in l or '"HEAD ' in l]
+
+
+def test_warm_install_asks_nothing_and_loads_no_libcurl(vwheel, index, tmp_path):
+    # `vwheel index serve` lets clients reuse pages for 600 s and wheels/metadata for good; a warm
+    # run then needs no request, so it never loads libcurl (LD_DEBUG=files lists what ld.so loads).
+    trace = {"LD_DEBUG": "files"}
+    r = install(vwheel, index, make_venv(vwheel, tmp_path / "v1"), "torch", "--target", CUDA, env=trace)
+    assert r.rc == 0, r.err
+    assert "libcurl.so.4" in r.err  # the check below can see it
+    before = served_requests(index)
+    r = install(vwheel, index, make_venv(vwheel, tmp_path / "v2"), "torch", "--target", CUDA, env=trace)
+    assert r.rc == 0, r.err
+    assert "libcurl" not in r.err
+    assert served_requests(index) == before
+    assert_installed(vwheel, tmp_path / "v2" / "bin" / "python", example.EXPECTED["cuda12.8-sm90"])
+    # --refresh asks for every page again (answered 304: nothing changed).
+    r = install(vwheel, index, make_venv(vwheel, tmp_path / "v3"), "torch", "--target", CUDA, "--refresh")
+    assert r.rc == 0, r.err
+    asked = served_requests(index)[len(before):]
+    assert any('"GET /simple/torch/ ' in l and '" 304 ' in l for l in asked), asked
+    assert not any(".whl " in l for l in asked), asked  # wheels and metadata stay cached by hash
+
+
+def test_index_serve_cache_control(example_index, tmp_path):
+    import http.client
+
+    def headers(served, path):
+        c = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        try:
+            c.request("GET", path)
+            resp = c.getresponse()
+            resp.read()
+            return resp.status, resp.getheader("Cache-Control")
+        finally:
+            c.close()
+
+    wheel = "/files/torch/" + wheel_file("torch", "cu128")
+    variants_json = f"/files/torch/torch-{example.VERSIONS['torch']}-variants.json"
+    served = start_serve(example_index / "site", tmp_path)
+    try:
+        assert headers(served, "/simple/") == (200, "max-age=600, public")
+        assert headers(served, "/simple/torch/") == (200, "max-age=600, public")
+        assert headers(served, variants_json) == (200, "max-age=600, public")
+        assert headers(served, wheel) == (200, "max-age=31536000, immutable, public")
+        assert headers(served, wheel + ".metadata") == (200, "max-age=31536000, immutable, public")
+    finally:
+        stop_serve(served)
+    binary = _bin()
+    proc = subprocess.Popen([str(binary), "index", "serve", "--port", "0", "--max-age", "0", str(example_index / "site")],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=clean_env(tmp_path))
+    try:
+        port = int(re.search(r":(\d+)/simple/", proc.stdout.readline()).group(1))
+        served = Served(proc, port, None)
+        assert headers(served, "/simple/torch/") == (200, "no-cache")
+        assert headers(served, wheel) == (200, "max-age=31536000, immutable, public")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_wheels_are_unpacked_while_others_download(vwheel, faulty, venv, tmp_path):
+    # torch's wheel answers only after 3 s: meanwhile its dependencies, already downloaded, are
+    # checked and unpacked into the staging directory; nothing is moved into place before the end.
+    faulty.fault(CU128_PATH, "slow", times=1, delay=3)
+    site = next(Path(venv).parents[1].glob("lib/python3*/site-packages"))
+    proc = subprocess.Popen([str(_bin()), "install", "torch", "--index-url", faulty.base + "/simple/", "--python",
+                             str(venv), "--target", str(CUDA), "--cache-dir", str(tmp_path / "dlcache"), "--timeout", "20"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(tmp_path))
+    def listing(pattern):
+        try:
+            return {p.name for p in site.glob(pattern)}
+        except FileNotFoundError:  # a staging directory went away while listed
+            return set()
+
+    staged_early, in_place_early = set(), set()
+    asked_at = None  # when torch's request came in: it is answered 3 s later
+    while proc.poll() is None:
+        now = time.monotonic()
+        if asked_at is None and any(r[1] == CU128_PATH for r in faulty.requests):
+            asked_at = now
+        torch_answered = asked_at is not None and now > asked_at + 2.5
+        staged = listing(".vwheel-tmp-*/*-purelib/*")
+        in_place = listing("numpy*") | listing("nvidia_cudnn_cu12*")
+        if not torch_answered:
+            staged_early |= staged
+            in_place_early |= in_place
+        time.sleep(0.02)
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err
+    assert "numpy-2.3.2.dist-info" in staged_early, staged_early
+    assert len({n for n in staged_early if n.endswith(".dist-info")}) >= 3, staged_early
+    assert not any(n.startswith("torch") for n in staged_early), staged_early
+    assert not in_place_early
+    assert listed(vwheel, venv)["torch"]["variant"] == "cu128"
+    assert not list(site.glob(".vwheel-tmp-*"))

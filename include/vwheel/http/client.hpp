@@ -3,8 +3,9 @@
 /// An HTTP client for the installer, on libcurl: cached GETs of index pages and metadata, byte
 /// ranges, and concurrent, verified, resumable downloads of wheels.
 ///
-/// libcurl is loaded lazily with dlopen("libcurl.so.4") by `Client::create`, so programs that link
-/// this component do not load it (nor OpenSSL) at start-up. A Client is not thread-safe: use it from
+/// libcurl is loaded with dlopen("libcurl.so.4") by the first request that needs the network, so
+/// programs that link this component, and runs answered from the cache, never load it (nor the TLS
+/// libraries it pulls in). A Client is not thread-safe: use it from
 /// one thread at a time; every callback runs on the calling thread. Transfers of one call run
 /// concurrently on a curl multi handle, which the Client keeps, so connections are reused across
 /// calls (and multiplexed over HTTP/2 when the server offers it). Supported schemes: http, https
@@ -36,6 +37,7 @@ struct Options {
   std::string user_agent;                 ///< empty: "vwheel/<version>"
   std::optional<std::filesystem::path> cache_dir;  ///< HTTP cache for get(): <cache_dir>/http/
   bool offline = false;                   ///< get(): only the cache (and file:// URLs); download(): an error
+  bool refresh = false;                   ///< revalidate every cached answer, even one still fresh
 };
 
 /// The answer to a GET.
@@ -98,8 +100,8 @@ struct Progress {
 /// The HTTP client. Movable, not copyable.
 class Client {
  public:
-  /// Loads libcurl (once per process) and makes a client. Fails with
-  /// "cannot load libcurl.so.4 (...): install the libcurl4 package" when it cannot be loaded.
+  /// Makes a client. libcurl is loaded (once per process) by the first transfer; when it cannot be,
+  /// that transfer fails with "cannot load libcurl.so.4 (...): install the libcurl4 package".
   static Result<Client> create(Options options = {});
 
   Client(Client&&) noexcept;
@@ -111,7 +113,8 @@ class Client {
   [[nodiscard]] const Options& options() const noexcept;
 
   /// GETs one URL. Only 2xx answers succeed: any other status is an error naming the URL and the
-  /// status (404 included). With a cache, a stored answer is revalidated (If-None-Match,
+  /// status (404 included). With a cache, a stored answer is returned as it is while its
+  /// Cache-Control max-age lasts (unless `refresh`), else revalidated (If-None-Match,
   /// If-Modified-Since) and a 304 returns it with `from_cache`; offline, the stored answer is
   /// returned or the error is "offline: URL is not in the cache". Bodies over 64 MiB are errors.
   [[nodiscard]] Result<Response> get(const Request& request);

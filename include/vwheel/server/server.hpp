@@ -33,6 +33,12 @@ struct ServeOptions {
   /// The largest distribution file an upload may carry (413 above it); the non-file form fields
   /// may add up to 16 MiB more.
   std::uint64_t max_upload_size = std::uint64_t{2} << 30;
+  /// How long (seconds) clients may use the index pages and `*-variants.json` files without asking
+  /// again (Cache-Control `max-age`; 0 sends `no-cache`: revalidate every time). Unset: 600, as
+  /// PyPI, for a SITE; 0 for a folder of wheels, whose pages change with each upload. Wheels and
+  /// their `.metadata` never change under one name (an upload cannot replace a file): they are sent
+  /// as `immutable` for a year.
+  std::optional<unsigned> page_max_age;
   /// Log one line per request to stderr (`ADDR "METHOD TARGET VERSION" STATUS LENGTH`).
   bool verbose = false;
   /// Receives the one-line warnings of the index builds of `wheels` (on start and after uploads).

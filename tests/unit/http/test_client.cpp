@@ -5,7 +5,9 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <dlfcn.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -258,6 +260,22 @@ class Get : public ::testing::Test {
       }
       res.set_content("finally", "text/plain");
     });
+    // Cache-Control as the test sets it; counts full answers and 304s.
+    server.svr.Get("/fresh", [this](const httplib::Request& req, httplib::Response& res) {
+      res.set_header("ETag", "\"f1\"");
+      {
+        std::lock_guard guard(headers_mutex);
+        if (!cache_control.empty()) res.set_header("Cache-Control", cache_control);
+        if (!age.empty()) res.set_header("Age", age);
+      }
+      if (req.get_header_value("If-None-Match") == "\"f1\"") {
+        ++fresh_304;
+        res.status = 304;
+        return;
+      }
+      ++fresh_full;
+      res.set_content("fresh body", "text/plain");
+    });
     server.svr.Get("/redirect", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/hello"); });
     server.svr.Get("/to-file", [](const httplib::Request&, httplib::Response& res) {
       res.set_redirect("file:///etc/passwd");
@@ -273,6 +291,15 @@ class Get : public ::testing::Test {
   std::atomic<int> gone_hits{0}, not_modified{0}, full{0}, current{0}, max_seen{0}, flaky_hits{0};
   std::atomic<bool> ignore_ranges{false};
   std::string data = make_data(100000, 7);
+  std::mutex headers_mutex;
+  std::string cache_control, age;
+  std::atomic<int> fresh_full{0}, fresh_304{0};
+
+  void set_cache_headers(std::string cc, std::string a = "") {
+    std::lock_guard guard(headers_mutex);
+    cache_control = std::move(cc);
+    age = std::move(a);
+  }
 };
 
 TEST_F(Get, PlainBody) {
@@ -361,6 +388,92 @@ TEST_F(Get, CacheRevalidatesWithEtag) {
   ASSERT_TRUE(uncached);
   EXPECT_FALSE(uncached->from_cache);
   EXPECT_EQ(full, 3);
+}
+
+TEST_F(Get, FreshAnswersAreReusedWithoutAsking) {
+  TempDir tmp;
+  auto o = test_options();
+  o.cache_dir = tmp.path;
+  set_cache_headers("max-age=600, public");
+  auto client = make_client(o);
+  ASSERT_TRUE(client.get({server.url("/fresh")}));
+  EXPECT_EQ(fresh_full, 1);
+  for (int i = 0; i < 3; ++i) {
+    auto again = client.get({server.url("/fresh")});
+    ASSERT_TRUE(again) << again.error().message;
+    EXPECT_TRUE(again->from_cache);
+    EXPECT_EQ(again->body, "fresh body");
+  }
+  EXPECT_EQ(fresh_full + fresh_304, 1) << "a fresh entry must not be revalidated";
+
+  // --refresh asks again (a 304 here), and the answer is fresh for the next client.
+  auto r = o;
+  r.refresh = true;
+  auto refreshing = make_client(r);
+  auto revalidated = refreshing.get({server.url("/fresh")});
+  ASSERT_TRUE(revalidated);
+  EXPECT_TRUE(revalidated->from_cache);
+  EXPECT_EQ(fresh_304, 1);
+  ASSERT_TRUE(make_client(o).get({server.url("/fresh")}));
+  EXPECT_EQ(fresh_full + fresh_304, 2);
+}
+
+TEST_F(Get, StaleOrUncacheableAnswersAreRevalidated) {
+  TempDir tmp;
+  auto o = test_options();
+  o.cache_dir = tmp.path;
+  auto client = make_client(o);
+  // no-cache, max-age=0, and an Age as old as max-age: each asks every time (304s).
+  for (const auto& [cc, a] : std::vector<std::pair<std::string, std::string>>{
+           {"no-cache", ""}, {"max-age=0", ""}, {"max-age=60", "60"}, {"", ""}}) {
+    set_cache_headers(cc, a);
+    fs::remove_all(tmp.path / "http");
+    fresh_full = 0;
+    fresh_304 = 0;
+    ASSERT_TRUE(client.get({server.url("/fresh")}));
+    ASSERT_TRUE(client.get({server.url("/fresh")}));
+    ASSERT_TRUE(client.get({server.url("/fresh")}));
+    EXPECT_EQ(fresh_full, 1) << cc;
+    EXPECT_EQ(fresh_304, 2) << cc;
+  }
+  // A 304 that grants a max-age makes the entry fresh from then on.
+  set_cache_headers("max-age=600");
+  ASSERT_TRUE(client.get({server.url("/fresh")}));
+  EXPECT_EQ(fresh_304, 3);
+  ASSERT_TRUE(client.get({server.url("/fresh")}));
+  EXPECT_EQ(fresh_304, 3);
+  EXPECT_EQ(fresh_full, 1);
+}
+
+/// Runs `fn` in a child process; its exit status.
+int in_child(const std::function<int()>& fn) {
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) ::_exit(fn());
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+bool libcurl_loaded() { return ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_NOLOAD) != nullptr; }
+
+TEST_F(Get, NoTransferNeedsNoLibcurl) {
+  // Child processes, so that this process never loads libcurl itself: the first fills the cache,
+  // the second must answer from it without loading libcurl.
+  if (libcurl_loaded()) GTEST_SKIP() << "libcurl is already loaded in this process (run this test alone, as ctest does)";
+  TempDir tmp;
+  auto o = test_options();
+  o.cache_dir = tmp.path;
+  set_cache_headers("max-age=600");
+  EXPECT_EQ(in_child([&] { return make_client(o).get({server.url("/fresh")}) && libcurl_loaded() ? 0 : 1; }), 0);
+  EXPECT_EQ(in_child([&] {
+              auto r = make_client(o).get({server.url("/fresh")});
+              if (!r || !r->from_cache) return 2;
+              return libcurl_loaded() ? 3 : 0;
+            }),
+            0)
+      << "2: no cached answer; 3: libcurl was loaded";
+  EXPECT_EQ(fresh_full + fresh_304, 1);
 }
 
 TEST_F(Get, OfflineUsesOnlyTheCache) {
