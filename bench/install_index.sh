@@ -7,13 +7,15 @@
 #      `vwheel install --index-url URL bench-00` into a fresh venv (target: vwheel >= 10x faster);
 #   2. warm cache: the same again into other fresh venvs, each tool keeping its cache from 1.
 #      (target: vwheel >= 30x faster).
-# Venv creation is not timed. Usage: bench/install_index.sh [VWHEEL_BIN] [WORKDIR]
+# Venv creation is not timed; each timed command starts after `sync`. RUNS rounds (default 3) of
+# both, medians printed. Usage: bench/install_index.sh [VWHEEL_BIN] [WORKDIR]
 #   (PYTHON=/usr/bin/python3 by default; KEEP=1 keeps WORKDIR)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VWHEEL=${1:-$ROOT/build/vwheel}
 WORK=${2:-$(mktemp -d /var/tmp/vwheel-bench.XXXXXX)}
 PYTHON=${PYTHON:-/usr/bin/python3}
+RUNS=${RUNS:-3}
 export XDG_CACHE_HOME=$WORK/xdg-cache PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null
 unset PIP_NO_CACHE_DIR PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS
 mkdir -p "$WORK"
@@ -86,16 +88,24 @@ echo "serving $URL"
 pip_venv() { rm -rf "$1" && "$PYTHON" -m venv "$1"; }
 vw_venv() { rm -rf "$1" && "$VWHEEL" venv "$1" --python "$PYTHON" >/dev/null; }
 count() { ls -d "$1"/lib/python3*/site-packages/bench_*.dist-info | wc -l; }
+median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+# Each timed command starts after `sync`, so that neither tool pays for the write-back of the
+# files the previous command left dirty.
+timed() { sync; local t0; t0=$(now); "$@" >/dev/null; elapsed "$t0" "$(now)"; }
 
-echo "== cold cache"
-pip_venv "$WORK/pip1"
-t0=$(now); "$WORK/pip1/bin/python" -m pip install -q --cache-dir "$WORK/pipcache" --index-url "$URL" bench-00; t1=$(now)
-pip_cold=$(elapsed "$t0" "$t1")
-vw_venv "$WORK/vw1"
-t0=$(now); "$VWHEEL" install -q --cache-dir "$WORK/vwcache" --index-url "$URL" --python "$WORK/vw1/bin/python" bench-00 >/dev/null; t1=$(now)
-vw_cold=$(elapsed "$t0" "$t1")
-echo "installed: pip $(count "$WORK/pip1"), vwheel $(count "$WORK/vw1") projects"
-[ "$(count "$WORK/pip1")" = 50 ] && [ "$(count "$WORK/vw1")" = 50 ] || { echo "expected 50 projects each" >&2; exit 1; }
+pip_cold=() vw_cold=() pip_warm=() vw_warm=()
+for run in $(seq "$RUNS"); do
+  rm -rf "$WORK/pipcache" "$WORK/vwcache"
+  pip_venv "$WORK/pip1"; vw_venv "$WORK/vw1"
+  pip_cold+=("$(timed "$WORK/pip1/bin/python" -m pip install -q --cache-dir "$WORK/pipcache" --index-url "$URL" bench-00)")
+  vw_cold+=("$(timed "$VWHEEL" install -q --cache-dir "$WORK/vwcache" --index-url "$URL" --python "$WORK/vw1/bin/python" bench-00)")
+  [ "$(count "$WORK/pip1")" = 50 ] && [ "$(count "$WORK/vw1")" = 50 ] || { echo "expected 50 projects each" >&2; exit 1; }
+  pip_venv "$WORK/pip2"; vw_venv "$WORK/vw2"
+  pip_warm+=("$(timed "$WORK/pip2/bin/python" -m pip install -q --cache-dir "$WORK/pipcache" --index-url "$URL" bench-00)")
+  vw_warm+=("$(timed "$VWHEEL" install -q --cache-dir "$WORK/vwcache" --index-url "$URL" --python "$WORK/vw2/bin/python" bench-00)")
+  [ "$(count "$WORK/pip2")" = 50 ] && [ "$(count "$WORK/vw2")" = 50 ] || { echo "expected 50 projects each" >&2; exit 1; }
+  echo "run $run: cold pip ${pip_cold[-1]}s vwheel ${vw_cold[-1]}s; warm pip ${pip_warm[-1]}s vwheel ${vw_warm[-1]}s"
+done
 "$PYTHON" - "$WORK/pip1" "$WORK/vw1" <<'PY'
 import sys
 from pathlib import Path
@@ -106,14 +116,7 @@ if a != b:
     sys.exit(f"pip and vwheel chose different versions: {sorted(set(a) ^ set(b))}")
 print(f"same {len(a)} versions chosen ({sum('-1.0.' in n for n in a)} at 1.0, {sum('-2.0.' in n for n in a)} at 2.0)")
 PY
-echo "pip: ${pip_cold}s   vwheel: ${vw_cold}s   speedup $(ratio "$pip_cold" "$vw_cold")x (target >= 10x)"
-
-echo "== warm cache"
-pip_venv "$WORK/pip2"
-t0=$(now); "$WORK/pip2/bin/python" -m pip install -q --cache-dir "$WORK/pipcache" --index-url "$URL" bench-00; t1=$(now)
-pip_warm=$(elapsed "$t0" "$t1")
-vw_venv "$WORK/vw2"
-t0=$(now); "$VWHEEL" install -q --cache-dir "$WORK/vwcache" --index-url "$URL" --python "$WORK/vw2/bin/python" bench-00 >/dev/null; t1=$(now)
-vw_warm=$(elapsed "$t0" "$t1")
-[ "$(count "$WORK/pip2")" = 50 ] && [ "$(count "$WORK/vw2")" = 50 ] || { echo "expected 50 projects each" >&2; exit 1; }
-echo "pip: ${pip_warm}s   vwheel: ${vw_warm}s   speedup $(ratio "$pip_warm" "$vw_warm")x (target >= 30x)"
+pc=$(median "${pip_cold[@]}") vc=$(median "${vw_cold[@]}") pw=$(median "${pip_warm[@]}") vw=$(median "${vw_warm[@]}")
+echo "== medians of $RUNS runs"
+echo "cold cache: pip ${pc}s   vwheel ${vc}s   speedup $(ratio "$pc" "$vc")x (target >= 10x)"
+echo "warm cache: pip ${pw}s   vwheel ${vw}s   speedup $(ratio "$pw" "$vw")x (target >= 30x)"
