@@ -146,7 +146,9 @@ void Finder::prefetch(const std::vector<std::string>& names) {
       auto url = project_url(s.location, name);
       if (prefetched_.contains(url)) continue;
       keys.push_back(url);
-      requests.push_back({url, {fmt::format("Accept: {}", simple::accept_header)}, true});
+      http::Request page{url, {fmt::format("Accept: {}", simple::accept_header)}, true};
+      page.not_found_ok = true;  // not on this index: the next one may have it
+      requests.push_back(std::move(page));
     }
   }
   if (requests.empty()) return;
@@ -317,11 +319,8 @@ Result<const std::vector<File>*> Finder::files(std::string_view raw_name) {
       auto it = prefetched_.find(url);
       if (it == prefetched_.end()) continue;
       auto& answer = it->second;
-      if (!answer) {
-        // Not on this index (the client's message is "<url>: HTTP 404 Not Found").
-        if (answer.error().message.find(": HTTP 404") != std::string::npos) continue;
-        return fail(answer.error());
-      }
+      if (!answer) return fail(answer.error());
+      if (answer->status == 404) continue;  // not on this index
       auto files = load_source(i, name, &*answer);
       if (!files) return fail(files.error());
       std::move(files->begin(), files->end(), std::back_inserter(all));

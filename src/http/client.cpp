@@ -468,6 +468,13 @@ class GetJob final : public Job {
       response_ = cached_response(std::move(*cached_), url_);
       return Verdict::done;
     }
+    if (status == 404 && request_.not_found_ok) {
+      Response r;
+      r.status = status;
+      r.url = effective_url(easy);
+      response_ = std::move(r);
+      return Verdict::done;
+    }
     if (status != 0 && !is_2xx(status)) {
       cause_ = headers_.status == status ? headers_.status_text() : fmt::format("HTTP {}", status);
       if (retryable_status(status)) {

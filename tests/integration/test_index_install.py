@@ -702,3 +702,26 @@ def test_wheels_are_unpacked_while_others_download(vwheel, faulty, venv, tmp_pat
     assert not in_place_early
     assert listed(vwheel, venv)["torch"]["variant"] == "cu128"
     assert not list(site.glob(".vwheel-tmp-*"))
+
+
+def test_extra_index_404_and_index_priority(vwheel, index, example_index, tmp_path):
+    # Index A holds only torch's null-variant and non-variant wheels; the example index (B, given
+    # with --extra-index-url) holds everything. A answers 404 for the other projects, which then
+    # come from B; torch's variants come from A alone (the first source with compatible variants),
+    # never merged with B's cu128, even for a CUDA machine.
+    import shutil
+    wheels = tmp_path / "a-wheels"
+    wheels.mkdir()
+    for label in ("null", None):
+        shutil.copy(example_index / "wheels" / wheel_file("torch", label), wheels)
+    r = vwheel("index", "build", wheels, "-o", tmp_path / "a-site", "--quiet")
+    assert r.rc == 0, r.err
+    venv = make_venv(vwheel, tmp_path / "venv")
+    with FaultServer(tmp_path / "a-site") as a:
+        r = vwheel("install", "torch", "--index-url", a.base + "/simple/", "--extra-index-url", index.index_url,
+                   "--target", CUDA, "--python", venv, "--explain")
+        assert r.rc == 0, r.err
+        assert ("GET", "/simple/filelock/", None, 404) in a.requests, a.requests
+    got = listed(vwheel, venv)
+    assert got["torch"]["variant"] == "null", got["torch"]
+    assert set(example.EXPECTED["cuda12.8-sm90"]["installed"]) - {"nvidia-cudnn-cu12", "nvidia-cublas-cu12"} <= set(got)

@@ -42,7 +42,7 @@ struct Options {
 
 /// The answer to a GET.
 struct Response {
-  long status = 0;           ///< 200..299 (the cached status on a 304); 0 for file:// URLs
+  long status = 0;           ///< 200..299 (the cached status on a 304), 404 with not_found_ok; 0 for file:// URLs
   std::string body;
   std::string content_type;  ///< the Content-Type header, empty when absent
   std::string url;           ///< the effective URL, after redirects
@@ -54,6 +54,9 @@ struct Request {
   std::string url;
   std::vector<std::string> headers;  ///< extra header lines, e.g. "Accept: application/vnd.pypi.simple.v1+json"
   bool use_cache = true;             ///< read and store Options::cache_dir (when set)
+  /// A 404 answer is a Response with status 404 (not retried, not cached) instead of an error:
+  /// for asking an index whether it has a project.
+  bool not_found_ok = false;
 
   Request() = default;
   Request(std::string url_, std::vector<std::string> headers_ = {}, bool use_cache_ = true)  // NOLINT: implicit

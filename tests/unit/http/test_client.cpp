@@ -322,6 +322,23 @@ TEST_F(Get, NotFoundIsAnErrorWithoutRetry) {
   EXPECT_EQ(gone_hits, 1);
 }
 
+TEST_F(Get, NotFoundOkIsAnAnswer) {
+  TempDir tmp;
+  auto o = test_options();
+  o.cache_dir = tmp.path;
+  auto client = make_client(o);
+  Request req{server.url("/gone")};
+  req.not_found_ok = true;
+  auto r = client.get(req);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 404);
+  EXPECT_TRUE(r->body.empty());
+  EXPECT_EQ(gone_hits, 1);
+  // Not cached: asked again.
+  ASSERT_TRUE(client.get(req));
+  EXPECT_EQ(gone_hits, 2);
+}
+
 TEST_F(Get, RetriesServerErrors) {
   auto client = make_client();
   auto r = client.get({server.url("/flaky")});
