@@ -607,6 +607,15 @@ Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const In
     if (options.on_lock_wait) options.on_lock_wait(env);
   });
   if (!lock) return fail(lock.error());
+  // Holding the lock, no other run can be using a staging directory: any there is left by a run
+  // that was killed (e.g. interrupted while downloading), and goes.
+  std::error_code ec;
+  for (fs::directory_iterator it(env.lock_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().starts_with(".vwheel-tmp-")) {
+      std::error_code rm;
+      fs::remove_all(it->path(), rm);
+    }
+  }
   auto impl = std::make_unique<Impl>(env, options, std::move(*lock));
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
   // One wheel gets every worker for its members; several get one worker each.

@@ -725,3 +725,27 @@ def test_extra_index_404_and_index_priority(vwheel, index, example_index, tmp_pa
     got = listed(vwheel, venv)
     assert got["torch"]["variant"] == "null", got["torch"]
     assert set(example.EXPECTED["cuda12.8-sm90"]["installed"]) - {"nvidia-cudnn-cu12", "nvidia-cublas-cu12"} <= set(got)
+
+
+def test_interrupted_install_changes_nothing_and_the_next_run_clears_its_staging(vwheel, faulty, venv, tmp_path):
+    # Interrupted (SIGINT, no chance to clean up) while torch still downloads and the others are
+    # staged: nothing is in place; the next run, holding the environment lock, removes the staging.
+    faulty.fault(CU128_PATH, "slow", times=1, delay=30)
+    site = next(Path(venv).parents[1].glob("lib/python3*/site-packages"))
+    before = tree(venv)
+    proc = subprocess.Popen([str(_bin()), "install", "torch", "--index-url", faulty.base + "/simple/", "--python",
+                             str(venv), "--target", str(CUDA), "--cache-dir", str(tmp_path / "dlcache"), "--timeout", "60"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean_env(tmp_path))
+    deadline = time.monotonic() + 25
+    while time.monotonic() < deadline and not list(site.glob(".vwheel-tmp-*/*-purelib/numpy")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=20)
+    left = list(site.glob(".vwheel-tmp-*"))
+    assert left, "the interrupted run left no staging directory (the test interrupted too late?)"
+    assert {k: v for k, v in tree(venv).items() if ".vwheel-tmp-" not in k} == before
+    faulty.clear()
+    r = fault_install(vwheel, faulty, venv, tmp_path / "dlcache")
+    assert r.rc == 0, r.err
+    assert not list(site.glob(".vwheel-tmp-*"))
+    assert listed(vwheel, venv)["torch"]["variant"] == "cu128"

@@ -404,3 +404,14 @@ TEST_F(InstallTest, KnownArchiveHashFindsTheUnpackedCacheWithoutHashing) {
   EXPECT_TRUE((*second)[0].from_cache);
   EXPECT_EQ(*read_file(env_.scheme.purelib / "demo/__init__.py"), "VALUE = '1.0'\n");
 }
+
+TEST_F(InstallTest, StagingLeftByAKilledRunIsRemoved) {
+  const auto stale = env_.scheme.purelib / ".vwheel-tmp-99999-0123456789ab" / "0-purelib" / "pkg";
+  fs::create_directories(stale);
+  std::ofstream(stale / "__init__.py") << "x = 1\n";
+  auto r = install_wheels(env_, {{simple_wheel(), true, false}}, options_);
+  ASSERT_TRUE(r) << r.error().message;
+  for (const auto& e : fs::directory_iterator(env_.scheme.purelib)) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(".vwheel-tmp")) << e.path();
+  }
+}
