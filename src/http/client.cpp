@@ -192,6 +192,14 @@ class Job {
   /// Ends the job after an attempt failed for good.
   void fail_now() { set_error(Error(fmt::format("{}: {}", url_, cause_))); }
 
+  /// A non-2xx answer: names it in cause_; retried when another attempt may get a better one.
+  Verdict judge_status(long status) {
+    cause_ = headers_.status == status ? headers_.status_text() : fmt::format("HTTP {}", status);
+    if (!retryable_status(status)) return Verdict::fail;
+    note_retry_after();
+    return Verdict::retry;
+  }
+
   /// Options every attempt shares.
   void common_setup(CURL* easy) {
     easy_ = easy;
@@ -475,14 +483,7 @@ class GetJob final : public Job {
       response_ = std::move(r);
       return Verdict::done;
     }
-    if (status != 0 && !is_2xx(status)) {
-      cause_ = headers_.status == status ? headers_.status_text() : fmt::format("HTTP {}", status);
-      if (retryable_status(status)) {
-        note_retry_after();
-        return Verdict::retry;
-      }
-      return Verdict::fail;
-    }
+    if (status != 0 && !is_2xx(status)) return judge_status(status);
     Response r;
     r.status = status;
     r.body = std::move(body_);
@@ -611,14 +612,7 @@ class DownloadJob final : public Job {
       cause_ = "the server refused to resume (HTTP 416)";
       return Verdict::again;
     }
-    if (status != 0 && !is_2xx(status)) {
-      cause_ = headers_.status == status ? headers_.status_text() : fmt::format("HTTP {}", status);
-      if (retryable_status(status)) {
-        note_retry_after();
-        return Verdict::retry;
-      }
-      return Verdict::fail;
-    }
+    if (status != 0 && !is_2xx(status)) return judge_status(status);
     return finish_file();
   }
 

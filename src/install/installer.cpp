@@ -207,29 +207,16 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
   return {};
 }
 
-/// Unpacks every planned file into staging, verifying each against its RECORD hash.
-Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs) {
+/// Makes the staging directories, then runs `fn(file)` for every planned file on up to `jobs`
+/// threads; the first error (in file order) stops the others from starting.
+template <class Fn>
+Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
   if (auto ok = make_dirs(p.files, p); !ok) return ok;
   std::vector<std::optional<Error>> errors(p.files.size());
   std::atomic<bool> failed{false};
   parallel_for(p.files.size(), jobs, [&](std::size_t i) {
     if (failed) return;
-    const auto& f = p.files[i];
-    const auto& e = w.archive.entries()[f.entry];
-    auto data = w.archive.read(e, e.uncompressed_size);
-    if (!data) {
-      errors[i] = data.error();
-      failed = true;
-      return;
-    }
-    const auto algo = f.hash.substr(0, f.hash.find('='));
-    auto digest = detail::record_digest(algo, *data);
-    if (!digest || *digest != f.hash) {
-      errors[i] = Error(fmt::format("member `{}`: hash {} does not match RECORD's {}", e.name, digest.value_or("?"), f.hash));
-      failed = true;
-      return;
-    }
-    if (auto ok = detail::write_new_file(p.stage(f.key) / f.relative, *data, f.mode); !ok) {
+    if (Result<void> ok = fn(p.files[i]); !ok) {
       errors[i] = ok.error();
       failed = true;
     }
@@ -240,6 +227,21 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs) {
   return {};
 }
 
+/// Unpacks every planned file into staging, verifying each against its RECORD hash.
+Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs) {
+  return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
+    const auto& e = w.archive.entries()[f.entry];
+    auto data = w.archive.read(e, e.uncompressed_size);
+    if (!data) return fail(data.error());
+    const auto algo = f.hash.substr(0, f.hash.find('='));
+    auto digest = detail::record_digest(algo, *data);
+    if (!digest || *digest != f.hash) {
+      return fail(fmt::format("member `{}`: hash {} does not match RECORD's {}", e.name, digest.value_or("?"), f.hash));
+    }
+    return detail::write_new_file(p.stage(f.key) / f.relative, *data, f.mode);
+  });
+}
+
 /// A cache entry `<cache>/unpacked/<archive sha256>/` holds each planned file as `<member index>`:
 /// the same archive always plans the same members, and one directory per wheel (instead of a
 /// tree) spares the inodes that made up much of a cold install's time.
@@ -247,22 +249,9 @@ fs::path cached_member(const fs::path& entry, const PlannedFile& f) { return ent
 
 /// Links every planned file from the cache entry into staging.
 Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs) {
-  if (auto ok = make_dirs(p.files, p); !ok) return ok;
-  std::vector<std::optional<Error>> errors(p.files.size());
-  std::atomic<bool> failed{false};
-  parallel_for(p.files.size(), jobs, [&](std::size_t i) {
-    if (failed) return;
-    const auto& f = p.files[i];
-    auto ok = detail::link_or_copy(cached_member(entry, f), p.stage(f.key) / f.relative);
-    if (!ok) {
-      errors[i] = ok.error();
-      failed = true;
-    }
+  return for_each_file(p, jobs, [&](const PlannedFile& f) {
+    return detail::link_or_copy(cached_member(entry, f), p.stage(f.key) / f.relative);
   });
-  for (auto& e : errors) {
-    if (e) return fail(*e);
-  }
-  return {};
 }
 
 /// Adds the staged (verified, unmodified) files to the cache as `<cache>/unpacked/<sha256>/`.
