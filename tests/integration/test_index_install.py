@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import re
-import select
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 
 from conftest import ROOT, _bin
 from faultserver import FaultServer
+from served import clean_env, start_serve
 from wheelfactory import verify_record
 
 sys.path.insert(0, str(ROOT / "examples"))
@@ -39,14 +39,6 @@ def wheel_file(project, label=None):
     return example.wheel_name(project, example.VERSIONS[project], label or None)
 
 
-def clean_env(tmp_path, **extra):
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"),
-           "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "LANG": "C.UTF-8"}
-    env.update(extra)
-    return env
-
-
 # ---- the example index, served ----
 
 @pytest.fixture(scope="session")
@@ -56,44 +48,11 @@ def example_index(vwheel_bin, tmp_path_factory):
     return out
 
 
-class Served:
-    def __init__(self, proc, port, log):
-        self.proc, self.port, self.log = proc, port, log
-        self.base = f"http://127.0.0.1:{port}"
-        self.index_url = self.base + "/simple/"
-
-
-def start_serve(site, workdir):
-    binary = _bin()
-    log = workdir / "serve.log"
-    proc = subprocess.Popen([str(binary), "index", "serve", "--port", "0", "--verbose", str(site)],
-                            stdout=subprocess.PIPE, stderr=open(log, "w"), text=True,
-                            env=clean_env(workdir), cwd=workdir)
-    ready, _, _ = select.select([proc.stdout], [], [], 60)
-    line = proc.stdout.readline() if ready else ""
-    m = re.fullmatch(r"Serving (.+) on http://127\.0\.0\.1:(\d+)/simple/\n", line)
-    if not m:
-        proc.kill()
-        proc.wait()
-        pytest.fail(f"no `Serving ...` line: {line!r}; stderr: {log.read_text()}")
-    return Served(proc, int(m.group(2)), log)
-
-
-def stop_serve(served):
-    if served.proc.poll() is None:
-        served.proc.send_signal(signal.SIGTERM)
-        try:
-            served.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            served.proc.kill()
-            served.proc.wait()
-
-
 @pytest.fixture(scope="module")
 def index(example_index, tmp_path_factory):
-    served = start_serve(example_index / "site", tmp_path_factory.mktemp("serve"))
+    served = start_serve(tmp_path_factory.mktemp("serve"), example_index / "site")
     yield served
-    stop_serve(served)
+    served.stop()
 
 
 # ---- environments ----
@@ -247,11 +206,11 @@ def pip_install(tmp_path, index_url, target, *packages):
 def test_pip_gets_the_non_variant_wheels(example_index, tmp_path):
     if subprocess.run([PY, "-m", "pip", "--version"], capture_output=True).returncode != 0:
         pytest.skip(f"no pip for {PY}")
-    index = start_serve(example_index / "site", tmp_path)  # its own log: only pip's requests
+    index = start_serve(tmp_path, example_index / "site")  # its own log: only pip's requests
     try:
         _pip_gets_the_non_variant_wheels(index, tmp_path)
     finally:
-        stop_serve(index)
+        index.stop()
 
 
 def _pip_gets_the_non_variant_wheels(index, tmp_path):
@@ -645,7 +604,7 @@ def test_index_serve_cache_control(example_index, tmp_path):
 
     wheel = "/files/torch/" + wheel_file("torch", "cu128")
     variants_json = f"/files/torch/torch-{example.VERSIONS['torch']}-variants.json"
-    served = start_serve(example_index / "site", tmp_path)
+    served = start_serve(tmp_path, example_index / "site")
     try:
         assert headers(served, "/simple/") == (200, "max-age=600, public")
         assert headers(served, "/simple/torch/") == (200, "max-age=600, public")
@@ -653,18 +612,13 @@ def test_index_serve_cache_control(example_index, tmp_path):
         assert headers(served, wheel) == (200, "max-age=31536000, immutable, public")
         assert headers(served, wheel + ".metadata") == (200, "max-age=31536000, immutable, public")
     finally:
-        stop_serve(served)
-    binary = _bin()
-    proc = subprocess.Popen([str(binary), "index", "serve", "--port", "0", "--max-age", "0", str(example_index / "site")],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=clean_env(tmp_path))
+        served.stop()
+    served = start_serve(tmp_path, "--max-age", "0", example_index / "site", log_name="serve-0.log")
     try:
-        port = int(re.search(r":(\d+)/simple/", proc.stdout.readline()).group(1))
-        served = Served(proc, port, None)
         assert headers(served, "/simple/torch/") == (200, "no-cache")
         assert headers(served, wheel) == (200, "max-age=31536000, immutable, public")
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        served.stop()
 
 
 def test_wheels_are_unpacked_while_others_download(vwheel, faulty, venv, tmp_path):

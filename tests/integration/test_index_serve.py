@@ -5,7 +5,6 @@ import hashlib
 import json
 import os
 import re
-import select
 import signal
 import socket
 import subprocess
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import _bin
+from served import start_serve
 from wheelfactory import make_wheel
 
 PYTHON = Path("/usr/bin/python3")
@@ -29,48 +29,14 @@ def variant_doc(label, level):
             "variants": {label: {"x86_64": {"level": [level]}}}}
 
 
-def clean_env(tmp_path, **extra):
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"),
-           "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "LANG": "C.UTF-8"}
-    env.update(extra)
-    return env
-
-
-class Served:
-    def __init__(self, proc, line, port, log):
-        self.proc = proc
-        self.line = line
-        self.port = port
-        self.base = f"http://127.0.0.1:{port}"
-        self.log = log
-
-    def stop(self, sig=signal.SIGTERM):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        return self.proc.wait(timeout=20)
-
-
 @pytest.fixture
 def serve(tmp_path):
-    binary = _bin()
-    if not binary.exists():
-        pytest.fail(f"vwheel binary not found at {binary}; build it first")
+    if not _bin().exists():
+        pytest.fail(f"vwheel binary not found at {_bin()}; build it first")
     started = []
 
     def start(*args, env=None):
-        log = tmp_path / f"serve-{len(started)}.log"
-        proc = subprocess.Popen([str(binary), "index", "serve", "--port", "0", "--verbose", *map(str, args)],
-                                stdout=subprocess.PIPE, stderr=open(log, "w"), text=True,
-                                env=env or clean_env(tmp_path), cwd=tmp_path)
-        ready, _, _ = select.select([proc.stdout], [], [], 60)
-        line = proc.stdout.readline() if ready else ""
-        m = re.fullmatch(r"Serving (.+) on http://127\.0\.0\.1:(\d+)/simple/\n", line)
-        if not m:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"no `Serving ...` line: {line!r}; stderr: {log.read_text()}")
-        served = Served(proc, line, int(m.group(2)), log)
+        served = start_serve(tmp_path, *args, env=env, log_name=f"serve-{len(started)}.log")
         started.append(served)
         return served
 
