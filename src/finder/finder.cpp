@@ -189,20 +189,20 @@ void Finder::prefetch(const std::vector<std::string>& names) {
     // Kept by hash at once, even when the resolver never asks for it (a version it rejects): the
     // next run needs no request for it. One that does not match is fetched again when asked for,
     // and reported then.
-    if (bodies[i] && store_metadata(*owners[i], bodies[i]->body)) {
-      metadata_.insert_or_assign(owners[i]->url, std::move(bodies[i]->body));
+    if (!bodies[i]) continue;
+    if (has_metadata_hash(*owners[i])) {
+      const auto& expected = owners[i]->core_metadata->at("sha256");
+      if (sha256_hex(bodies[i]->body) != expected) continue;
+      keep_metadata(expected, bodies[i]->body);
     }
+    metadata_.insert_or_assign(owners[i]->url, std::move(bodies[i]->body));
   }
 }
 
-bool Finder::store_metadata(const File& wheel, const std::string& body) const {
-  if (!has_metadata_hash(wheel)) return true;
-  const auto& expected = wheel.core_metadata->at("sha256");
-  if (sha256_hex(body) != expected) return false;
+void Finder::keep_metadata(const std::string& sha256, const std::string& body) const {
   std::error_code ec;
   fs::create_directories(options_.cache_dir / "metadata", ec);
-  (void)write_file_atomic(options_.cache_dir / "metadata" / expected, body, Durability::none);
-  return true;
+  (void)write_file_atomic(options_.cache_dir / "metadata" / sha256, body, Durability::none);
 }
 
 std::optional<std::string> Finder::cached_metadata(const File& wheel) const {
@@ -358,10 +358,10 @@ Result<std::string> Finder::core_metadata(const File& wheel) {
     if (auto r = client_.get({wheel.url + ".metadata", {}, !has_metadata_hash(wheel)})) {
       if (auto it = wheel.core_metadata->find("sha256"); it != wheel.core_metadata->end()) {
         const auto actual = sha256_hex(r->body);
-        if (ascii_lower(actual) != ascii_lower(it->second)) {
+        if (actual != ascii_lower(it->second)) {
           return fail(fmt::format("{}.metadata: sha256 {} does not match the index's {}", wheel.url, actual, it->second));
         }
-        (void)store_metadata(wheel, r->body);
+        if (has_metadata_hash(wheel)) keep_metadata(actual, r->body);
       }
       return std::move(r->body);
     }

@@ -80,12 +80,14 @@ std::optional<Distribution> find_distribution(const Environment& env, std::strin
 
 namespace detail {
 
-DistInfoIndex index_dist_infos(const Environment& env) {
+DistInfoIndex index_dist_infos(const Environment& env, std::vector<fs::path>* staging) {
   DistInfoIndex index;
   for (const auto& dir : lib_dirs(env)) {
     std::error_code ec;
+    const bool lock_dir = staging != nullptr && dir == env.lock_dir;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       const auto file = it->path().filename().string();
+      if (lock_dir && file.starts_with(".vwheel-tmp-")) staging->push_back(it->path());
       if (file.size() <= 10 || !file.ends_with(".dist-info")) continue;
       const auto stem = file.substr(0, file.size() - 10);
       index.emplace(wheel_name::canonicalize_name(stem.substr(0, stem.find('-'))), it->path());

@@ -21,8 +21,11 @@ struct Removal {
 
 /// The `*.dist-info` directories of purelib and platlib by canonical project name (from the
 /// directory name), listed once per run so that each wheel's look-up costs no directory scan.
+/// The same listing gives the staging directories (`.vwheel-tmp-*`) found in the lock directory
+/// to `staging` when it is set.
 using DistInfoIndex = std::multimap<std::string, std::filesystem::path, std::less<>>;
-[[nodiscard]] DistInfoIndex index_dist_infos(const Environment& env);
+[[nodiscard]] DistInfoIndex index_dist_infos(const Environment& env,
+                                             std::vector<std::filesystem::path>* staging = nullptr);
 
 /// The installed distribution of this canonical name, from the index, or nullopt.
 [[nodiscard]] std::optional<Distribution> find_in_index(const DistInfoIndex& index, std::string_view canonical_name);

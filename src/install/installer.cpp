@@ -596,20 +596,18 @@ Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const In
     if (options.on_lock_wait) options.on_lock_wait(env);
   });
   if (!lock) return fail(lock.error());
-  // Holding the lock, no other run can be using a staging directory: any there is left by a run
-  // that was killed (e.g. interrupted while downloading), and goes.
-  std::error_code ec;
-  for (fs::directory_iterator it(env.lock_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename().string().starts_with(".vwheel-tmp-")) {
-      std::error_code rm;
-      fs::remove_all(it->path(), rm);
-    }
-  }
   auto impl = std::make_unique<Impl>(env, options, std::move(*lock));
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
   // One wheel gets every worker for its members; several get one worker each.
   impl->inner_jobs = count > 1 ? 1U : jobs;
-  impl->installed = detail::index_dist_infos(env);
+  // Holding the lock, no other run can be using a staging directory: any there is left by a run
+  // that was killed (e.g. interrupted while downloading), and goes.
+  std::vector<fs::path> stale;
+  impl->installed = detail::index_dist_infos(env, &stale);
+  for (const auto& dir : stale) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
   const auto run_dir = env.lock_dir / fmt::format(".vwheel-tmp-{}", unique_token());
   if (::mkdir(run_dir.c_str(), 0755) != 0) return fail(fmt::format("{}: cannot create: {}", run_dir.string(), errno_text()));
   impl->run_dir = run_dir;

@@ -106,9 +106,8 @@ class Finder {
   Result<std::string> wheel_member(const File& wheel, std::string_view suffix, bool required);
   /// The wheel's metadata from `<cache_dir>/metadata/<sha256>` when the index gave its hash.
   std::optional<std::string> cached_metadata(const File& wheel) const;
-  /// Checks a metadata file against the index's sha256 and keeps it in the cache by that hash;
-  /// false when it does not match (true when the index gave no usable hash).
-  bool store_metadata(const File& wheel, const std::string& body) const;
+  /// Keeps a metadata file whose sha256 was checked in the cache by that hash.
+  void keep_metadata(const std::string& sha256, const std::string& body) const;
 
   http::Client& client_;
   std::vector<Source> sources_;
