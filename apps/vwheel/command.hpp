@@ -25,6 +25,9 @@ void report_error(const Error& error);
 /// Prints `vwheel: error: <message>`, then every detail indented on its own line: for errors
 /// whose details explain the one-line message (resolution conflicts).
 void report_explained_error(const Error& error);
+/// Reports a failed use case (explained or not, see `Error::explained`) and returns the exit code
+/// its kind calls for (1 input, 2 usage, 3 environment).
+int report_failure(const Error& error);
 /// Prints `vwheel: warning: <message>` to stderr.
 void report_warning(const std::string& message);
 

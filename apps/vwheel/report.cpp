@@ -16,6 +16,23 @@ void report_explained_error(const Error& error) {
   for (const auto& detail : error.details) fmt::print(stderr, "  {}\n", detail);
 }
 
+int report_failure(const Error& error) {
+  if (error.explained) {
+    report_explained_error(error);
+  } else {
+    report_error(error);
+  }
+  switch (error.kind) {
+    case ErrorKind::usage:
+      return kUsage;
+    case ErrorKind::environment:
+      return kEnvironment;
+    case ErrorKind::input:
+      break;
+  }
+  return kUserError;
+}
+
 void report_warning(const std::string& message) { fmt::print(stderr, "vwheel: warning: {}\n", message); }
 
 }  // namespace vwheel::cli

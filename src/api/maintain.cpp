@@ -14,6 +14,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/metadata/merge.hpp"
+#include "vwheel/wheel_name/names.hpp"
 #include "vwheel/provider/python.hpp"
 #include "vwheel/provider/registry.hpp"
 #include "vwheel/variant/label.hpp"
@@ -68,7 +69,7 @@ Result<std::optional<Authority>> authority_for(const std::string& ns, const Pypr
     const auto& providers = pyproject->document.metadata.providers;
     if (auto it = providers.find(ns); it != providers.end()) {
       provider::PythonProviderOptions options;
-      options.cache_dir = provider::default_cache_dir() / "python-providers";
+      options.cache_dir = default_cache_dir() / "python-providers";
       options.allowed.insert(ns);
       auto configs = provider::run_python_provider(provider::python_provider_spec(ns, it->second), options,
                                                    provider::ProviderMethod::all_configs);
@@ -224,9 +225,17 @@ Result<MakeVariantsReport> make_variants(const MakeVariantsRequest& request) {
 }
 
 Result<AnalyzeReport> analyze_wheels(const AnalyzeRequest& request) {
+  auto selection = make_selection(request.selection, nullptr);
+  if (!selection) return fail(selection.error());
+  return analyze_wheels(request.wheels, *selection);
+}
+
+Result<AnalyzeReport> analyze_wheels(const std::vector<std::filesystem::path>& wheels, selection::Selection& selection) {
   AnalyzeReport report;
+  report.target_description = selection.description;
+  report.notes = selection.notes;
   std::map<std::string, std::vector<std::size_t>> groups;  // namever -> indexes into report.wheels
-  for (const auto& path : request.wheels) {
+  for (const auto& path : wheels) {
     auto w = wheel::open_wheel(path);
     if (!w) return fail(w.error());
     auto doc = wheel::read_variant_json(*w);
@@ -247,11 +256,6 @@ Result<AnalyzeReport> analyze_wheels(const AnalyzeRequest& request) {
     report.wheels.push_back(std::move(a));
   }
 
-  RankRequest rank_request;
-  rank_request.target = request.target;
-  rank_request.config = request.config;
-  rank_request.no_cache = request.no_cache;
-  rank_request.allow_python_providers = request.allow_python_providers;
   for (const auto& [namever, members] : groups) {
     std::vector<variant::VariantMetadata> inputs;
     for (auto i : members) {
@@ -261,12 +265,9 @@ Result<AnalyzeReport> analyze_wheels(const AnalyzeRequest& request) {
     if (!inputs.empty()) {
       auto merged = metadata::merge_all(inputs);
       if (!merged) return fail(merged.error().with_context(fmt::format("the variant wheels of {}", namever)));
-      auto ranked = rank_metadata(*merged, namever, rank_request);
+      const auto project = wheel_name::canonicalize_name(report.wheels[members.front()].name.name);
+      auto ranked = rank_metadata(*merged, namever, project, selection);
       if (!ranked) return fail(ranked.error());
-      if (report.target_description.empty()) {
-        report.target_description = ranked->target_description;
-        report.notes = ranked->notes;
-      }
       for (const auto& label : ranked->ranking.order) {
         ++position;
         for (auto i : members) {
@@ -292,10 +293,6 @@ Result<AnalyzeReport> analyze_wheels(const AnalyzeRequest& request) {
       }
     }
     for (auto i : members) report.wheels[i].usable = usable;
-  }
-  if (report.target_description.empty()) {
-    report.target_description = request.target ? fmt::format("target profile {}", request.target->string())
-                                                : std::string("this machine");
   }
   return report;
 }

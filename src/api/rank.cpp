@@ -1,13 +1,12 @@
 #include "vwheel/api/rank.hpp"
 
-#include <cstdlib>
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "vwheel/api/target.hpp"
-#include "vwheel/config/user_config.hpp"
+#include "vwheel/wheel_name/names.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/python/interpreter.hpp"
@@ -15,17 +14,13 @@
 namespace vwheel::api {
 namespace {
 
-bool needs_interpreter_variables(const variant::VariantMetadata& md, const markers::Environment& env) {
-  for (const auto& [ns, provider] : md.providers) {
-    if (!provider.enable_if) continue;
-    auto marker = markers::Marker::parse(*provider.enable_if);
-    if (!marker) continue;  // reported when the marker is evaluated
-    for (auto variable : marker->variables()) {
-      const auto name = markers::to_string(variable);
-      if (name != "extra" && !markers::is_variant_variable(variable) && !env.variables.contains(name)) return true;
-    }
-  }
-  return false;
+/// The project of a `{name}-{version}-variants.json` file, canonical ("" when the name has no version part).
+std::string project_of(const std::filesystem::path& file) {
+  auto stem = file.filename().string();
+  if (!stem.ends_with("-variants.json")) return {};
+  stem.resize(stem.size() - std::string_view("-variants.json").size());
+  const auto dash = stem.rfind('-');
+  return dash == std::string::npos ? std::string() : wheel_name::canonicalize_name(stem.substr(0, dash));
 }
 
 }  // namespace
@@ -36,7 +31,9 @@ Result<RankReport> rank(const RankRequest& request) {
   if (!text) return fail(text.error());
   auto doc = metadata::parse_json_document(*text, metadata::DocumentKind::VariantsJson);
   if (!doc) return fail(doc.error().with_context(file));
-  auto report = rank_metadata(doc->metadata, file, request);
+  auto selection = make_selection(request.selection, nullptr);
+  if (!selection) return fail(selection.error());
+  auto report = rank_metadata(doc->metadata, file, project_of(request.variants_json), *selection);
   if (!report) return fail(report.error());
   std::vector<std::string> warnings;
   for (const auto& w : doc->conformance_problems) warnings.push_back(fmt::format("{}: {}", file, w));
@@ -45,66 +42,36 @@ Result<RankReport> rank(const RankRequest& request) {
 }
 
 Result<RankReport> rank_metadata(const variant::VariantMetadata& metadata, const std::string& file,
-                                 const RankRequest& request) {
+                                 std::string_view project, selection::Selection& selection) {
   RankReport report;
   report.variants = metadata.variants;
+  report.target_description = selection.description;
+  report.notes = selection.notes;
 
-  auto machine = resolve_target(TargetRequest{request.target, request.no_cache});
-  if (!machine) return fail(machine.error());
-  report.target_description = machine->description;
-  report.notes = machine->notes;
-
-  auto cfg = config::load_user_config(request.config);
-  if (!cfg) return fail(cfg.error());
-
-  variant::SelectionOptions options;
-  options.enable_all_optional = request.enable_all_optional;
-  options.enabled_optional.insert(request.enabled_optional.begin(), request.enabled_optional.end());
-  if (const char* env = std::getenv("VARIANT_ABI_DEPENDENCY"); env != nullptr && *env != '\0') {
-    auto parsed = variant::parse_abi_dependency_env(env);
-    options.abi_dependencies = std::move(parsed.items);
-    report.notes.insert(report.notes.end(), parsed.ignored.begin(), parsed.ignored.end());
-  }
-  for (const auto& item : request.abi_dependencies) {
-    auto parsed = variant::parse_abi_dependency_env(item);
-    if (parsed.items.size() != 1 || !parsed.ignored.empty()) {
-      return fail(fmt::format("--abi-dependency `{}`: expected NAME==VERSION", item));
-    }
-    options.abi_dependencies.push_back(parsed.items.front());
-  }
+  complete_environment(selection, metadata);
   std::optional<markers::Environment> env;
-  if (machine->environment) {
-    env.emplace();
-    for (const auto& [k, v] : *machine->environment) env->variables.emplace(k, v);
-    options.environment = &*env;
-    // Detected machines know the uname variables only; when a provider's enable-if needs more
-    // (python_version, ...), ask the default interpreter, once.
-    if (!request.target && needs_interpreter_variables(metadata, *env)) {
-      if (auto exe = python::find_interpreter(); exe) {
-        if (auto interp = python::query_interpreter(*exe); interp) {
-          for (const auto& [k, v] : interp->environment) env->variables.insert_or_assign(k, v);
-        }
-      }
-    }
-  }
-
-  std::unique_ptr<variant::SupportOracle> oracle;
-  if (request.target) {
-    oracle = std::make_unique<variant::TableOracle>(machine->properties);
-  } else {
-    provider::PythonProviderPolicy policy;
-    policy.allowed.insert(request.allow_python_providers.begin(), request.allow_python_providers.end());
-    policy.allowed.insert(cfg->allow_python_providers.begin(), cfg->allow_python_providers.end());
-    oracle = std::make_unique<provider::DetectionOracle>(machine->machine, std::move(policy));
-  }
-  auto ranking = variant::rank_variants(metadata, *oracle, cfg->priorities, options);
+  if (!selection.environment.empty()) env = selection.marker_environment();
+  auto ranking = selection.rank(metadata, env ? &*env : nullptr);
   if (!ranking) return fail(ranking.error().with_context(file));
   report.ranking = std::move(*ranking);
   // Python providers answer during ranking, so the supported table is rebuilt from its result.
-  for (const auto& p : report.ranking.sorted_supported) {
-    auto& features = report.supported[p.ns];
-    if (features.empty() || features.back().name != p.feature) features.push_back({p.feature, {}, false});
-    features.back().values.push_back(p.value);
+  report.supported = selection::supported_of(report.ranking);
+  if (selection.no_variants) {
+    report.ranking.order.clear();
+    report.notes.emplace_back("--no-variants: no variant is used");
+  } else if (const auto* forced = selection.forced_label(project)) {
+    auto& order = report.ranking.order;
+    auto it = std::find(order.begin(), order.end(), *forced);
+    if (it == order.end()) {
+      std::string why = metadata.variants.contains(*forced) ? "not supported" : "no such label";
+      for (const auto& r : report.ranking.reports) {
+        if (r.label == *forced && !r.compatible) why = r.reason;
+      }
+      return fail(fmt::format("--variant {}={}: variant `{}` of {} is not compatible with {}: {}", project, *forced,
+                              *forced, file, selection.description, why));
+    }
+    std::rotate(order.begin(), it, it + 1);
+    report.notes.push_back(fmt::format("--variant {}={}: chosen first", project, *forced));
   }
   return report;
 }

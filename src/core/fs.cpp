@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -76,6 +77,19 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
     return fail(fmt::format("{}: cannot rename into place: {}", path.string(), std::strerror(err)));
   }
   return {};
+}
+
+}  // namespace vwheel
+
+namespace vwheel {
+
+std::filesystem::path default_cache_dir() {
+  for (const char* name : {"XDG_CACHE_HOME", "HOME"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    return name[0] == 'X' ? std::filesystem::path(value) / "vwheel" : std::filesystem::path(value) / ".cache" / "vwheel";
+  }
+  return std::filesystem::temp_directory_path() / "vwheel-cache";
 }
 
 }  // namespace vwheel

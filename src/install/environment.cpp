@@ -17,7 +17,6 @@
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/process.hpp"
 #include "vwheel/install/install.hpp"
-#include "vwheel/provider/registry.hpp"
 
 namespace vwheel::install {
 namespace fs = std::filesystem;
@@ -204,7 +203,7 @@ Result<OpenedEnvironment> open_environment(const std::optional<fs::path>& python
 }
 
 Result<OpenedEnvironment> open_environment(const std::optional<fs::path>& python) {
-  return open_environment(python, provider::default_cache_dir());
+  return open_environment(python, default_cache_dir());
 }
 
 namespace {

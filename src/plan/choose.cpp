@@ -10,32 +10,8 @@
 
 namespace vwheel::plan::detail {
 
-markers::Environment base_environment(const Target& target) {
-  markers::Environment env;
-  for (const auto& [k, v] : target.environment) env.variables.emplace(k, v);
-  return env;
-}
-
-bool python_fits(const finder::File& file, const Target& target) {
-  if (!file.requires_python) return true;
-  auto it = target.environment.find("python_full_version");
-  if (it == target.environment.end()) it = target.environment.find("python_version");
-  if (it == target.environment.end()) return true;
-  auto spec = pep440::SpecifierSet::parse(*file.requires_python);
-  if (!spec) return true;  // as pip: an unparsable Requires-Python does not exclude the file
-  return spec->contains(it->second, true);
-}
-
-std::optional<std::size_t> tag_rank(const wheel_name::WheelName& wheel, const Target& target) {
-  std::optional<std::size_t> best;
-  for (const auto& t : wheel.tags()) {
-    const auto text = t.to_string();
-    auto it = std::find(target.tags.begin(), target.tags.end(), text);
-    if (it == target.tags.end()) continue;
-    auto index = static_cast<std::size_t>(it - target.tags.begin());
-    if (!best || index < *best) best = index;
-  }
-  return best;
+bool python_fits(const finder::File& file, const selection::Selection& target) {
+  return !file.requires_python || target.check_requires_python(*file.requires_python, file.filename).has_value();
 }
 
 std::vector<std::string> property_strings(const variant::PropertySet& properties) {
@@ -58,8 +34,7 @@ markers::Environment label_environment(const markers::Environment& base, const s
     }
     it->values.push_back(p.value);
   }
-  variant::set_variant_markers(env, label, properties, all);
-  return env;
+  return selection::variant_environment(env, label, properties, all);
 }
 
 namespace {
@@ -89,9 +64,9 @@ std::string describe_variant(const std::string& label, const variant::PropertySe
 
 }  // namespace
 
-Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target& target, const MetadataLoader& load,
+Result<std::optional<Choice>> choose(const ChooseRequest& request, const selection::Selection& target, const MetadataLoader& load,
                                      std::string& reason) {
-  const auto base = base_environment(target);
+  const auto base = target.marker_environment();
   std::vector<Fitting> plain;
   std::vector<std::vector<Fitting>> variants(request.source_count);
   std::vector<const finder::File*> variants_json(request.source_count, nullptr);
@@ -107,7 +82,7 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target&
       ++yanked;
       continue;
     }
-    auto tag = tag_rank(*f->wheel, target);
+    auto tag = target.tag_rank(*f->wheel);
     if (!tag) {
       ++wrong_tag;
       continue;
@@ -126,9 +101,7 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target&
     std::vector<std::string> parts;
     if (wrong_tag) parts.push_back(fmt::format("{} with unsupported tags", wrong_tag));
     if (wrong_python) parts.push_back(fmt::format("{} whose Requires-Python excludes Python {}", wrong_python,
-                                                  target.environment.contains("python_full_version")
-                                                      ? target.environment.at("python_full_version")
-                                                      : std::string("?")));
+                                                  target.python_version().value_or("?")));
     if (yanked) parts.push_back(fmt::format("{} yanked", yanked));
     return fmt::format("{} wheels: {}", wheels, parts.empty() ? std::string("none fits") : fmt::format("{}", fmt::join(parts, ", ")));
   };
@@ -150,10 +123,7 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target&
         if (p.ns == variant::kAbiDependencyNamespace) choice.uses_abi_dependency = true;
       }
     }
-    variant::SelectionOptions options;
-    options.abi_dependencies = target.installed;
-    options.environment = &base;
-    auto ranking = variant::rank_variants(*md, *target.oracle, target.priorities, options);
+    auto ranking = target.rank(*md, &base);
     if (!ranking) return fail(ranking.error().with_context(fmt::format("{} {}", request.name, request.version)));
     std::unordered_map<std::string, std::size_t> position;
     for (std::size_t i = 0; i < ranking->order.size(); ++i) position.emplace(ranking->order[i], i);
@@ -214,14 +184,8 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target&
     choice.label = *chosen;
     choice.properties = md->variants.at(*chosen);
     choice.why = describe_variant(*chosen, choice.properties);
-    variant::SupportedProperties supported;
-    for (const auto& p : ranking->sorted_supported) {
-      auto& features = supported[p.ns];
-      if (features.empty() || features.back().name != p.feature) features.push_back({p.feature, {}, false});
-      features.back().values.push_back(p.value);
-    }
-    choice.environment = base;
-    variant::set_variant_markers(choice.environment, *chosen, choice.properties, supported);
+    choice.environment =
+        selection::variant_environment(base, *chosen, choice.properties, selection::supported_of(*ranking));
     choice.metadata = std::move(*md);
     explain.insert(explain.begin(), fmt::format("  {}: chosen ({})", *chosen, choice.why));
   }

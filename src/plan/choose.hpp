@@ -40,17 +40,12 @@ struct Choice {
 
 // nullopt (with `reason` set) when no wheel of the version fits the target; an error for broken
 // variant metadata or a `--variant` label that is unknown or incompatible.
-[[nodiscard]] Result<std::optional<Choice>> choose(const ChooseRequest& request, const Target& target,
+[[nodiscard]] Result<std::optional<Choice>> choose(const ChooseRequest& request, const selection::Selection& target,
                                                    const MetadataLoader& load, std::string& reason);
 
-// The target's variables as a marker environment (no variant markers).
-[[nodiscard]] markers::Environment base_environment(const Target& target);
-
-// Whether the file's Requires-Python admits the target's Python (an unparsable one admits it).
-[[nodiscard]] bool python_fits(const finder::File& file, const Target& target);
-
-// The best (lowest) index among the wheel's tags in the target's tag list, or nullopt.
-[[nodiscard]] std::optional<std::size_t> tag_rank(const wheel_name::WheelName& wheel, const Target& target);
+// Whether the file's Requires-Python admits the target's Python (the selection's one check: an
+// unparsable value never admits it).
+[[nodiscard]] bool python_fits(const finder::File& file, const selection::Selection& target);
 
 // `ns :: feature :: value` strings.
 [[nodiscard]] std::vector<std::string> property_strings(const variant::PropertySet& properties);

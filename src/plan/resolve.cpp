@@ -62,7 +62,7 @@ struct Key {
 /// a universal lock, following the dependencies of every variant).
 class IndexProvider final : public resolve::Provider {
  public:
-  IndexProvider(finder::Finder& finder, const Settings& settings, const Target& target,
+  IndexProvider(finder::Finder& finder, const Settings& settings, const selection::Selection& target,
                 const std::set<Key>& pinned, bool universal)
       : finder_(finder), settings_(settings), target_(target), pinned_(pinned), universal_(universal),
         load_(finder_loader(finder)) {}
@@ -70,10 +70,9 @@ class IndexProvider final : public resolve::Provider {
   Result<std::vector<pep440::Version>> versions(std::string_view name) override {
     if (name == kPython) {
       // The target's Python is a package with one version, so Requires-Python constrains it.
-      auto it = target_.environment.find("python_full_version");
-      if (it == target_.environment.end()) it = target_.environment.find("python_version");
-      if (it == target_.environment.end()) return std::vector<pep440::Version>{};
-      auto v = pep440::Version::parse(it->second);
+      const auto python = target_.python_version();
+      if (!python) return std::vector<pep440::Version>{};
+      auto v = pep440::Version::parse(*python);
       if (!v) return std::vector<pep440::Version>{};
       return std::vector<pep440::Version>{*v};
     }
@@ -87,18 +86,18 @@ class IndexProvider final : public resolve::Provider {
       bool any_plain = false, any_variant = false;
       for (const auto* f : list) {
         if (!f->is_wheel() || (f->yanked && !pinned) || !detail::python_fits(*f, target_)) continue;
-        if (!universal_ && !detail::tag_rank(*f->wheel, target_)) continue;
+        if (!universal_ && !target_.tag_rank(*f->wheel)) continue;
         (f->wheel->is_variant() ? any_variant : any_plain) = true;
       }
       if (universal_ && (any_plain || any_variant)) {
         out.push_back(version);
         continue;
       }
-      if (any_plain && !settings_.variant_choices.contains(std::string(name))) {
+      if (any_plain && !target_.forced_label(name)) {
         out.push_back(version);
         continue;
       }
-      if (!any_variant || settings_.no_variants) continue;
+      if (!any_variant || target_.no_variants) continue;
       // Only variant wheels fit the tags: the version is a candidate only with a compatible variant.
       auto choice = choose(name, version, list);
       if (!choice) return fail(choice.error());
@@ -165,9 +164,9 @@ class IndexProvider final : public resolve::Provider {
     request.version = key.version;
     request.files = list;
     request.source_count = finder_.sources().size();
-    request.no_variants = settings_.no_variants;
-    if (auto it = settings_.variant_choices.find(key.name); it != settings_.variant_choices.end()) {
-      request.forced_label = it->second;
+    request.no_variants = target_.no_variants;
+    if (const auto* forced = target_.forced_label(key.name)) {
+      request.forced_label = *forced;
     }
     request.allow_yanked = pinned_.contains(key);
     std::string reason;
@@ -212,12 +211,12 @@ class IndexProvider final : public resolve::Provider {
       if (f->yanked || !detail::python_fits(*f, target_)) continue;
       if (!f->wheel->is_variant()) {
         if (!plain) plain = f;
-      } else if (!settings_.no_variants) {
+      } else if (!target_.no_variants) {
         variant_wheels.push_back(f);
       }
     }
     if (!plain && variant_wheels.empty()) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
-    const auto base = detail::base_environment(target_);
+    const auto base = target_.marker_environment();
     resolve::Dependencies deps;
     deps.environment = base;
     auto add = [&](const finder::File& wheel, const std::vector<markers::Environment>& envs,
@@ -281,7 +280,7 @@ class IndexProvider final : public resolve::Provider {
 
   finder::Finder& finder_;
   const Settings& settings_;
-  const Target& target_;
+  const selection::Selection& target_;
   const std::set<Key>& pinned_;
   bool universal_;
   detail::MetadataLoader load_;
@@ -315,7 +314,7 @@ std::vector<std::string> allowed_hashes(const Requirements& requirements, const 
   return out;
 }
 
-Result<Plan> resolve_once(const Requirements& requirements, const Settings& settings, const Target& target,
+Result<Plan> resolve_once(const Requirements& requirements, const Settings& settings, const selection::Selection& target,
                           http::Client& client) {
   finder::Finder finder(client, settings.sources, {settings.cache_dir});
   const auto pinned = pinned_versions(requirements);
@@ -327,7 +326,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   options.pre = settings.pre;
   options.no_deps = settings.no_deps;
   auto resolution = resolve::resolve(provider, requirements.roots, requirements.constraints,
-                                     detail::base_environment(target), options);
+                                     target.marker_environment(), options);
   if (!resolution) return fail(resolution.error());
   Plan plan;
   plan.target = target.description;
@@ -388,7 +387,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
 
 }  // namespace
 
-Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings, const Target& target) {
+Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings, const selection::Selection& target) {
   auto client = http::Client::create(settings.http);
   if (!client) return fail(client.error());
   auto plan = resolve_once(requirements, settings, target, *client);
@@ -396,16 +395,16 @@ Result<Plan> resolve_plan(const Requirements& requirements, const Settings& sett
   // The abi_dependency namespace matches the versions being installed: when a chosen variant uses
   // it, rank again with the resolved versions in place of the installed ones.
   if (!plan->uses_abi_dependency) return plan;
-  Target again = target;
+  selection::Selection again = target;
   std::map<std::string, std::string> versions;
-  for (const auto& [n, v] : target.installed) versions[wheel_name::canonicalize_name(n)] = v;
+  for (const auto& [n, v] : target.abi_dependencies) versions[wheel_name::canonicalize_name(n)] = v;
   for (const auto& p : plan->packages) versions[p.name] = p.version;
-  again.installed.assign(versions.begin(), versions.end());
+  again.abi_dependencies.assign(versions.begin(), versions.end());
   return resolve_once(requirements, settings, again, *client);
 }
 
-Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings, const std::vector<Target>& targets,
-                             const std::map<std::string, std::string, std::less<>>& interpreter_environment) {
+Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
+                             const selection::Selection& universal, const std::vector<selection::Selection>& targets) {
   auto client = http::Client::create(settings.http);
   if (!client) return fail(client.error());
   lock::Lock out;
@@ -461,16 +460,13 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
 
   if (targets.empty()) {
     finder::Finder finder(*client, settings.sources, {settings.cache_dir});
-    Target universal;
-    universal.description = "every variant";
-    universal.environment = interpreter_environment;
     const auto pinned = pinned_versions(requirements);
     IndexProvider provider(finder, settings, universal, pinned, true);
     resolve::Options options;
     options.pre = settings.pre;
     options.no_deps = settings.no_deps;
     auto resolution = resolve::resolve(provider, requirements.roots, requirements.constraints,
-                                       detail::base_environment(universal), options);
+                                       universal.marker_environment(), options);
     if (!resolution) return fail(resolution.error());
     auto load = finder_loader(finder);
     for (const auto& pin : resolution->pins) {
@@ -491,7 +487,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
           continue;
         }
         if (f->yanked || !detail::python_fits(*f, universal)) continue;
-        if (f->wheel->is_variant() && settings.no_variants) continue;
+        if (f->wheel->is_variant() && universal.no_variants) continue;
         wheels.push_back(f);
         if (f->wheel->is_variant()) variant_wheels.push_back(f);
       }
@@ -527,7 +523,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     for (auto& s : plan->packages) {
       auto& files = wanted[s.name];
       for (const auto& w : s.all_wheels) {
-        if (!detail::tag_rank(*w.wheel, t) || !detail::python_fits(w, t)) continue;
+        if (!t.tag_rank(*w.wheel) || !detail::python_fits(w, t)) continue;
         if (w.wheel->label && std::find(s.compatible_labels.begin(), s.compatible_labels.end(), *w.wheel->label) ==
                                   s.compatible_labels.end()) {
           continue;

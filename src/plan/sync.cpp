@@ -48,8 +48,7 @@ Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWhe
 
 }  // namespace
 
-Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, const Target& target,
-                            const Settings& settings) {
+Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, const selection::Selection& target) {
   const std::string source = "pylock.toml";
   std::map<std::string, LockedProject> projects;
   for (const auto& p : lock.packages) {
@@ -63,7 +62,7 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, co
       project.files.push_back(std::move(*f));
     }
   }
-  const auto base = detail::base_environment(target);
+  const auto base = target.marker_environment();
 
   auto choose = [&](const std::string& name, LockedProject& project) -> Result<const detail::Choice*> {
     if (project.choice) return &*project.choice;
@@ -71,8 +70,8 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, co
     request.name = name;
     request.version = project.package->version;
     for (const auto& f : project.files) request.files.push_back(&f);
-    request.no_variants = settings.no_variants;
-    if (auto it = settings.variant_choices.find(name); it != settings.variant_choices.end()) request.forced_label = it->second;
+    request.no_variants = target.no_variants;
+    if (const auto* forced = target.forced_label(name)) request.forced_label = *forced;
     request.allow_yanked = true;
     auto loader = [&](const finder::File*, const std::vector<const finder::File*>&) -> Result<variant::VariantMetadata> {
       if (!project.package->variants_json) {

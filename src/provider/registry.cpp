@@ -125,12 +125,6 @@ variant::SupportedProperties MachineReport::supported() const {
   return out;
 }
 
-std::filesystem::path default_cache_dir() {
-  if (auto xdg = env_or_empty("XDG_CACHE_HOME"); !xdg.empty()) return std::filesystem::path(xdg) / "vwheel";
-  if (auto home = env_or_empty("HOME"); !home.empty()) return std::filesystem::path(home) / ".cache" / "vwheel";
-  return std::filesystem::temp_directory_path() / "vwheel-cache";
-}
-
 std::string detection_fingerprint() {
   std::string input = fmt::format("vwheel {}\n", VWHEEL_VERSION);
   const auto cpuinfo = env_or_empty(std::string(kCpuinfoPathEnv).c_str());

@@ -5,11 +5,7 @@
 
 #include "command.hpp"
 #include "index_options.hpp"
-#include "vwheel/core/fs.hpp"
-#include "vwheel/install/install.hpp"
-#include "vwheel/install/select.hpp"
-#include "vwheel/plan/plan.hpp"
-#include "vwheel/provider/registry.hpp"
+#include "vwheel/api/install.hpp"
 
 namespace vwheel::cli {
 namespace fs = std::filesystem;
@@ -21,8 +17,8 @@ struct Options {
   std::vector<std::string> requirement_files;
   std::vector<std::string> constraint_files;
   std::string python;
-  std::string target;
   std::string report;
+  SelectionOptions selection;
   IndexOptions index;
   bool compile = false;
   bool force_reinstall = false;
@@ -32,20 +28,36 @@ struct Options {
   bool dry_run = false;
   bool explain = false;
   bool json = false;
+  bool no_cache = false;
   unsigned jobs = 0;
   std::uint64_t max_total_size = std::uint64_t{8} << 30;
   std::uint64_t max_ratio = 1000;
 };
 
-install::InstallOptions install_options(const Options& o) {
-  install::InstallOptions options;
-  options.compile = o.compile;
-  options.force_reinstall = o.force_reinstall;
-  options.jobs = o.jobs;
-  options.limits.max_total_size = o.max_total_size;
-  options.limits.max_ratio = o.max_ratio;
-  if (!o.index.no_cache) options.cache_dir = cache_root(o.index);
-  return options;
+api::InstallRequest make_request(const Options& o) {
+  api::InstallRequest r;
+  r.items = o.items;
+  r.requirement_files.assign(o.requirement_files.begin(), o.requirement_files.end());
+  r.constraint_files.assign(o.constraint_files.begin(), o.constraint_files.end());
+  if (!o.python.empty()) r.python = o.python;
+  r.selection = o.selection.to_request();
+  r.selection.no_cache = o.no_cache;
+  r.sources = o.index.request;
+  r.sources.no_cache = o.no_cache;
+  r.no_deps = o.no_deps;
+  r.require_hashes = o.require_hashes;
+  r.dry_run = o.dry_run;
+  r.ignore_variant = o.ignore_variant;
+  r.quiet = o.index.quiet || o.json;
+  if (!o.report.empty()) r.report_file = o.report;
+  r.want_report = o.json;
+  r.options.compile = o.compile;
+  r.options.force_reinstall = o.force_reinstall;
+  r.options.jobs = o.jobs;
+  r.options.limits.max_total_size = o.max_total_size;
+  r.options.limits.max_ratio = o.max_ratio;
+  if (!o.no_cache) r.options.cache_dir = api::make_settings(r.sources).cache_dir;
+  return r;
 }
 
 void print_installed(const std::vector<install::Installed>& done) {
@@ -58,106 +70,6 @@ void print_installed(const std::vector<install::Installed>& done) {
       fmt::print("installed {} {}{}\n", d.name, d.version, d.from_cache ? " from cache" : "");
     }
   }
-}
-
-int install_files(const Options& o, const install::OpenedEnvironment& opened) {
-  auto compat = install::make_compatibility(opened.interpreter,
-                                            o.target.empty() ? std::nullopt : std::optional<fs::path>(o.target),
-                                            o.index.no_cache);
-  if (!compat) {
-    report_error(compat.error());
-    return kUserError;
-  }
-  std::vector<install::WheelRequest> requests;
-  for (const auto& item : o.items) {
-    if (auto ok = install::check_wheel(item, *compat, o.ignore_variant); !ok) {
-      report_error(ok.error());
-      return kUserError;
-    }
-    requests.push_back({item, true, true});
-  }
-  if (o.dry_run) {
-    for (const auto& r : requests) fmt::print("would install {}\n", r.path.filename().string());
-    return kOk;
-  }
-  auto done = install::install_wheels(opened.env, requests, install_options(o));
-  if (!done) {
-    report_error(done.error());
-    return kUserError;
-  }
-  if (!o.index.quiet) print_installed(*done);
-  return kOk;
-}
-
-int install_requirements(const Options& o, const install::OpenedEnvironment& opened) {
-  auto settings = make_settings(o.index);
-  if (!settings) {
-    report_error(settings.error());
-    return kUsage;
-  }
-  settings->no_deps = o.no_deps;
-  settings->require_hashes = o.require_hashes;
-  plan::Requirements requirements;
-  std::vector<fs::path> rfiles(o.requirement_files.begin(), o.requirement_files.end());
-  std::vector<fs::path> cfiles(o.constraint_files.begin(), o.constraint_files.end());
-  if (auto ok = plan::load_requirements(o.items, rfiles, cfiles, requirements, *settings); !ok) {
-    report_error(ok.error());
-    return kUserError;
-  }
-  if (requirements.roots.empty()) {
-    report_error(Error("nothing to install: give requirements, wheel files, or -r FILE"));
-    return kUsage;
-  }
-  plan::TargetRequest tr;
-  if (!o.target.empty()) tr.profile = fs::path(o.target);
-  tr.interpreter = &opened.interpreter;
-  for (const auto& d : install::list_distributions(opened.env)) tr.installed.emplace_back(d.name, d.version);
-  tr.no_cache = o.index.no_cache;
-  auto target = plan::make_target(tr);
-  if (!target) {
-    report_error(target.error());
-    return kUserError;
-  }
-  auto p = plan::resolve_plan(requirements, *settings, *target);
-  if (!p) {
-    report_explained_error(p.error());
-    return kUserError;
-  }
-  for (const auto& w : p->warnings) report_warning(w);
-  if (!o.index.quiet && !o.json) print_plan(*p, o.explain);
-  auto write_report = [&](const std::vector<install::Installed>* installed) -> bool {
-    if (o.report.empty() && !o.json) return true;
-    const auto text = plan::report_json(*p, installed);
-    if (o.json) fmt::print("{}", text);
-    if (!o.report.empty()) {
-      if (auto ok = write_file_atomic(o.report, text); !ok) {
-        report_error(ok.error());
-        return false;
-      }
-    }
-    return true;
-  };
-  if (o.dry_run) return write_report(nullptr) ? kOk : kEnvironment;
-  auto applied = plan::apply_plan(*p, opened.env, *settings, install_options(o), false, o.index.quiet || o.json);
-  if (!applied) {
-    report_error(applied.error());
-    return kUserError;
-  }
-  if (!o.index.quiet && !o.json) {
-    print_installed(applied->installed);
-    for (const auto& u : applied->unchanged) fmt::print("{} already installed\n", u);
-  }
-  return write_report(&applied->installed) ? kOk : kEnvironment;
-}
-
-bool all_wheel_files(const std::vector<std::string>& items) {
-  if (items.empty()) return false;
-  for (const auto& i : items) {
-    if (!i.ends_with(".whl")) return false;
-    std::error_code ec;
-    if (!fs::is_regular_file(i, ec)) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -174,8 +86,7 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("-c,--constraint", o->constraint_files, "Constrain versions with a constraints file")
         ->allow_extra_args(false);
   cmd->add_option("--python", o->python, "Interpreter whose environment to install into (default: $VIRTUAL_ENV, else python3)");
-  cmd->add_option("--target", o->target,
-                  "Target profile (JSON): choose variants, tags and markers for that machine instead of this one");
+  add_selection_options(*cmd, o->selection);
   add_index_options(*cmd, o->index, true);
   cmd->add_flag("--no-deps", o->no_deps, "Do not install dependencies");
   cmd->add_flag("--require-hashes", o->require_hashes, "Require a --hash in the requirement files for every package");
@@ -187,19 +98,25 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--force-reinstall", o->force_reinstall, "Reinstall when the same version is installed");
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");
-  cmd->add_flag("--no-cache", o->index.no_cache, "Use no cache (HTTP, wheels, detection)");
+  cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");
   cmd->add_option("-j,--jobs", o->jobs, "Worker threads (default: the number of CPUs)");
   cmd->add_option("--max-total-size", o->max_total_size, "Largest total uncompressed size of one wheel, bytes (default 8 GiB)");
   cmd->add_option("--max-ratio", o->max_ratio, "Largest compression ratio of a member over 1 MiB (default 1000)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      auto opened = install::open_environment(o->python.empty() ? std::nullopt : std::optional<fs::path>(o->python));
-      if (!opened) {
-        report_error(opened.error());
-        return kEnvironment;
-      }
-      if (all_wheel_files(o->items) && o->requirement_files.empty()) return install_files(*o, *opened);
-      return install_requirements(*o, *opened);
+      const bool lines = !o->index.quiet && !o->json;
+      api::Observer observer;
+      observer.on_warning = report_warning;
+      if (lines) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
+      auto done = api::install(make_request(*o), observer);
+      if (!done) return report_failure(done.error());
+      if (o->json) fmt::print("{}", done->report_json);
+      if (!lines && !(done->from_files && o->dry_run)) return kOk;
+      for (const auto& w : done->would_install) fmt::print("would install {}\n", w.filename().string());
+      if (!lines) return kOk;
+      print_installed(done->installed);
+      for (const auto& u : done->unchanged) fmt::print("{} already installed\n", u);
+      return kOk;
     };
   });
 }

@@ -4,22 +4,18 @@
 
 #include "command.hpp"
 #include "index_options.hpp"
-#include "vwheel/core/fs.hpp"
-#include "vwheel/lock/pylock.hpp"
-#include "vwheel/plan/plan.hpp"
-#include "vwheel/python/interpreter.hpp"
+#include "vwheel/api/install.hpp"
 
 namespace vwheel::cli {
-namespace fs = std::filesystem;
 
 void add_lock_command(CLI::App& app, Dispatch& dispatch) {
   struct Options {
     std::vector<std::string> items;
     std::vector<std::string> requirement_files;
     std::vector<std::string> constraint_files;
-    std::vector<std::string> targets;
     std::string output = "pylock.toml";
     std::string python;
+    SelectionOptions selection;
     IndexOptions index;
   };
   auto o = std::make_shared<Options>();
@@ -31,70 +27,24 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("-c,--constraint", o->constraint_files, "Constraints file")
         ->allow_extra_args(false);
   cmd->add_option("-o,--output", o->output, "Lock file to write (default pylock.toml)");
-  cmd->add_option("--target", o->targets,
-                  "Target profiles: lock only the wheels one of them can use (default: every variant)")
-        ->allow_extra_args(false);
+  add_selection_options(*cmd, o->selection, true);
   cmd->add_option("--python", o->python, "Interpreter whose markers the lock is for (default: $VIRTUAL_ENV, else python3)");
   add_index_options(*cmd, o->index, true);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      auto settings = make_settings(o->index);
-      if (!settings) {
-        report_error(settings.error());
-        return kUsage;
-      }
-      plan::Requirements requirements;
-      std::vector<fs::path> rfiles(o->requirement_files.begin(), o->requirement_files.end());
-      std::vector<fs::path> cfiles(o->constraint_files.begin(), o->constraint_files.end());
-      if (auto ok = plan::load_requirements(o->items, rfiles, cfiles, requirements, *settings); !ok) {
-        report_error(ok.error());
-        return kUserError;
-      }
-      if (requirements.roots.empty()) {
-        report_error(Error("nothing to lock: give requirements or -r FILE"));
-        return kUsage;
-      }
-      std::optional<python::Interpreter> interpreter;
-      auto exe = python::find_interpreter(o->python.empty() ? std::nullopt : std::optional<fs::path>(o->python));
-      if (exe) {
-        auto q = python::query_interpreter(*exe);
-        if (!q) {
-          report_error(q.error());
-          return kEnvironment;
-        }
-        interpreter = std::move(*q);
-      } else if (o->targets.empty()) {
-        report_error(Error("no Python interpreter found for the lock's markers: give --python or --target"));
-        return kEnvironment;
-      }
-      std::vector<plan::Target> targets;
-      for (const auto& t : o->targets) {
-        plan::TargetRequest tr;
-        tr.profile = fs::path(t);
-        tr.interpreter = interpreter ? &*interpreter : nullptr;
-        auto target = plan::make_target(tr);
-        if (!target) {
-          report_error(target.error());
-          return kUserError;
-        }
-        targets.push_back(std::move(*target));
-      }
-      auto lock = plan::make_lock(requirements, *settings, targets,
-                                  interpreter ? interpreter->environment
-                                              : std::map<std::string, std::string, std::less<>>{});
-      if (!lock) {
-        report_explained_error(lock.error());
-        return kUserError;
-      }
-      const auto text = lock::write_pylock(*lock);
-      if (auto ok = write_file_atomic(o->output, text); !ok) {
-        report_error(ok.error());
-        return kEnvironment;
-      }
+      api::LockRequest r;
+      r.items = o->items;
+      r.requirement_files.assign(o->requirement_files.begin(), o->requirement_files.end());
+      r.constraint_files.assign(o->constraint_files.begin(), o->constraint_files.end());
+      r.output = o->output;
+      if (!o->python.empty()) r.python = o->python;
+      r.selection = o->selection.to_request();
+      r.profiles.assign(o->selection.targets.begin(), o->selection.targets.end());
+      r.sources = o->index.request;
+      auto done = api::lock(r);
+      if (!done) return report_failure(done.error());
       if (!o->index.quiet) {
-        std::size_t wheels = 0;
-        for (const auto& p : lock->packages) wheels += p.wheels.size();
-        fmt::print("locked {} packages ({} wheels) in {}\n", lock->packages.size(), wheels, o->output);
+        fmt::print("locked {} packages ({} wheels) in {}\n", done->lock.packages.size(), done->wheels, o->output);
       }
       return kOk;
     };

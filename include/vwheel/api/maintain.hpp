@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "vwheel/api/selection.hpp"
 #include "vwheel/core/error.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/variant/ordering.hpp"
@@ -99,15 +100,15 @@ struct AnalyzeReport {
 /// What to analyze and for which machine.
 struct AnalyzeRequest {
   std::vector<std::filesystem::path> wheels;
-  std::optional<std::filesystem::path> target;
-  std::optional<std::filesystem::path> config;
-  bool no_cache = false;
-  std::vector<std::string> allow_python_providers;
+  SelectionRequest selection;
 };
 
 /// Reads every wheel's name and `variant.json`, merges those of each package version, and ranks
 /// them for the target (or this machine).
 [[nodiscard]] Result<AnalyzeReport> analyze_wheels(const AnalyzeRequest& request);
+/// As above, for a selection already made.
+[[nodiscard]] Result<AnalyzeReport> analyze_wheels(const std::vector<std::filesystem::path>& wheels,
+                                                   selection::Selection& selection);
 
 /// Human-readable report.
 [[nodiscard]] std::string format_analyze_plain(const AnalyzeReport& report);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "vwheel/api/selection.hpp"
 #include "vwheel/core/error.hpp"
 #include "vwheel/variant/ordering.hpp"
 
@@ -16,18 +17,8 @@ namespace vwheel::api {
 /// What to rank and for which machine.
 struct RankRequest {
   std::filesystem::path variants_json;
-  /// A target profile; without one, this machine is detected.
-  std::optional<std::filesystem::path> target;
-  /// A `variants.toml`; without one, the configuration search path is used.
-  std::optional<std::filesystem::path> config;
-  bool enable_all_optional = false;
-  std::vector<std::string> enabled_optional;
-  /// `name==version` items for the `abi_dependency` namespace (added to `VARIANT_ABI_DEPENDENCY`).
-  std::vector<std::string> abi_dependencies;
-  /// Skip the persistent detection cache.
-  bool no_cache = false;
-  /// Namespaces whose Python providers may run (with the configuration's allow-list).
-  std::vector<std::string> allow_python_providers;
+  /// The machine: a target profile or this one, configuration, optional providers, ...
+  SelectionRequest selection;
 };
 
 /// The ranking plus what it was computed from.
@@ -49,10 +40,10 @@ struct RankReport {
 /// Loads the file, the target (or detects this machine), the user configuration, and ranks.
 [[nodiscard]] Result<RankReport> rank(const RankRequest& request);
 
-/// Ranks metadata already in memory (e.g. merged from wheels) like `rank`, ignoring
-/// `request.variants_json`; `source` names the metadata in errors.
+/// Ranks metadata already in memory (e.g. merged from wheels) for `selection`; `source` names the
+/// metadata in errors and `project` (canonical, may be empty) finds its `--variant` choice.
 [[nodiscard]] Result<RankReport> rank_metadata(const variant::VariantMetadata& metadata, const std::string& source,
-                                               const RankRequest& request);
+                                               std::string_view project, selection::Selection& selection);
 
 /// One label per line, best first.
 [[nodiscard]] std::string format_rank_plain(const RankReport& report);

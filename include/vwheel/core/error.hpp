@@ -12,11 +12,18 @@
 
 namespace vwheel {
 
+/// What kind of failure an error is, for the exit code: bad input (1), a bad command line (2),
+/// or the environment (3: I/O, a missing interpreter, out of memory).
+enum class ErrorKind : unsigned char { input, usage, environment };
+
 /// A user-facing error: one line that names the file, field and value at fault and what was
 /// expected. `details` holds further problems when one input had several (e.g. `vwheel validate`).
 struct Error {
   std::string message;               ///< one line, no trailing newline
   std::vector<std::string> details;  ///< additional one-line problems, possibly empty
+  ErrorKind kind = ErrorKind::input;
+  /// `details` explain `message` (a resolution conflict's derivation) rather than list more problems.
+  bool explained = false;
 
   Error() = default;
   explicit Error(std::string msg) : message(std::move(msg)) {}
@@ -30,6 +37,12 @@ struct Error {
     return e;
   }
 };
+
+/// `error` as another kind (e.g. a file the user named could not be written: environment).
+[[nodiscard]] inline Error with_kind(Error error, ErrorKind kind) {
+  error.kind = kind;
+  return error;
+}
 
 /// The result of an operation that can fail on bad input.
 template <class T>

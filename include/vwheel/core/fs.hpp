@@ -24,6 +24,11 @@ enum class Durability {
 [[nodiscard]] Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content,
                                              Durability durability = Durability::sync);
 
+/// vwheel's cache root: `$XDG_CACHE_HOME/vwheel`, else `~/.cache/vwheel`, else a folder in the
+/// temporary directory. Detection, interpreter queries, HTTP answers, wheels and unpacked wheels
+/// live below it.
+[[nodiscard]] std::filesystem::path default_cache_dir();
+
 /// "<pid>-<12 hex digits>": a token for naming temporary files that no other process or thread
 /// picks at the same time (a per-thread generator, seeded once).
 [[nodiscard]] std::string unique_token();

@@ -56,7 +56,7 @@ struct OpenedEnvironment {
 [[nodiscard]] Result<OpenedEnvironment> open_environment(const std::optional<std::filesystem::path>& python,
                                                          const std::optional<std::filesystem::path>& interpreter_cache);
 
-/// As above, with the cache under `provider::default_cache_dir()`.
+/// As above, with the cache under `default_cache_dir()`.
 [[nodiscard]] Result<OpenedEnvironment> open_environment(const std::optional<std::filesystem::path>& python);
 
 /// An interpreter as cached (the JSON `python::parse_interpreter_report` reads; exposed for tests).

@@ -29,38 +29,10 @@
 #include "vwheel/lock/pylock.hpp"
 #include "vwheel/markers/marker.hpp"
 #include "vwheel/markers/requirement.hpp"
-#include "vwheel/python/interpreter.hpp"
+#include "vwheel/selection/selection.hpp"
 #include "vwheel/variant/ordering.hpp"
 
 namespace vwheel::plan {
-
-/// The machine to choose for: its marker environment, tags and variant support.
-struct Target {
-  std::string description;  ///< "target profile FILE" / "this machine (detected)"
-  std::map<std::string, std::string, std::less<>> environment;  ///< PEP 508 variables
-  std::vector<std::string> tags;                               ///< most preferred first
-  std::shared_ptr<const variant::SupportOracle> oracle;
-  variant::UserPriorities priorities;
-  /// `(name, version)` of installed distributions, for the `abi_dependency` namespace.
-  std::vector<std::pair<std::string, std::string>> installed;
-  std::vector<std::string> notes;  ///< detection notes
-  std::shared_ptr<const void> keepalive;  ///< what `oracle` refers to (the detection report)
-};
-
-/// What a target is made of.
-struct TargetRequest {
-  /// A target profile; without one, this machine is detected and the interpreter's environment and
-  /// tags are used.
-  std::optional<std::filesystem::path> profile;
-  /// The interpreter's environment and tags (used when the profile has none).
-  const python::Interpreter* interpreter = nullptr;
-  std::vector<std::pair<std::string, std::string>> installed;
-  bool no_cache = false;
-  std::vector<std::string> allow_python_providers;
-};
-
-/// Loads the profile (or detects this machine) and the user configuration.
-[[nodiscard]] Result<Target> make_target(const TargetRequest& request);
 
 /// The requirements of one run.
 struct Requirements {
@@ -68,15 +40,11 @@ struct Requirements {
   std::vector<markers::Requirement> constraints;
   /// `--hash` values from requirement files, per canonical name (`sha256:hex`, ...).
   std::map<std::string, std::vector<std::string>> hashes;
-  /// Reads `-r`/`-c` files (nested references included). Options found in them (index URLs,
-  /// find-links, --pre, --require-hashes, --no-index) are added to `settings`.
 };
 
 /// How to resolve and fetch.
 struct Settings {
   std::vector<finder::Source> sources;
-  bool no_variants = false;                           ///< non-variant wheels only
-  std::map<std::string, std::string> variant_choices;  ///< canonical name -> label (`--variant`)
   bool pre = false;
   bool no_deps = false;
   bool require_hashes = false;
@@ -84,8 +52,9 @@ struct Settings {
   http::Options http;
 };
 
-/// Reads requirement strings and `-r`/`-c` files into `out`, updating `settings` with options the
-/// files carry. Errors name the file and line.
+/// Reads requirement strings and `-r`/`-c` files (nested references included) into `out`; options
+/// the files carry (index URLs, find-links, --pre, --require-hashes, --no-index) are added to
+/// `settings`. Errors name the file and line.
 [[nodiscard]] Result<void> load_requirements(const std::vector<std::string>& requirements,
                                              const std::vector<std::filesystem::path>& requirement_files,
                                              const std::vector<std::filesystem::path>& constraint_files,
@@ -133,21 +102,22 @@ struct Plan {
 };
 
 /// Resolves `requirements` against the sources for `target` and chooses every wheel.
-[[nodiscard]] Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings, const Target& target);
+[[nodiscard]] Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings,
+                                        const selection::Selection& target);
 
 /// Resolves for a lock file: with no targets, every variant of every version counts (dependencies
-/// of all labels are followed, all wheels are listed); with targets, the union of their plans,
-/// listing only the wheels some target can use. `interpreter_environment` evaluates non-variant
-/// markers when there is no target.
+/// of all labels are followed, all wheels are listed; `universal`'s environment evaluates
+/// non-variant markers and its `no_variants` applies); with targets, the union of their plans,
+/// listing only the wheels some target can use.
 [[nodiscard]] Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
-                                           const std::vector<Target>& targets,
-                                           const std::map<std::string, std::string, std::less<>>& interpreter_environment);
+                                           const selection::Selection& universal,
+                                           const std::vector<selection::Selection>& targets);
 
 /// Chooses, from a lock alone, the wheel of every package the lock's requirements reach on
 /// `target` (variant markers evaluated against each selected wheel). Errors: a package whose
 /// wheels none fits, an unknown label, a missing hash.
 [[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_dir,
-                                          const Target& target, const Settings& settings);
+                                          const selection::Selection& target);
 
 /// A planned wheel on local disk, verified: its place in the plan, its path, and its sha256 when
 /// known (always for downloads).

@@ -46,8 +46,6 @@ struct DetectOptions {
   std::optional<std::filesystem::path> cache_dir;
 };
 
-/// `$XDG_CACHE_HOME/vwheel`, else `~/.cache/vwheel`.
-[[nodiscard]] std::filesystem::path default_cache_dir();
 
 /// A fingerprint of everything detection depends on: vwheel's version, the cpuinfo contents,
 /// the NVIDIA and AMD kernel driver versions, the boot id, and the override variables. The cache

@@ -12,6 +12,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/install/install.hpp"
 #include "vwheel/install/select.hpp"
+#include "vwheel/selection/selection.hpp"
 #include "vwheel/wheel/record.hpp"
 #include "vwheel/zip/zip.hpp"
 
@@ -58,12 +59,6 @@ class SelectTest : public ::testing::Test {
     return path;
   }
 
-  fs::path profile(const std::string& json) {
-    const auto p = root_ / "target.json";
-    std::ofstream(p) << json;
-    return p;
-  }
-
   fs::path root_;
 };
 
@@ -79,55 +74,54 @@ python::Interpreter interpreter(const std::string& full_version) {
 
 }  // namespace
 
+/// The selection `api::make_selection` builds for an interpreter (tests/unit/api covers building it).
+selection::Selection for_interpreter(const python::Interpreter& i) {
+  selection::Selection s;
+  s.description = "this machine (detected)";
+  s.environment.insert(i.environment.begin(), i.environment.end());
+  s.environment_source = "interpreter " + i.executable.string();
+  s.set_tags(i.tags);
+  s.oracle = std::make_shared<variant::TableOracle>(variant::SupportedProperties{});
+  return s;
+}
+
 TEST_F(SelectTest, RequiresPythonIsCheckedAgainstTheInterpreter) {
-  auto compat = make_compatibility(interpreter("3.11.2"), std::nullopt, true);
-  ASSERT_TRUE(compat) << compat.error().message;
-  EXPECT_EQ(target_python_version(*compat), "3.11.2");
-  EXPECT_TRUE(check_wheel(wheel("fits", "1.0", ">=3.8"), *compat, false));
-  EXPECT_TRUE(check_wheel(wheel("none", "1.0", ""), *compat, false));
-  auto r = check_wheel(wheel("newer", "1.0", ">=3.12"), *compat, false);
+  const auto sel = for_interpreter(interpreter("3.11.2"));
+  EXPECT_EQ(sel.python_version(), "3.11.2");
+  EXPECT_TRUE(check_wheel(wheel("fits", "1.0", ">=3.8"), sel, false));
+  EXPECT_TRUE(check_wheel(wheel("none", "1.0", ""), sel, false));
+  auto r = check_wheel(wheel("newer", "1.0", ">=3.12"), sel, false);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message,
             "newer-1.0-py3-none-any.whl: Requires-Python `>=3.12` excludes Python 3.11.2 (of the interpreter "
             "/opt/python/bin/python3)");
   // The micro version matters, as in pip.
-  EXPECT_FALSE(check_wheel(wheel("micro", "1.0", ">=3.11.3"), *compat, false));
-  EXPECT_TRUE(check_requires_python("!=3.10.*, <4", *compat, "x"));
-  auto bad = check_requires_python(">=three", *compat, "w.whl");
+  EXPECT_FALSE(check_wheel(wheel("micro", "1.0", ">=3.11.3"), sel, false));
+  EXPECT_TRUE(sel.check_requires_python("!=3.10.*, <4", "x"));
+  auto bad = sel.check_requires_python(">=three", "w.whl");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("w.whl: Requires-Python `>=three`"), std::string::npos) << bad.error().message;
+  auto bad_wheel = check_wheel(wheel("garbled", "1.0", ">=three"), sel, false);
+  ASSERT_FALSE(bad_wheel);
+  EXPECT_NE(bad_wheel.error().message.find("garbled-1.0-py3-none-any.whl: Requires-Python `>=three`"), std::string::npos)
+      << bad_wheel.error().message;
 
-  // The tags-only overload does not know the Python version: nothing to check against.
-  auto tags_only = make_compatibility(std::vector<std::string>{"py3-none-any"}, std::nullopt, true);
-  ASSERT_TRUE(tags_only);
-  EXPECT_FALSE(target_python_version(*tags_only));
-  EXPECT_TRUE(check_wheel(root_ / "links" / "newer-1.0-py3-none-any.whl", *tags_only, false));
+  // A selection without a Python version has nothing to check against.
+  selection::Selection tags_only;
+  tags_only.set_tags({"py3-none-any"});
+  EXPECT_FALSE(tags_only.python_version());
+  EXPECT_TRUE(check_wheel(root_ / "links" / "newer-1.0-py3-none-any.whl", tags_only, false));
 }
 
-TEST_F(SelectTest, TargetProfileEnvironmentAndTagsReplaceTheInterpreters) {
-  const auto target = profile(
-      R"({"properties": {}, "environment": {"python_version": "3.8", "sys_platform": "linux"},
-          "tags": ["cp38-cp38-manylinux_2_17_x86_64", "py3-none-any"]})");
-  for (bool with_interpreter : {true, false}) {
-    auto compat = with_interpreter ? make_compatibility(interpreter("3.11.2"), target, true)
-                                   : make_compatibility(std::vector<std::string>{"cp311-cp311-linux_x86_64"}, target, true);
-    ASSERT_TRUE(compat) << compat.error().message;
-    EXPECT_EQ(compat->tags, (std::vector<std::string>{"cp38-cp38-manylinux_2_17_x86_64", "py3-none-any"}));
-    EXPECT_EQ(target_python_version(*compat), "3.8");
-    EXPECT_EQ(compat->environment_source, "target profile " + target.string());
-    auto r = check_wheel(wheel("modern", "1.0", ">=3.10"), *compat, false);
-    ASSERT_FALSE(r);
-    EXPECT_NE(r.error().message.find("Requires-Python `>=3.10` excludes Python 3.8 (of the target profile"),
-              std::string::npos)
-        << r.error().message;
-    EXPECT_TRUE(check_wheel(wheel("legacy", "1.0", ">=3.6,<3.9"), *compat, false));
-  }
-  // A profile without a Python version in its environment leaves the interpreter's.
-  const auto no_python = profile(R"({"properties": {}, "environment": {"sys_platform": "linux"}})");
-  auto compat = make_compatibility(interpreter("3.11.2"), no_python, true);
-  ASSERT_TRUE(compat) << compat.error().message;
-  EXPECT_EQ(target_python_version(*compat), "3.11.2");
-  EXPECT_EQ(compat->tags, interpreter("3.11.2").tags);
+TEST_F(SelectTest, TagsAreCheckedAgainstTheSelection) {
+  auto sel = for_interpreter(interpreter("3.11.2"));
+  sel.set_tags({"cp38-cp38-manylinux_2_17_x86_64"});
+  auto r = check_wheel(wheel("pure", "1.0", ""), sel, false);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "pure-1.0-py3-none-any.whl: none of its tags (py3-none-any) is supported by the interpreter");
+  sel.from_profile = true;
+  EXPECT_EQ(check_wheel(wheel("pure", "1.0", ""), sel, false).error().message,
+            "pure-1.0-py3-none-any.whl: none of its tags (py3-none-any) is supported by the target profile");
 }
 
 TEST(InterpreterCache, ReportRoundTripsAndTheCacheIsUsed) {

@@ -31,16 +31,16 @@ variant::VariantMetadata torch_metadata() {
   return md;
 }
 
-Target make_target(variant::SupportedProperties supported) {
-  Target t;
+selection::Selection make_target(variant::SupportedProperties supported) {
+  selection::Selection t;
   t.description = "test target";
   t.environment = {{"python_version", "3.12"}, {"python_full_version", "3.12.1"}, {"sys_platform", "linux"}};
-  t.tags = {"cp312-cp312-manylinux_2_36_x86_64", "cp312-abi3-manylinux_2_36_x86_64", "py3-none-any"};
+  t.set_tags({"cp312-cp312-manylinux_2_36_x86_64", "cp312-abi3-manylinux_2_36_x86_64", "py3-none-any"});
   t.oracle = std::make_shared<variant::TableOracle>(std::move(supported));
   return t;
 }
 
-Target cuda_target() {
+selection::Selection cuda_target() {
   return make_target({{"nvidia",
                        {{"cuda_version_lower_bound", {"12.8", "12.7", "12"}, false},
                         {"sm_arch", {"90_real", "90_virtual"}, true}}}});

@@ -1,59 +1,12 @@
 #include <fmt/format.h>
 
-#include "vwheel/api/target.hpp"
-#include "vwheel/config/user_config.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/plan/plan.hpp"
-#include "vwheel/provider/registry.hpp"
 #include "vwheel/resolve/requirements_file.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::plan {
 namespace fs = std::filesystem;
-
-Result<Target> make_target(const TargetRequest& request) {
-  auto resolved = api::resolve_target(api::TargetRequest{request.profile, request.no_cache});
-  if (!resolved) return fail(resolved.error());
-  auto cfg = config::load_user_config(std::nullopt);
-  if (!cfg) return fail(cfg.error());
-  Target t;
-  t.description = resolved->description;
-  t.notes = resolved->notes;
-  t.priorities = cfg->priorities;
-  t.installed = request.installed;
-  if (request.interpreter) t.environment = request.interpreter->environment;
-  if (resolved->environment) {
-    // A profile's python_version without python_full_version must not be mixed with the
-    // interpreter's full version.
-    if (resolved->environment->contains("python_version") && !resolved->environment->contains("python_full_version")) {
-      t.environment.insert_or_assign("python_full_version", resolved->environment->at("python_version"));
-    }
-    for (const auto& [k, v] : *resolved->environment) t.environment.insert_or_assign(k, v);
-  }
-  if (resolved->tags) {
-    t.tags = *resolved->tags;
-  } else if (request.interpreter) {
-    t.tags = request.interpreter->tags;
-  }
-  if (t.environment.empty()) {
-    return fail(fmt::format("{}: no marker environment: give --python, or a target profile with `environment`",
-                            t.description));
-  }
-  if (t.tags.empty()) {
-    return fail(fmt::format("{}: no wheel tags: give --python, or a target profile with `tags`", t.description));
-  }
-  auto keep = std::make_shared<api::ResolvedTarget>(std::move(*resolved));
-  if (request.profile) {
-    t.oracle = std::make_shared<variant::TableOracle>(keep->properties);
-  } else {
-    provider::PythonProviderPolicy policy;
-    policy.allowed.insert(request.allow_python_providers.begin(), request.allow_python_providers.end());
-    policy.allowed.insert(cfg->allow_python_providers.begin(), cfg->allow_python_providers.end());
-    t.oracle = std::make_shared<provider::DetectionOracle>(keep->machine, std::move(policy));
-  }
-  t.keepalive = keep;
-  return t;
-}
 
 namespace {
 

@@ -1,0 +1,130 @@
+#pragma once
+/// \file
+/// The installer's use cases: `vwheel install` (wheel files, or requirements resolved against
+/// indexes and `--find-links`), `vwheel lock`, `vwheel sync` and `vwheel export`. Each builds the
+/// run's one `selection::Selection` and hands it to the `plan` and `install` mechanisms.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vwheel/api/selection.hpp"
+#include "vwheel/core/error.hpp"
+#include "vwheel/install/install.hpp"
+#include "vwheel/lock/pylock.hpp"
+#include "vwheel/plan/plan.hpp"
+
+namespace vwheel::api {
+
+/// Where packages come from, the network and the caches, as given on the command line.
+struct SourceRequest {
+  std::string index_url;
+  std::vector<std::string> extra_index_urls;
+  std::vector<std::string> find_links;
+  bool no_index = false;
+  bool offline = false;
+  bool refresh = false;
+  unsigned retries = 3;
+  unsigned timeout = 30;  ///< seconds without data before an attempt fails
+  unsigned jobs = 16;     ///< parallel transfers
+  std::string cache_dir;  ///< empty: `default_cache_dir()`
+  bool no_cache = false;
+  bool pre = false;
+};
+
+/// The plan settings the request describes. Without --index-url, --find-links or --no-index the
+/// index is `$VWHEEL_INDEX_URL`, else `$PIP_INDEX_URL`, else https://pypi.org/simple.
+[[nodiscard]] plan::Settings make_settings(const SourceRequest& request);
+
+/// Called as a run goes: the plan once chosen (before anything downloads), warnings.
+struct Observer {
+  std::function<void(const plan::Plan&)> on_plan;
+  std::function<void(const std::string&)> on_warning;
+};
+
+/// `vwheel install`.
+struct InstallRequest {
+  /// Requirements (PEP 508), or wheel files (installed as given, without dependencies).
+  std::vector<std::string> items;
+  std::vector<std::filesystem::path> requirement_files;
+  std::vector<std::filesystem::path> constraint_files;
+  std::optional<std::filesystem::path> python;
+  SelectionRequest selection;
+  SourceRequest sources;
+  bool no_deps = false;
+  bool require_hashes = false;
+  bool dry_run = false;
+  bool ignore_variant = false;  ///< wheel files: install an unsupported variant anyway
+  bool quiet = false;           ///< no progress output
+  /// Write the JSON report here (`--report`).
+  std::optional<std::filesystem::path> report_file;
+  bool want_report = false;  ///< fill `InstallReport::report_json` (`--json`)
+  install::InstallOptions options;
+};
+
+/// What `install` did.
+struct InstallReport {
+  bool from_files = false;
+  /// Wheel files that would be installed (`--dry-run` of files).
+  std::vector<std::filesystem::path> would_install;
+  std::optional<plan::Plan> plan;
+  std::vector<install::Installed> installed;
+  std::vector<std::string> unchanged;  ///< `name version` already installed as planned
+  std::string report_json;             ///< with `want_report` or `report_file`
+};
+
+/// Whether `items` are all existing `.whl` files (then `install` installs them as given).
+[[nodiscard]] bool all_wheel_files(const std::vector<std::string>& items);
+
+/// Installs wheel files or resolved requirements into the environment of `request.python`.
+[[nodiscard]] Result<InstallReport> install(const InstallRequest& request, const Observer& observer);
+
+/// `vwheel lock`.
+struct LockRequest {
+  std::vector<std::string> items;
+  std::vector<std::filesystem::path> requirement_files;
+  std::vector<std::filesystem::path> constraint_files;
+  std::filesystem::path output = "pylock.toml";
+  std::optional<std::filesystem::path> python;
+  /// One selection per profile in `profiles` (none: every variant of every version).
+  SelectionRequest selection;
+  std::vector<std::filesystem::path> profiles;
+  SourceRequest sources;
+};
+
+struct LockReport {
+  lock::Lock lock;
+  std::size_t wheels = 0;
+};
+
+/// Resolves and writes the lock file atomically.
+[[nodiscard]] Result<LockReport> lock(const LockRequest& request);
+
+/// `vwheel sync` and `vwheel export`.
+struct SyncRequest {
+  std::filesystem::path lock_file;
+  std::optional<std::filesystem::path> python;
+  SelectionRequest selection;
+  SourceRequest sources;
+  bool dry_run = false;
+  bool quiet = false;
+  std::optional<std::filesystem::path> report_file;
+  install::InstallOptions options;
+};
+
+struct SyncReport {
+  plan::Plan plan;
+  std::optional<plan::Applied> applied;  ///< nullopt with `dry_run`
+};
+
+/// Makes the environment match the lock for the selection's machine.
+[[nodiscard]] Result<SyncReport> sync(const SyncRequest& request, const Observer& observer);
+
+/// The lock's wheels for one machine as a requirements.txt with hashes (written to `output`
+/// when given; the text is returned either way).
+[[nodiscard]] Result<std::string> export_lock(const SyncRequest& request, const std::optional<std::filesystem::path>& output);
+
+}  // namespace vwheel::api

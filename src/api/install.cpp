@@ -1,0 +1,253 @@
+#include "vwheel/api/install.hpp"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "vwheel/core/fs.hpp"
+#include "vwheel/install/select.hpp"
+#include "vwheel/python/interpreter.hpp"
+
+namespace vwheel::api {
+namespace fs = std::filesystem;
+
+namespace {
+
+tl::unexpected<Error> fail_as(Error error, ErrorKind kind) { return fail(with_kind(std::move(error), kind)); }
+
+/// The interpreter of `python` (or the default one), or nullopt when there is none.
+Result<std::optional<python::Interpreter>> find_and_query(const std::optional<fs::path>& python) {
+  auto exe = python::find_interpreter(python);
+  if (!exe) return std::optional<python::Interpreter>{};
+  auto q = python::query_interpreter(*exe);
+  if (!q) return fail_as(q.error(), ErrorKind::environment);
+  return std::optional<python::Interpreter>(std::move(*q));
+}
+
+std::vector<std::pair<std::string, std::string>> installed_of(const install::Environment& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& d : install::list_distributions(env)) out.emplace_back(d.name, d.version);
+  return out;
+}
+
+Result<void> write_report(const std::optional<fs::path>& file, const std::string& text) {
+  if (!file) return {};
+  if (auto ok = write_file_atomic(*file, text); !ok) return fail_as(ok.error(), ErrorKind::environment);
+  return {};
+}
+
+Result<InstallReport> install_files(const InstallRequest& request, const install::OpenedEnvironment& opened) {
+  auto selection = make_selection(request.selection, &opened.interpreter);
+  if (!selection) return fail(selection.error());
+  InstallReport report;
+  report.from_files = true;
+  std::vector<install::WheelRequest> wheels;
+  for (const auto& item : request.items) {
+    if (auto ok = install::check_wheel(item, *selection, request.ignore_variant); !ok) return fail(ok.error());
+    wheels.push_back({item, true, true});
+  }
+  if (request.dry_run) {
+    for (const auto& w : wheels) report.would_install.push_back(w.path);
+    return report;
+  }
+  auto done = install::install_wheels(opened.env, wheels, request.options);
+  if (!done) return fail(done.error());
+  report.installed = std::move(*done);
+  return report;
+}
+
+Result<InstallReport> install_requirements(const InstallRequest& request, const install::OpenedEnvironment& opened,
+                                           const Observer& observer) {
+  auto settings = make_settings(request.sources);
+  settings.no_deps = request.no_deps;
+  settings.require_hashes = request.require_hashes;
+  plan::Requirements requirements;
+  if (auto ok = plan::load_requirements(request.items, request.requirement_files, request.constraint_files,
+                                        requirements, settings);
+      !ok) {
+    return fail(ok.error());
+  }
+  if (requirements.roots.empty()) {
+    return fail_as(Error("nothing to install: give requirements, wheel files, or -r FILE"), ErrorKind::usage);
+  }
+  auto selection = make_selection(request.selection, &opened.interpreter, installed_of(opened.env));
+  if (!selection) return fail(selection.error());
+  if (auto ok = require_environment_and_tags(*selection); !ok) return fail(ok.error());
+  auto p = plan::resolve_plan(requirements, settings, *selection);
+  if (!p) {
+    auto e = p.error();
+    e.explained = true;
+    return fail(std::move(e));
+  }
+  if (observer.on_warning) {
+    for (const auto& w : p->warnings) observer.on_warning(w);
+  }
+  if (observer.on_plan) observer.on_plan(*p);
+  InstallReport report;
+  const bool reporting = request.want_report || request.report_file;
+  if (request.dry_run) {
+    if (reporting) report.report_json = plan::report_json(*p, nullptr);
+    if (auto ok = write_report(request.report_file, report.report_json); !ok) return fail(ok.error());
+    report.plan = std::move(*p);
+    return report;
+  }
+  auto applied = plan::apply_plan(*p, opened.env, settings, request.options, false, request.quiet);
+  if (!applied) return fail(applied.error());
+  if (reporting) report.report_json = plan::report_json(*p, &applied->installed);
+  report.installed = std::move(applied->installed);
+  report.unchanged = std::move(applied->unchanged);
+  report.plan = std::move(*p);
+  if (auto ok = write_report(request.report_file, report.report_json); !ok) return fail(ok.error());
+  return report;
+}
+
+/// Parses the lock and chooses its wheels for the selection.
+Result<plan::Plan> choose_from_lock(const SyncRequest& request, const python::Interpreter* interpreter,
+                                    const std::vector<std::pair<std::string, std::string>>& installed) {
+  const auto file = request.lock_file.string();
+  auto text = read_file(request.lock_file);
+  if (!text) return fail(text.error());
+  auto parsed = lock::parse_pylock(*text, file);
+  if (!parsed) {
+    // One line: the first problem, and how many more there are.
+    Error e(parsed.error().message);
+    if (!parsed.error().details.empty()) {
+      e.message += fmt::format(" (and {} more problem{})", parsed.error().details.size(),
+                               parsed.error().details.size() == 1 ? "" : "s");
+    }
+    return fail(std::move(e));
+  }
+  auto selection = make_selection(request.selection, interpreter, installed);
+  if (!selection) return fail(selection.error());
+  auto p = plan::plan_from_lock(*parsed, fs::absolute(request.lock_file).parent_path(), *selection);
+  if (!p) return fail(p.error().with_context(file));
+  return p;
+}
+
+}  // namespace
+
+plan::Settings make_settings(const SourceRequest& o) {
+  plan::Settings s;
+  using Kind = finder::Source::Kind;
+  if (!o.no_index) {
+    std::string index = o.index_url;
+    if (index.empty() && o.find_links.empty()) {
+      if (const char* v = std::getenv("VWHEEL_INDEX_URL"); v && *v) {
+        index = v;
+      } else if (const char* p = std::getenv("PIP_INDEX_URL"); p && *p) {
+        index = p;
+      } else {
+        index = "https://pypi.org/simple";
+      }
+    }
+    if (!index.empty()) s.sources.push_back({Kind::index, index});
+    for (const auto& u : o.extra_index_urls) s.sources.push_back({Kind::index, u});
+  }
+  for (const auto& f : o.find_links) s.sources.push_back({Kind::find_links, f});
+  s.pre = o.pre;
+  s.cache_dir = o.cache_dir.empty() ? default_cache_dir() : fs::path(o.cache_dir);
+  s.http.retries = o.retries;
+  s.http.stall_timeout = std::chrono::seconds(o.timeout);
+  s.http.offline = o.offline;
+  s.http.refresh = o.refresh;
+  s.http.max_parallel = o.jobs == 0 ? 16 : o.jobs;
+  if (!o.no_cache) s.http.cache_dir = s.cache_dir;
+  return s;
+}
+
+bool all_wheel_files(const std::vector<std::string>& items) {
+  if (items.empty()) return false;
+  for (const auto& i : items) {
+    if (!i.ends_with(".whl")) return false;
+    std::error_code ec;
+    if (!fs::is_regular_file(i, ec)) return false;
+  }
+  return true;
+}
+
+Result<InstallReport> install(const InstallRequest& request, const Observer& observer) {
+  auto opened = install::open_environment(request.python);
+  if (!opened) return fail_as(opened.error(), ErrorKind::environment);
+  if (all_wheel_files(request.items) && request.requirement_files.empty()) return install_files(request, *opened);
+  return install_requirements(request, *opened, observer);
+}
+
+Result<LockReport> lock(const LockRequest& request) {
+  auto settings = make_settings(request.sources);
+  plan::Requirements requirements;
+  if (auto ok = plan::load_requirements(request.items, request.requirement_files, request.constraint_files,
+                                        requirements, settings);
+      !ok) {
+    return fail(ok.error());
+  }
+  if (requirements.roots.empty()) {
+    return fail_as(Error("nothing to lock: give requirements or -r FILE"), ErrorKind::usage);
+  }
+  auto interpreter = find_and_query(request.python);
+  if (!interpreter) return fail(interpreter.error());
+  if (!*interpreter && request.profiles.empty()) {
+    return fail_as(Error("no Python interpreter found for the lock's markers: give --python or --target"),
+                   ErrorKind::environment);
+  }
+  const python::Interpreter* interp = *interpreter ? &**interpreter : nullptr;
+  std::vector<selection::Selection> targets;
+  for (const auto& profile : request.profiles) {
+    auto one = request.selection;
+    one.profile = profile;
+    auto s = make_selection(one, interp);
+    if (!s) return fail(s.error());
+    if (auto ok = require_environment_and_tags(*s); !ok) return fail(ok.error());
+    targets.push_back(std::move(*s));
+  }
+  auto universal_request = request.selection;
+  universal_request.universal = true;
+  auto universal = make_selection(universal_request, interp);
+  if (!universal) return fail(universal.error());
+  auto made = plan::make_lock(requirements, settings, *universal, targets);
+  if (!made) {
+    auto e = made.error();
+    e.explained = true;
+    return fail(std::move(e));
+  }
+  if (auto ok = write_file_atomic(request.output, lock::write_pylock(*made)); !ok) {
+    return fail_as(ok.error(), ErrorKind::environment);
+  }
+  LockReport report;
+  for (const auto& p : made->packages) report.wheels += p.wheels.size();
+  report.lock = std::move(*made);
+  return report;
+}
+
+Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
+  auto opened = install::open_environment(request.python);
+  if (!opened) return fail_as(opened.error(), ErrorKind::environment);
+  const auto settings = make_settings(request.sources);
+  auto p = choose_from_lock(request, &opened->interpreter, installed_of(opened->env));
+  if (!p) return fail(p.error());
+  if (observer.on_plan) observer.on_plan(*p);
+  if (auto ok = write_report(request.report_file, request.report_file ? plan::report_json(*p, nullptr) : ""); !ok) {
+    return fail(ok.error());
+  }
+  SyncReport report;
+  if (!request.dry_run) {
+    auto applied = plan::apply_plan(*p, opened->env, settings, request.options, true, request.quiet);
+    if (!applied) return fail(applied.error());
+    report.applied = std::move(*applied);
+  }
+  report.plan = std::move(*p);
+  return report;
+}
+
+Result<std::string> export_lock(const SyncRequest& request, const std::optional<fs::path>& output) {
+  auto interpreter = find_and_query(request.python);
+  if (!interpreter) return fail(interpreter.error());
+  auto p = choose_from_lock(request, *interpreter ? &**interpreter : nullptr, {});
+  if (!p) return fail(p.error());
+  auto text = plan::requirements_txt(*p);
+  if (output) {
+    if (auto ok = write_file_atomic(*output, text); !ok) return fail_as(ok.error(), ErrorKind::environment);
+  }
+  return text;
+}
+
+}  // namespace vwheel::api
