@@ -39,6 +39,9 @@ function(vwheel_component name)
     endforeach()
     vwheel_set_warnings(vwheel_${name})
   endif()
+  # vwheel::<name> both in this tree and from the installed package (find_package(vwheel)).
+  add_library(vwheel::${name} ALIAS vwheel_${name})
+  set_target_properties(vwheel_${name} PROPERTIES EXPORT_NAME ${name})
   set(VWHEEL_COMPONENT_TARGETS ${VWHEEL_COMPONENT_TARGETS} vwheel_${name} PARENT_SCOPE)
 endfunction()
 
@@ -69,6 +72,7 @@ vwheel_component(plan DEPS finder resolve lock install api simple LIBS nlohmann_
 
 add_library(libvwheel INTERFACE)
 add_library(vwheel::libvwheel ALIAS libvwheel)
+set_target_properties(libvwheel PROPERTIES EXPORT_NAME libvwheel)
 foreach(t ${VWHEEL_COMPONENT_TARGETS})
   target_link_libraries(libvwheel INTERFACE ${t})
 endforeach()
