@@ -18,7 +18,8 @@ include/vwheel/<name>/ and fails, naming component, file and include, when:
   link libraries on. Header-only libraries never are: they are linked privately, at build time
   only (see cmake/Components.cmake), so their include paths do not travel;
 * a LIBS entry is declared but none of its headers is included;
-* a LIBS entry is unknown to this script (add it to LIB_HEADERS below).
+* a LIBS entry is unknown to this script (add it to LIB_HEADERS below);
+* a folder of src/ or include/vwheel/ is not declared as a component.
 
 Components are read from Components.cmake, so new ones are checked without changing this script.
 Usage: check_components.py [ROOT] | --self-test
@@ -155,6 +156,11 @@ def check(root: Path) -> list[str]:
     components = parse_components((root / "cmake" / "Components.cmake").read_text(encoding="utf-8"))
     tree = Tree(root, components)
     problems: list[str] = []
+    # A folder without vwheel_component() is never built, and its includes never checked.
+    for base in (root / "src", root / "include" / "vwheel"):
+        if base.is_dir():
+            for d in sorted(p for p in base.iterdir() if p.is_dir() and p.name not in components):
+                problems.append(f"{d.relative_to(root)}/ is not a component: declare it in cmake/Components.cmake")
     for comp, decl in components.items():
         reach = closure(components, comp)
         for d in decl["DEPS"]:
@@ -222,6 +228,7 @@ def self_test() -> int:
         "src/c/c.cpp": '#include "vwheel/b/b.hpp"\n#include "vwheel/core/par.hpp"\n'
                        '#include "vwheel/d/d.hpp"\n#include <curl/curl.h>\n',
         "include/vwheel/b/b.hpp": "#pragma once\n",
+        "src/orphan/o.cpp": "",
     }
     expected = {
         "b: declares DEPS u, but none of its files includes a u header",
@@ -230,6 +237,7 @@ def self_test() -> int:
         "c: declares LIBS PkgConfig::LIBDEFLATE, but none of its files includes <libdeflate.h>",
         "c: src/c/c.cpp includes <curl/curl.h>, but vwheel::curl_headers is not in its LIBS",
         "c: src/c/c.cpp includes vwheel/d/d.hpp, but d is not a component",
+        "src/orphan/ is not a component: declare it in cmake/Components.cmake",
     }
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
