@@ -8,6 +8,11 @@ find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# libcurl's headers only: src/http loads libcurl.so.4 with dlopen, so nothing links against it.
+find_package(CURL REQUIRED)
+add_library(vwheel_curl_headers INTERFACE)
+add_library(vwheel::curl_headers ALIAS vwheel_curl_headers)
+target_include_directories(vwheel_curl_headers SYSTEM INTERFACE ${CURL_INCLUDE_DIRS})
 
 # toml++ and fmt are used header-only: their shared libraries (and, through them, a dynamically
 # loaded libstdc++) cost milliseconds at every start of a short-lived command.
@@ -16,3 +21,8 @@ add_library(vwheel::toml ALIAS vwheel_toml)
 target_include_directories(vwheel_toml SYSTEM INTERFACE $<TARGET_PROPERTY:tomlplusplus::tomlplusplus,INTERFACE_INCLUDE_DIRECTORIES>)
 target_compile_definitions(vwheel_toml INTERFACE TOML_HEADER_ONLY=1)
 # Include it through src/core/toml.hpp, never directly.
+
+# Header-only libraries the components use privately. vwheel_component() links them at build time
+# only ($<BUILD_INTERFACE:...>): nothing of them is left to link, so the installed package config
+# need not find them and a user of the installed library needs none of their headers.
+set(VWHEEL_HEADER_ONLY_LIBS fmt::fmt-header-only nlohmann_json::nlohmann_json vwheel::toml vwheel::curl_headers)

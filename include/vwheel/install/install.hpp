@@ -8,7 +8,8 @@
 /// `RECORD`, optionally bytecode), and then moved into place with renames. Every move is
 /// recorded, so a failure rolls the environment back to where it was; an upgrade removes the old
 /// version in the same transaction. An unpacked copy of every wheel is kept in a cache
-/// (`<cache>/wheels/<sha256>/`) and hard-linked into environments on later installs.
+/// (`<cache>/unpacked/<sha256 of the wheel>/`) and hard-linked into environments on later installs;
+/// the downloaded wheels themselves are kept beside it, in `<cache>/archives/<sha256>/`.
 /// Concurrent runs on one environment are serialized by `flock` on `<purelib>/.vwheel.lock`.
 
 #include <cstdint>
@@ -92,7 +93,7 @@ struct InstallOptions {
   Limits limits;
   bool compile = false;          ///< run compileall on the installed `.py` files (listed in RECORD)
   bool force_reinstall = false;  ///< reinstall when the same version is installed
-  /// The unpacked-wheel cache root (`<dir>/wheels/...`); nullopt disables it.
+  /// The cache root: unpacked wheels go to `<dir>/unpacked/<sha256>/`; nullopt disables it.
   std::optional<std::filesystem::path> cache_dir;
   unsigned jobs = 0;  ///< worker threads (0: the number of CPUs)
   /// Called once when another process holds the environment lock, before waiting for it.

@@ -4,13 +4,15 @@
 /// markers). Pure: every fact about the projects comes from a `Provider`, which the caller
 /// implements on top of an index, a cache or (in tests) memory.
 ///
-/// The algorithm is a depth-first backtracking search with conflict-driven backjumping: it picks
-/// the most constrained undecided project first (fewest candidate versions left), tries its
-/// versions in the provider's order, and when no version of a project fits it jumps back to the
-/// most recent decision that contributed to the conflict, remembering the conflict so that the
-/// same combination is not tried again. It is complete: when a solution exists among the
-/// provider's versions it is found (within `Options::max_rounds`), and the solution found is the
-/// first one in the provider's preference order for the projects as they are decided.
+/// The algorithm is PubGrub (conflict-driven clause learning over sets of versions, as in Dart's
+/// pub and uv): it decides the most constrained undecided project first (fewest allowed candidate
+/// versions left), choosing its most preferred allowed version in the provider's order; when the
+/// facts learned so far (incompatibilities) rule out every version of a project, it derives the
+/// root cause as a new incompatibility and backjumps to the decision level where that cause no
+/// longer holds, so the same conflict is never explored twice. It is complete: when a solution
+/// exists among the provider's versions it is found (within `Options::max_rounds`), and the
+/// solution found is the first one in the provider's preference order for the projects as they
+/// are decided.
 
 #include <cstddef>
 #include <string>
