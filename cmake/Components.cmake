@@ -53,7 +53,7 @@ vwheel_component(lock DEPS metadata markers wheel_name LIBS vwheel::toml nlohman
 vwheel_component(http DEPS core LIBS ${CMAKE_DL_LIBS} Threads::Threads)
 vwheel_component(resolve DEPS markers wheel_name)
 
-vwheel_component(api DEPS metadata target config variant provider python wheel zip LIBS nlohmann_json::nlohmann_json)
+vwheel_component(api DEPS metadata target config variant provider python wheel zip install index LIBS nlohmann_json::nlohmann_json)
 vwheel_component(install DEPS api wheel python zip LIBS nlohmann_json::nlohmann_json Threads::Threads)
 vwheel_component(finder DEPS http simple wheel)
 vwheel_component(plan DEPS finder resolve lock install api simple http LIBS nlohmann_json::nlohmann_json)
