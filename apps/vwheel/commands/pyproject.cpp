@@ -1,6 +1,6 @@
 // `vwheel pyproject add-provider|remove-provider|validate [-f pyproject.toml]`: edit the [variant]
-// table of a pyproject.toml in place, keeping everything else byte for byte (see
-// vwheel/metadata/pyproject_edit.hpp), or check it.
+// table of a pyproject.toml in place, keeping everything else byte for byte (the edit and its
+// safe write are vwheel/api/pyproject.hpp), or check it.
 //
 // * add-provider NS [--requires REQ]... [--plugin-api API] [--enable-if MARKER]
 //   [--optional|--no-optional] [--install-time|--aot] [--static FEATURE=V1,V2]... [--priority N]

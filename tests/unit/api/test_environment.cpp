@@ -1,10 +1,9 @@
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
 #include "vwheel/api/environment.hpp"
 
 namespace vwheel::api {
@@ -68,26 +67,21 @@ TEST(ListFormat, TextColumnsAreAsWideAsTheirWidestCell) {
   EXPECT_EQ(format_list_text(ListReport{}), "Package  Version  Installer  Variant\n");
 }
 
-class ShowTest : public ::testing::Test {
+class ShowTest : public TempDirTest {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("vwheel-api-show-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    env_.prefix = root_;
-    env_.scheme.purelib = root_ / "site-packages";
+    TempDirTest::SetUp();
+    env_.prefix = dir_;
+    env_.scheme.purelib = dir_ / "site-packages";
     env_.scheme.platlib = env_.scheme.purelib;
     env_.lock_dir = env_.scheme.purelib;
     fs::create_directories(env_.scheme.purelib);
   }
-  void TearDown() override { fs::remove_all(root_); }
-
   void write(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
     std::ofstream(path, std::ios::binary) << text;
   }
 
-  fs::path root_;
   install::Environment env_;
 };
 

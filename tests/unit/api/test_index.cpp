@@ -1,10 +1,9 @@
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
 #include "vwheel/api/index.hpp"
 #include "vwheel/api/maintain.hpp"
 #include "vwheel/core/fs.hpp"
@@ -13,16 +12,12 @@ namespace vwheel::api {
 namespace {
 namespace fs = std::filesystem;
 
-class IndexToolsTest : public ::testing::Test {
+class IndexToolsTest : public TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vwheel-api-index-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    TempDirTest::SetUp();
     fs::create_directories(dir_ / "wheels");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
 };
 
 TEST(BuildIndexFormat, SummarisesTheIndexAndTheBuild) {

@@ -1,10 +1,9 @@
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
 #include "vwheel/api/pyproject.hpp"
 #include "vwheel/core/fs.hpp"
 
@@ -18,18 +17,13 @@ constexpr const char* kAfter =
     "[variant.providers.x86_64]\nrequires = [\"provider-variant-x86-64>=0.1\"]\n"
     "plugin-api = \"provider_variant_x86_64.plugin:X8664Plugin\"\n";
 
-class PyprojectTest : public ::testing::Test {
+class PyprojectTest : public TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vwheel-api-pyproject-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     file_ = dir_ / "pyproject.toml";
     std::ofstream(file_, std::ios::binary) << kBefore;
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
   AddProviderRequest add_x86_64(bool dry_run) const {
     AddProviderRequest req;
     req.edit.file = file_;
@@ -40,7 +34,6 @@ class PyprojectTest : public ::testing::Test {
     return req;
   }
 
-  fs::path dir_;
   fs::path file_;
 };
 
