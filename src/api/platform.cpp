@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "vwheel/config/user_config.hpp"
 #include "vwheel/target/profile.hpp"
 
 namespace vwheel::api {
@@ -112,20 +113,25 @@ std::vector<ProviderRow> provider_rows(const provider::MachineReport& machine,
 
 }  // namespace
 
-std::string format_providers_text(const provider::MachineReport& machine,
-                                  const std::vector<std::string>& allowed_python) {
+Result<ProvidersReport> list_providers(const ProvidersRequest& request) {
+  auto cfg = config::load_user_config(request.config);
+  if (!cfg) return fail(cfg.error());
+  return ProvidersReport{provider::detect_machine(provider::DetectOptions{!request.no_cache, std::nullopt}),
+                         cfg->allow_python_providers};
+}
+
+std::string format_providers_text(const ProvidersReport& report) {
   std::string out = fmt::format("{:<10} {:<7} {:<8} {:<8} {}\n", "NAMESPACE", "KIND", "VERSION", "ENABLED", "WHY");
-  for (const auto& r : provider_rows(machine, allowed_python)) {
+  for (const auto& r : provider_rows(report.machine, report.allowed_python)) {
     out += fmt::format("{:<10} {:<7} {:<8} {:<8} {}\n", r.ns, r.kind, r.version.empty() ? "-" : r.version,
                        r.enabled ? "yes" : "no", r.why);
   }
   return out;
 }
 
-std::string format_providers_json(const provider::MachineReport& machine,
-                                  const std::vector<std::string>& allowed_python) {
+std::string format_providers_json(const ProvidersReport& report) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const auto& r : provider_rows(machine, allowed_python)) {
+  for (const auto& r : provider_rows(report.machine, report.allowed_python)) {
     list.push_back({{"namespace", r.ns}, {"kind", r.kind}, {"version", r.version}, {"enabled", r.enabled},
                     {"why", r.why}});
   }

@@ -1,12 +1,9 @@
 // `vwheel add-wheel-to-index-json WHEEL [--input JSON] -o OUTDIR [--overwrite] [--format ...]`
 
-#include <system_error>
-
 #include <fmt/format.h>
 
 #include "command.hpp"
-#include "vwheel/core/fs.hpp"
-#include "vwheel/wheel/index_json.hpp"
+#include "vwheel/api/index.hpp"
 
 namespace vwheel::cli {
 
@@ -31,30 +28,15 @@ void add_add_wheel_to_index_json_command(CLI::App& app, Dispatch& dispatch) {
       ->check(CLI::IsMember({"auto", "v0.0.3", "v0.1.1"}));
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      const std::filesystem::path out_dir = o->output_dir;
-      std::error_code ec;
-      if (!std::filesystem::is_directory(out_dir, ec)) {
-        report_error(Error(fmt::format("output directory `{}` does not exist", out_dir.string())));
-        return kUserError;
-      }
-      std::optional<std::filesystem::path> input;
-      if (!o->input.empty()) input = o->input;
-      auto file = wheel::add_wheel_to_index_json(o->wheel, input, wheel::parse_variant_json_format(o->format));
-      if (!file) {
-        report_error(file.error());
-        return kUserError;
-      }
-      const auto out = out_dir / file->filename;
-      const bool replaces_input = input && std::filesystem::equivalent(*input, out, ec);
-      if (!o->overwrite && !replaces_input && std::filesystem::exists(out, ec)) {
-        report_error(Error(fmt::format("{} already exists; pass --overwrite to replace it", out.string())));
-        return kUserError;
-      }
-      if (auto ok = write_file_atomic(out, file->text); !ok) {
-        report_error(ok.error());
-        return kEnvironment;
-      }
-      fmt::print("{}\n", out.string());
+      api::AddWheelToIndexJsonRequest req;
+      req.wheel = o->wheel;
+      if (!o->input.empty()) req.input = o->input;
+      req.output_dir = o->output_dir;
+      req.overwrite = o->overwrite;
+      req.format = wheel::parse_variant_json_format(o->format);
+      auto out = api::add_wheel_to_index_json(req);
+      if (!out) return report_failure(out.error());
+      fmt::print("{}\n", out->string());
       return kOk;
     };
   });

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
-#include "vwheel/core/fs.hpp"
-#include "vwheel/core/parallel.hpp"
-#include "vwheel/wheel/index_json.hpp"
+#include "vwheel/api/index.hpp"
 
 namespace vwheel::cli {
 
@@ -35,41 +33,24 @@ void add_generate_index_json_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("-j,--jobs", o->jobs, "Wheels read in parallel (default: the number of CPUs)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      auto wheels = wheel::list_wheels(o->dir);
-      if (!wheels) {
-        report_error(wheels.error());
+      api::GenerateIndexJsonRequest req;
+      req.dir = o->dir;
+      if (!o->output_dir.empty()) req.output_dir = o->output_dir;
+      req.format = wheel::parse_variant_json_format(o->format);
+      req.skip_invalid = o->skip_invalid;
+      req.jobs = o->jobs;
+      auto report = api::generate_index_json(req);
+      if (!report) {
+        report_error(report.error());
         return kUserError;
       }
-      const std::filesystem::path out = o->output_dir.empty() ? o->dir : o->output_dir;
-      std::error_code ec;
-      if (!std::filesystem::is_directory(out, ec)) {
-        report_error(Error(fmt::format("output directory `{}` does not exist", out.string())));
-        return kUserError;
+      for (const auto& w : report->warnings) report_warning(w);
+      if (!o->quiet) fmt::print("{}", api::format_generated_files(*report));
+      if (report->write_error) {
+        report_error(*report->write_error);
+        return kEnvironment;
       }
-      wheel::IndexJsonOptions options;
-      options.format = wheel::parse_variant_json_format(o->format);
-      options.skip_invalid = o->skip_invalid;
-      options.jobs = o->jobs == 0 ? default_jobs() : o->jobs;
-      auto result = wheel::build_index_json(*wheels, options);
-      if (!result) {
-        report_error(result.error());
-        return kUserError;
-      }
-      for (const auto& w : result->warnings) report_warning(w);
-      for (const auto& f : result->files) {
-        if (auto ok = write_file_atomic(out / f.filename, f.text); !ok) {
-          report_error(ok.error());
-          return kEnvironment;
-        }
-        if (!o->quiet) fmt::print("{}\n", (out / f.filename).string());
-      }
-      if (!o->quiet) {
-        const double pct = result->bytes_total == 0 ? 0.0 : 100.0 * static_cast<double>(result->bytes_read) /
-                                                                 static_cast<double>(result->bytes_total);
-        fmt::print(stderr, "vwheel: {} file(s) from {} variant wheel(s) of {} wheel(s); read {} of {} bytes ({:.3f}%)\n",
-                   result->files.size(), result->variant_wheels, wheels->size(), result->bytes_read,
-                   result->bytes_total, pct);
-      }
+      if (!o->quiet) fmt::print(stderr, "{}", api::format_generate_summary(*report));
       return kOk;
     };
   });

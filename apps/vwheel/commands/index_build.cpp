@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 
 #include "../command.hpp"
-#include "vwheel/core/parallel.hpp"
-#include "vwheel/index/site.hpp"
+#include "vwheel/api/index.hpp"
 
 namespace vwheel::cli {
 
@@ -36,27 +35,20 @@ void add_index_build_command(CLI::App& index, Dispatch& dispatch) {
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors and warnings");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      index::BuildOptions options;
-      options.wheel_dir = o->wheel_dir;
-      options.site = o->site;
-      options.base_url = o->base_url;
-      if (!o->yanked.empty()) options.yanked = o->yanked;
-      options.skip_invalid = o->skip_invalid;
-      options.jobs = o->jobs == 0 ? default_jobs() : o->jobs;
-      auto report = index::build_site(options);
+      api::BuildIndexRequest req;
+      req.options.wheel_dir = o->wheel_dir;
+      req.options.site = o->site;
+      req.options.base_url = o->base_url;
+      if (!o->yanked.empty()) req.options.yanked = o->yanked;
+      req.options.skip_invalid = o->skip_invalid;
+      req.options.jobs = o->jobs;
+      auto report = api::build_index(req);
       if (!report) {
         report_error(report.error());
         return kUserError;
       }
-      for (const auto& w : report->warnings) report_warning(w);
-      if (!o->quiet) {
-        fmt::print(stderr,
-                   "vwheel: {}: {} project(s), {} file(s), {} variants.json; hashed {}, placed {} ({} copied), "
-                   "wrote {} variants.json and {} project page(s){}, removed {} file(s)\n",
-                   o->site, report->projects, report->files, report->variants_files, report->files_hashed,
-                   report->files_placed, report->files_copied, report->variants_written, report->projects_written,
-                   report->root_written ? " and the project list" : "", report->files_removed);
-      }
+      for (const auto& w : report->build.warnings) report_warning(w);
+      if (!o->quiet) fmt::print(stderr, "{}", api::format_build_summary(*report));
       return kOk;
     };
   });

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
-#include "vwheel/variant/label.hpp"
+#include "vwheel/api/label.hpp"
 
 namespace vwheel::cli {
 
@@ -18,33 +18,16 @@ void add_label_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--label", opts->custom, "Validate and print this custom label instead of the hash");
   cmd->callback([opts, &dispatch] {
     dispatch.action = [opts]() -> int {
-      std::vector<variant::Property> props;
-      for (const auto& text : opts->properties) {
-        auto p = variant::parse_property(text);
-        if (!p) {
-          report_error(p.error().with_context("--property"));
-          return kUserError;
-        }
-        props.push_back(std::move(*p));
-      }
-      auto set = variant::make_property_set(std::move(props));
-      if (!set) {
-        report_error(set.error());
+      api::LabelRequest req;
+      req.properties = opts->properties;
+      if (!opts->custom.empty()) req.custom = opts->custom;
+      auto report = api::make_label(req);
+      if (!report) {
+        report_error(report.error());
         return kUserError;
       }
-      std::optional<std::string> custom;
-      if (!opts->custom.empty()) custom = opts->custom;
-      auto label = variant::make_label(*set, custom);
-      if (!label) {
-        report_error(label.error().with_context("--label"));
-        return kUserError;
-      }
-      if (label->size() > variant::kMaxPortableLabelLength) {
-        report_warning(fmt::format("label `{}` is longer than {} characters; today's variant-enabled installers "
-                                   "reject such wheels",
-                                   *label, variant::kMaxPortableLabelLength));
-      }
-      fmt::print("{}\n", *label);
+      for (const auto& w : report->warnings) report_warning(w);
+      fmt::print("{}\n", report->label);
       return kOk;
     };
   });

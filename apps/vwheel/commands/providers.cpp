@@ -4,7 +4,6 @@
 
 #include "command.hpp"
 #include "vwheel/api/platform.hpp"
-#include "vwheel/config/user_config.hpp"
 
 namespace vwheel::cli {
 
@@ -21,16 +20,15 @@ void add_providers_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--config", o->config, "User configuration (its allow_python_providers list)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      std::optional<std::filesystem::path> cfg_path;
-      if (!o->config.empty()) cfg_path = o->config;
-      auto cfg = config::load_user_config(cfg_path);
-      if (!cfg) {
-        report_error(cfg.error());
+      api::ProvidersRequest req;
+      if (!o->config.empty()) req.config = o->config;
+      req.no_cache = o->no_cache;
+      auto report = api::list_providers(req);
+      if (!report) {
+        report_error(report.error());
         return kUserError;
       }
-      const auto machine = provider::detect_machine(provider::DetectOptions{!o->no_cache, std::nullopt});
-      fmt::print("{}", o->json ? api::format_providers_json(machine, cfg->allow_python_providers)
-                               : api::format_providers_text(machine, cfg->allow_python_providers));
+      fmt::print("{}", o->json ? api::format_providers_json(*report) : api::format_providers_text(*report));
       return kOk;
     };
   });

@@ -1,6 +1,6 @@
 // `vwheel pyproject add-provider|remove-provider|validate [-f pyproject.toml]`: edit the [variant]
-// table of a pyproject.toml in place, keeping everything else byte for byte (see
-// vwheel/metadata/pyproject_edit.hpp), or check it.
+// table of a pyproject.toml in place, keeping everything else byte for byte (the edit and its
+// safe write are vwheel/api/pyproject.hpp), or check it.
 //
 // * add-provider NS [--requires REQ]... [--plugin-api API] [--enable-if MARKER]
 //   [--optional|--no-optional] [--install-time|--aot] [--static FEATURE=V1,V2]... [--priority N]
@@ -23,9 +23,8 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
-#include "vwheel/core/fs.hpp"
-#include "vwheel/metadata/document.hpp"
-#include "vwheel/metadata/pyproject_edit.hpp"
+#include "vwheel/api/pyproject.hpp"
+#include "vwheel/api/validate.hpp"
 
 namespace vwheel::cli {
 namespace {
@@ -55,38 +54,18 @@ Result<std::pair<std::string, std::vector<std::string>>> parse_static(std::strin
   return out;
 }
 
-// Writes (or prints, for --dry-run) the edited text; warns about conformance problems left.
-int finish_edit(const std::string& file, const std::string& before, const Result<std::string>& after, bool dry_run) {
-  if (!after) {
-    report_error(after.error().with_context(file));
+// Prints what the edit did; warns about conformance problems left.
+int finish_edit(const Result<api::PyprojectEditReport>& report) {
+  if (!report) {
+    report_error(report.error());
     return kUserError;
   }
-  for (const auto& problem : metadata::check_pyproject(*after).conformance_problems) {
-    report_warning(fmt::format("{}: {}", file, problem));
-  }
-  if (dry_run) {
-    fmt::print("{}", *after);
-    return kOk;
-  }
-  if (*after == before) {
-    fmt::print("No changes to {}\n", file);
-    return kOk;
-  }
-  // Through a symbolic link to its target, keeping the file's permissions.
-  std::error_code ec;
-  std::filesystem::path target = file;
-  if (std::filesystem::is_symlink(target, ec)) {
-    auto resolved = std::filesystem::canonical(target, ec);
-    if (!ec) target = std::move(resolved);
-  }
-  const auto perms = std::filesystem::status(target, ec).permissions();
-  const bool keep_perms = !ec;
-  if (auto ok = write_file_atomic(target, *after); !ok) {
-    report_error(ok.error());
+  for (const auto& w : report->warnings) report_warning(w);
+  if (report->write_error) {
+    report_error(*report->write_error);
     return kEnvironment;
   }
-  if (keep_perms) std::filesystem::permissions(target, perms, ec);
-  fmt::print("Wrote changes to {}\n", file);
+  fmt::print("{}", api::format_pyproject_edit(*report));
   return kOk;
 }
 
@@ -136,7 +115,10 @@ void add_add_provider(CLI::App& parent, Dispatch& dispatch) {
     const bool has_enable_if = enable_if->count() > 0;
     const bool has_priority = priority->count() > 0;
     dispatch.action = [o, has_plugin_api, has_enable_if, has_priority]() -> int {
-      metadata::ProviderSpec spec;
+      api::AddProviderRequest req;
+      req.edit.file = o->file;
+      req.edit.dry_run = o->dry_run;
+      auto& spec = req.spec;
       spec.ns = o->ns;
       spec.requires_ = o->requires_list;
       if (has_plugin_api) spec.plugin_api = o->plugin_api;
@@ -154,12 +136,7 @@ void add_add_provider(CLI::App& parent, Dispatch& dispatch) {
         }
         spec.static_properties.push_back(std::move(*parsed));
       }
-      auto text = read_file(o->file);
-      if (!text) {
-        report_error(text.error());
-        return kUserError;
-      }
-      return finish_edit(o->file, *text, metadata::add_provider(*text, spec), o->dry_run);
+      return finish_edit(api::add_provider(req));
     };
   });
 }
@@ -179,12 +156,11 @@ void add_remove_provider(CLI::App& parent, Dispatch& dispatch) {
   cmd->add_flag("--dry-run", o->dry_run, "Print the edited file to stdout instead of writing it");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      auto text = read_file(o->file);
-      if (!text) {
-        report_error(text.error());
-        return kUserError;
-      }
-      return finish_edit(o->file, *text, metadata::remove_provider(*text, o->ns), o->dry_run);
+      api::RemoveProviderRequest req;
+      req.edit.file = o->file;
+      req.edit.dry_run = o->dry_run;
+      req.ns = o->ns;
+      return finish_edit(api::remove_provider(req));
     };
   });
 }
@@ -196,14 +172,13 @@ void add_validate(CLI::App& parent, Dispatch& dispatch) {
   cmd->add_option("-f,--file", *file, "The pyproject.toml to check (default: ./pyproject.toml)");
   cmd->callback([file, &dispatch] {
     dispatch.action = [file]() -> int {
-      auto text = read_file(*file);
-      if (!text) {
-        report_error(text.error());
+      auto problems = api::validate_file(*file, metadata::DocumentKind::Pyproject);
+      if (!problems) {
+        report_error(problems.error());
         return kUserError;
       }
-      const auto problems = metadata::validate_pyproject(*text);
-      for (const auto& p : problems) fmt::print("{}: {}\n", *file, p);
-      return problems.empty() ? kOk : kUserError;
+      for (const auto& p : *problems) fmt::print("{}\n", p);
+      return problems->empty() ? kOk : kUserError;
     };
   });
 }

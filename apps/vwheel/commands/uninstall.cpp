@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
-#include "vwheel/install/install.hpp"
+#include "vwheel/api/environment.hpp"
 
 namespace vwheel::cli {
 
@@ -20,21 +20,20 @@ void add_uninstall_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("-y,--yes", o->yes, "Accepted for pip compatibility; vwheel never asks");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      auto opened = install::open_environment(o->python.empty() ? std::nullopt : std::optional<std::filesystem::path>(o->python));
-      if (!opened) {
-        report_error(opened.error());
-        return kEnvironment;
-      }
+      api::UninstallRequest req;
+      if (!o->python.empty()) req.environment.python = o->python;
+      req.names = o->names;
+      auto report = api::uninstall(req);
+      if (!report) return report_failure(report.error());
       int rc = kOk;
-      for (const auto& name : o->names) {
-        auto done = install::uninstall(opened->env, name);
+      for (const auto& done : report->entries) {
         if (!done) {
           report_error(done.error());
           rc = kUserError;
           continue;
         }
         for (const auto& w : done->warnings) report_warning(w);
-        fmt::print("uninstalled {} {} ({} files)\n", done->name, done->version, done->files);
+        fmt::print("{}", api::format_uninstalled(*done));
       }
       return rc;
     };

@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
-#include "vwheel/core/parallel.hpp"
-#include "vwheel/wheel/wheel.hpp"
+#include "vwheel/api/maintain.hpp"
 
 namespace vwheel::cli {
 
@@ -22,14 +21,12 @@ void add_unmake_variant_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("-j,--jobs", o->jobs, "Wheels processed in parallel (default: the number of CPUs)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      std::vector<Result<std::optional<std::filesystem::path>>> results(o->inputs.size(), fail("not processed"));
-      parallel_for(o->inputs.size(), o->jobs == 0 ? default_jobs() : o->jobs, [&](std::size_t i) {
-        try {
-          results[i] = wheel::unmake_variant(o->inputs[i], o->output_dir);
-        } catch (const std::exception& e) {
-          results[i] = fail(fmt::format("{}: {}", o->inputs[i], e.what()));
-        }
-      });
+      api::UnmakeVariantsRequest req;
+      req.inputs.assign(o->inputs.begin(), o->inputs.end());
+      req.output_dir = o->output_dir;
+      req.jobs = o->jobs;
+      const auto report = api::unmake_variants(req);
+      const auto& results = report.results;
       int rc = kOk;
       for (std::size_t i = 0; i < results.size(); ++i) {
         if (!results[i]) {

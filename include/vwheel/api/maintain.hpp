@@ -68,6 +68,25 @@ struct MakeVariantsReport {
 /// problem with one input is that input's result, and the others are still written.
 [[nodiscard]] Result<MakeVariantsReport> make_variants(const MakeVariantsRequest& request);
 
+/// What `unmake_variants` does.
+struct UnmakeVariantsRequest {
+  std::vector<std::filesystem::path> inputs;
+  std::filesystem::path output_dir;
+  /// Wheels processed in parallel; 0 means one per CPU.
+  unsigned jobs = 0;
+};
+
+/// What `unmake_variants` did: per input, in input order, the plain wheel written, nullopt when
+/// the input is not a variant wheel (nothing written), or why it failed.
+struct UnmakeVariantsReport {
+  std::vector<Result<std::optional<std::filesystem::path>>> results;
+};
+
+/// Writes the plain wheel of every variant wheel (see `wheel::unmake_variant`), in parallel. A
+/// failure with one input (including an exception while writing it) is that input's result; the
+/// others are still written.
+[[nodiscard]] UnmakeVariantsReport unmake_variants(const UnmakeVariantsRequest& request);
+
 /// One wheel as `analyze-wheel` describes it.
 struct WheelAnalysis {
   std::filesystem::path path;

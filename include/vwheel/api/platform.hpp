@@ -40,11 +40,28 @@ struct PlatformReport {
 /// A target profile (JSON) that every `--target` accepts.
 [[nodiscard]] std::string format_platform_profile(const PlatformReport& report);
 
+/// What `list_providers` looks at.
+struct ProvidersRequest {
+  /// A `variants.toml` (its `allow_python_providers` list); the configuration search path when absent.
+  std::optional<std::filesystem::path> config;
+  bool no_cache = false;
+};
+
+/// `vwheel providers`' answer.
+struct ProvidersReport {
+  provider::MachineReport machine;
+  /// The namespaces allowed to run Python providers.
+  std::vector<std::string> allowed_python;
+};
+
+/// Loads the user configuration and detects this machine (through the cache unless
+/// `no_cache`). A configuration that cannot be read is an error.
+[[nodiscard]] Result<ProvidersReport> list_providers(const ProvidersRequest& request);
+
 /// `vwheel providers`: every provider, native or not, its version, whether it is enabled here
-/// and why. `allowed_python` are the namespaces allowed to run Python providers.
-[[nodiscard]] std::string format_providers_text(const provider::MachineReport& machine,
-                                                const std::vector<std::string>& allowed_python);
-[[nodiscard]] std::string format_providers_json(const provider::MachineReport& machine,
-                                                const std::vector<std::string>& allowed_python);
+/// and why; one table row each.
+[[nodiscard]] std::string format_providers_text(const ProvidersReport& report);
+/// The same as a JSON array (stable keys, trailing newline).
+[[nodiscard]] std::string format_providers_json(const ProvidersReport& report);
 
 }  // namespace vwheel::api
