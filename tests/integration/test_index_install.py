@@ -703,3 +703,58 @@ def test_interrupted_install_changes_nothing_and_the_next_run_clears_its_staging
     assert r.rc == 0, r.err
     assert not list(site.glob(".vwheel-tmp-*"))
     assert listed(vwheel, venv)["torch"]["variant"] == "cu128"
+
+
+# ---- one selection: every choosing command takes the same options, with the same effect ----
+
+SELECTION_OPTIONS = ["--target", "--config", "--enable-optional-providers", "--enable-optional-provider",
+                     "--allow-python-provider", "--abi-dependency", "--variant", "--no-variants"]
+
+
+@pytest.mark.parametrize("command", ["rank", "analyze-wheel", "install", "lock", "sync", "export"])
+def test_every_choosing_command_has_the_selection_options(vwheel, command):
+    r = vwheel(command, "--help")
+    assert r.rc == 0, r.err
+    missing = [o for o in SELECTION_OPTIONS if not re.search(rf"(^|[\s,]){re.escape(o)}([\s,=]|$)", r.out, re.M)]
+    assert missing == [], (command, r.out)
+
+
+def test_user_configuration_orders_install_sync_export_and_rank_alike(vwheel, index, example_index, venv, tmp_path):
+    """--config used to reach only `rank`: a property priority that puts CUDA 12.6 first now makes
+    install, sync, export and rank all choose cu126 on the CUDA 12.8 machine (cu128 without it)."""
+    cfg = tmp_path / "cuda-12.6-first.toml"  # not ./variants.toml, which every run would read
+    cfg.write_text('[property_priorities.nvidia]\ncuda_version_lower_bound = ["12.6"]\n')
+    variants_json = example_index / "site" / "files" / "torch" / f"torch-{example.VERSIONS['torch']}-variants.json"
+    r = vwheel("rank", variants_json, "--target", CUDA, "--config", cfg)
+    assert r.rc == 0 and r.out.split() == ["cu126", "cu128", "null"], (r.out, r.err)
+    r = install(vwheel, index, venv, "torch", "--target", CUDA, "--config", cfg)
+    assert r.rc == 0, r.err
+    assert choice_lines(r.out)["torch"][1] == wheel_file("torch", "cu126"), r.out
+    assert listed(vwheel, venv)["torch"]["variant"] == "cu126"
+
+    lock = tmp_path / "pylock.toml"
+    r = vwheel("lock", "torch", "--index-url", index.index_url, "-o", lock, "--python", PY)
+    assert r.rc == 0, r.err
+    other = make_venv(vwheel, tmp_path / "other")
+    r = vwheel("sync", lock, "--python", other, "--target", CUDA, "--config", cfg)
+    assert r.rc == 0, r.err
+    assert listed(vwheel, other)["torch"]["variant"] == "cu126"
+    exported = vwheel("export", lock, "--target", CUDA, "--config", cfg, "--python", PY)
+    plain = vwheel("export", lock, "--target", CUDA, "--python", PY)
+    assert exported.rc == 0 and plain.rc == 0, (exported.err, plain.err)
+    assert wheel_file("torch", "cu126") in exported.out and wheel_file("torch", "cu128") not in exported.out
+    assert wheel_file("torch", "cu128") in plain.out
+
+
+def test_rank_takes_the_variant_choices_too(vwheel, example_index):
+    variants_json = example_index / "site" / "files" / "torch" / f"torch-{example.VERSIONS['torch']}-variants.json"
+    r = vwheel("rank", variants_json, "--target", CUDA, "--variant", "torch=cu126")
+    assert r.rc == 0 and r.out.split() == ["cu126", "cu128", "null"], (r.out, r.err)
+    r = vwheel("rank", variants_json, "--target", CUDA, "--variant", "torch=cu130")
+    assert r.rc == 1 and r.out == "", r.out
+    assert r.err.startswith("vwheel: error: --variant torch=cu130: variant `cu130` of ") and r.err.count("\n") == 1, r.err
+    assert "cuda_version_lower_bound` needs 13.0" in r.err
+    r = vwheel("rank", variants_json, "--target", CUDA, "--variant", "torch")
+    assert (r.rc, r.err) == (2, "vwheel: error: --variant `torch`: expected NAME=LABEL (e.g. torch=cu128)\n")
+    r = vwheel("rank", variants_json, "--target", CUDA, "--no-variants", "--json")
+    assert r.rc == 0 and json.loads(r.out)["order"] == [], r.out
