@@ -36,6 +36,18 @@ Result<void> write_report(const std::optional<fs::path>& file, const std::string
   return {};
 }
 
+/// The requirements and constraints of a run; none at all is a usage error (`none`).
+Result<plan::Requirements> load_roots(const std::vector<std::string>& items, const std::vector<fs::path>& requirement_files,
+                                      const std::vector<fs::path>& constraint_files, plan::Settings& settings,
+                                      const char* none) {
+  plan::Requirements requirements;
+  if (auto ok = plan::load_requirements(items, requirement_files, constraint_files, requirements, settings); !ok) {
+    return fail(ok.error());
+  }
+  if (requirements.roots.empty()) return fail_as(Error(none), ErrorKind::usage);
+  return requirements;
+}
+
 Result<InstallReport> install_files(const InstallRequest& request, const install::OpenedEnvironment& opened) {
   auto selection = make_selection(request.selection, &opened.interpreter);
   if (!selection) return fail(selection.error());
@@ -61,19 +73,13 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   auto settings = make_settings(request.sources);
   settings.no_deps = request.no_deps;
   settings.require_hashes = request.require_hashes;
-  plan::Requirements requirements;
-  if (auto ok = plan::load_requirements(request.items, request.requirement_files, request.constraint_files,
-                                        requirements, settings);
-      !ok) {
-    return fail(ok.error());
-  }
-  if (requirements.roots.empty()) {
-    return fail_as(Error("nothing to install: give requirements, wheel files, or -r FILE"), ErrorKind::usage);
-  }
+  auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
+                                 "nothing to install: give requirements, wheel files, or -r FILE");
+  if (!requirements) return fail(requirements.error());
   auto selection = make_selection(request.selection, &opened.interpreter, installed_of(opened.env));
   if (!selection) return fail(selection.error());
   if (auto ok = require_environment_and_tags(*selection); !ok) return fail(ok.error());
-  auto p = plan::resolve_plan(requirements, settings, *selection);
+  auto p = plan::resolve_plan(*requirements, settings, *selection);
   if (!p) {
     auto e = p.error();
     e.explained = true;
@@ -174,15 +180,9 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
 
 Result<LockReport> lock(const LockRequest& request) {
   auto settings = make_settings(request.sources);
-  plan::Requirements requirements;
-  if (auto ok = plan::load_requirements(request.items, request.requirement_files, request.constraint_files,
-                                        requirements, settings);
-      !ok) {
-    return fail(ok.error());
-  }
-  if (requirements.roots.empty()) {
-    return fail_as(Error("nothing to lock: give requirements or -r FILE"), ErrorKind::usage);
-  }
+  auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
+                                 "nothing to lock: give requirements or -r FILE");
+  if (!requirements) return fail(requirements.error());
   auto interpreter = find_and_query(request.python);
   if (!interpreter) return fail(interpreter.error());
   if (!*interpreter && request.profiles.empty()) {
@@ -203,7 +203,7 @@ Result<LockReport> lock(const LockRequest& request) {
   universal_request.universal = true;
   auto universal = make_selection(universal_request, interp);
   if (!universal) return fail(universal.error());
-  auto made = plan::make_lock(requirements, settings, *universal, targets);
+  auto made = plan::make_lock(*requirements, settings, *universal, targets);
   if (!made) {
     auto e = made.error();
     e.explained = true;
