@@ -1,6 +1,7 @@
 // The HTTP client: one curl multi handle per Client, driven on the calling thread. Each transfer is
 // a Job that prepares an attempt on an easy handle and judges its outcome (done, retry after a
-// backoff, retry at once, fail); the loop in Client::Impl::run schedules the attempts.
+// backoff, retry at once, fail); the loop in Client::Impl::run schedules the attempts. The on-disk
+// cache is in cache.cpp, header parsing in headers.cpp.
 
 #include "vwheel/http/client.hpp"
 
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -20,16 +20,27 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "http/cache.hpp"
 #include "http/curl_api.hpp"
+#include "http/headers.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 
 namespace vwheel::http {
 
+using detail::cached_response;
+using detail::CacheEntry;
+using detail::ContentRange;
 using detail::CurlApi;
+using detail::fresh_until;
+using detail::Headers;
+using detail::parse_content_range;
+using detail::parse_u64;
+using detail::read_cache;
+using detail::unix_now;
+using detail::write_cache;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
@@ -37,96 +48,7 @@ namespace {
 
 constexpr std::size_t kMaxBody = std::size_t{64} << 20;
 
-
-bool iequals_prefix(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (ascii_lower(s[i]) != ascii_lower(prefix[i])) return false;
-  }
-  return true;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-  return s;
-}
-
-bool is_file_url(std::string_view url) { return iequals_prefix(url, "file:"); }
-
-bool parse_u64(std::string_view s, std::uint64_t& out) {
-  s = trim(s);
-  if (s.empty()) return false;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size();
-}
-
-/// "bytes START-END/TOTAL" (TOTAL may be "*").
-struct ContentRange {
-  std::uint64_t start = 0;
-  std::uint64_t end = 0;
-  std::optional<std::uint64_t> total;
-};
-
-std::optional<ContentRange> parse_content_range(std::string_view v) {
-  v = trim(v);
-  if (!iequals_prefix(v, "bytes ")) return std::nullopt;
-  v.remove_prefix(6);
-  const auto dash = v.find('-');
-  const auto slash = v.find('/');
-  if (dash == std::string_view::npos || slash == std::string_view::npos || dash > slash) return std::nullopt;
-  ContentRange r;
-  if (!parse_u64(v.substr(0, dash), r.start) || !parse_u64(v.substr(dash + 1, slash - dash - 1), r.end) ||
-      r.end < r.start) {
-    return std::nullopt;
-  }
-  const auto total = trim(v.substr(slash + 1));
-  if (total != "*") {
-    std::uint64_t t = 0;
-    if (!parse_u64(total, t)) return std::nullopt;
-    r.total = t;
-  }
-  return r;
-}
-
-/// The headers of the final response (those of redirects and 1xx answers are dropped).
-struct Headers {
-  long status = 0;
-  std::string reason;
-  std::string etag, last_modified, content_type, content_range, cache_control, retry_after, age;
-
-  void reset() { *this = Headers{}; }
-
-  void add_line(std::string_view line) {
-    if (iequals_prefix(line, "HTTP/")) {
-      reset();
-      const auto sp = line.find(' ');
-      if (sp == std::string_view::npos) return;
-      auto rest = line.substr(sp + 1);
-      const auto sp2 = rest.find(' ');
-      std::uint64_t code = 0;
-      if (parse_u64(rest.substr(0, sp2), code)) status = static_cast<long>(code);
-      if (sp2 != std::string_view::npos) reason = std::string(trim(rest.substr(sp2 + 1)));
-      return;
-    }
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) return;
-    const auto name = line.substr(0, colon);
-    const auto value = std::string(trim(line.substr(colon + 1)));
-    auto is = [&](std::string_view n) { return name.size() == n.size() && iequals_prefix(name, n); };
-    if (is("etag")) etag = value;
-    else if (is("last-modified")) last_modified = value;
-    else if (is("content-type")) content_type = value;
-    else if (is("content-range")) content_range = value;
-    else if (is("cache-control")) cache_control = value;
-    else if (is("retry-after")) retry_after = value;
-    else if (is("age")) age = value;
-  }
-
-  [[nodiscard]] std::string status_text() const {
-    return reason.empty() ? fmt::format("HTTP {}", status) : fmt::format("HTTP {} {}", status, reason);
-  }
-};
+bool is_file_url(std::string_view url) { return ascii_istarts_with(url, "file:"); }
 
 bool is_2xx(long s) { return s >= 200 && s < 300; }
 bool retryable_status(long s) { return s == 408 || s == 429 || (s >= 500 && s < 600); }
@@ -228,7 +150,7 @@ class Job {
     set(easy, CURLOPT_HEADERDATA, static_cast<void*>(this));
     set(easy, CURLOPT_WRITEFUNCTION, &Job::write_cb);
     set(easy, CURLOPT_WRITEDATA, static_cast<void*>(this));
-    if (iequals_prefix(url_, "https:")) set(easy, CURLOPT_PIPEWAIT, 1L);
+    if (ascii_istarts_with(url_, "https:")) set(easy, CURLOPT_PIPEWAIT, 1L);
   }
 
   /// Sets the request headers (replacing earlier ones).
@@ -321,98 +243,6 @@ class Job {
   }
 };
 
-/// The cache file of one URL: a JSON line of metadata, then the body.
-struct CacheEntry {
-  std::string etag, last_modified, content_type, effective_url;
-  long status = 200;
-  std::int64_t expires = 0;  ///< unix time until which the entry is fresh (Cache-Control max-age); 0: revalidate
-  std::string body;
-};
-
-std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-/// Until when an answer stays fresh without revalidation (RFC 9111 section 4.2): `max-age` (or
-/// `s-maxage`) less `Age`; 0 when it must be revalidated (absent, `no-cache`, `no-store`).
-std::int64_t fresh_until(const Headers& h) {
-  const auto cc = ascii_lower(h.cache_control);
-  if (cc.find("no-cache") != std::string::npos || cc.find("no-store") != std::string::npos) return 0;
-  std::optional<std::uint64_t> max_age;
-  for (std::string_view key : {"s-maxage=", "max-age="}) {
-    auto at = cc.find(key);
-    if (at == std::string::npos || (at > 0 && cc[at - 1] != ' ' && cc[at - 1] != ',')) continue;
-    auto digits = std::string_view(cc).substr(at + key.size());
-    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
-    std::uint64_t v = 0;
-    if (parse_u64(digits, v)) {
-      max_age = v;
-      break;
-    }
-  }
-  if (!max_age || *max_age == 0) return 0;
-  std::uint64_t age = 0;
-  if (!h.age.empty() && !parse_u64(h.age, age)) age = 0;
-  if (age >= *max_age) return 0;
-  constexpr std::uint64_t kLongest = 10ULL * 365 * 24 * 3600;  // keeps the sum far from overflowing
-  return unix_now() + static_cast<std::int64_t>(std::min(*max_age - age, kLongest));
-}
-
-std::optional<CacheEntry> read_cache(const fs::path& file) {
-  auto text = read_file(file);
-  if (!text) return std::nullopt;
-  const auto nl = text->find('\n');
-  if (nl == std::string::npos) return std::nullopt;
-  auto meta = nlohmann::json::parse(std::string_view(*text).substr(0, nl), nullptr, false);
-  if (!meta.is_object()) return std::nullopt;
-  CacheEntry e;
-  try {
-    e.etag = meta.value("etag", "");
-    e.last_modified = meta.value("last_modified", "");
-    e.content_type = meta.value("content_type", "");
-    e.effective_url = meta.value("effective_url", "");
-    e.status = meta.value("status", 200L);
-    e.expires = meta.value("expires", std::int64_t{0});
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
-  e.body = text->substr(nl + 1);
-  return e;
-}
-
-void write_cache(const fs::path& file, const std::string& url, const CacheEntry& e) {
-  nlohmann::json meta = {{"url", url},
-                         {"effective_url", e.effective_url},
-                         {"etag", e.etag},
-                         {"last_modified", e.last_modified},
-                         {"content_type", e.content_type},
-                         {"status", e.status},
-                         {"expires", e.expires}};
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  // The cache is best effort: a failure to store only costs a download next time.
-  (void)write_file_atomic(file, meta.dump() + "\n" + e.body, Durability::none);
-}
-
-/// A cached answer as a Response.
-Response cached_response(CacheEntry&& e, const std::string& url) {
-  Response r;
-  r.status = e.status;
-  r.body = std::move(e.body);
-  r.content_type = std::move(e.content_type);
-  r.url = e.effective_url.empty() ? url : std::move(e.effective_url);
-  r.from_cache = true;
-  return r;
-}
-
-/// The value of the Accept header among `headers`, empty when absent.
-std::string accept_of(const std::vector<std::string>& headers) {
-  for (const auto& h : headers) {
-    if (iequals_prefix(h, "accept:")) return std::string(trim(std::string_view(h).substr(7)));
-  }
-  return {};
-}
-
 /// A GET of a whole body (get(), get_many()) or of a range (get_range(), get_suffix()).
 class GetJob final : public Job {
  public:
@@ -469,7 +299,7 @@ class GetJob final : public Job {
     const long status = is_file_url(effective_url(easy)) ? 0 : response_status(easy);
     if (status == 304 && cached_) {
       // The 304 may extend the entry's freshness (RFC 9111 section 4.3.4): store it again then.
-      if (const auto until = fresh_until(headers_); cache_file_ && (until != 0 || cached_->expires != 0)) {
+      if (const auto until = fresh_until(headers_, unix_now()); cache_file_ && (until != 0 || cached_->expires != 0)) {
         cached_->expires = until;
         write_cache(*cache_file_, url_, *cached_);
       }
@@ -495,14 +325,14 @@ class GetJob final : public Job {
     }
     r.url = effective_url(easy);
     content_range_ = headers_.content_range;
-    if (cache_file_ && status == 200 && ascii_lower(headers_.cache_control).find("no-store") == std::string::npos) {
+    if (cache_file_ && status == 200 && detail::may_store(headers_)) {
       CacheEntry e;
       e.etag = headers_.etag;
       e.last_modified = headers_.last_modified;
       e.content_type = r.content_type;
       e.effective_url = r.url;
       e.status = status;
-      e.expires = fresh_until(headers_);
+      e.expires = fresh_until(headers_, unix_now());
       e.body = r.body;
       write_cache(*cache_file_, url_, e);
     }
@@ -555,7 +385,7 @@ class DownloadJob final : public Job {
     if (have_ > 0) {
       range_ = fmt::format("{}-", have_);
       set(easy, CURLOPT_RANGE, range_.c_str());
-      if (!etag_.empty() && !iequals_prefix(etag_, "W/")) lines.push_back("If-Range: " + etag_);
+      if (!etag_.empty() && !ascii_istarts_with(etag_, "W/")) lines.push_back("If-Range: " + etag_);
     }
     set_headers(easy, lines);
     file_ = std::fopen(part_.c_str(), have_ > 0 ? "ab" : "wb");
@@ -954,10 +784,7 @@ struct Client::Impl {
     }
   }
 
-  std::optional<fs::path> cache_file(const Request& r) const {
-    if (!options.cache_dir || !r.use_cache || is_file_url(r.url)) return std::nullopt;
-    return *options.cache_dir / "http" / sha256_hex(r.url + "\n" + accept_of(r.headers));
-  }
+  std::optional<fs::path> cache_file(const Request& r) const { return detail::cache_file(options.cache_dir, r); }
 
   Result<RangeResponse> local_range(const std::string& url, std::optional<std::uint64_t> offset,
                                     std::uint64_t length);
