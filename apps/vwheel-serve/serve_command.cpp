@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/server/server.hpp"
 
 namespace vwheel::cli {
@@ -30,8 +31,7 @@ std::optional<std::uint64_t> parse_size(std::string text) {
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   if (digits == 0 || digits > 19) return std::nullopt;
   const std::uint64_t value = std::stoull(text.substr(0, digits));
-  std::string suffix = text.substr(digits);
-  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string suffix = ascii_lower(std::string_view(text).substr(digits));
   if (suffix.size() > 1 && suffix.back() == 'b') suffix.pop_back();
   if (suffix.size() > 1 && suffix.back() == 'i') suffix.pop_back();
   unsigned shift = 0;

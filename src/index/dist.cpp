@@ -4,6 +4,7 @@
 
 #include "index/state.hpp"
 #include "index/text.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
@@ -85,7 +86,7 @@ Result<WheelInfo> inspect_wheel(const std::filesystem::path& path, const DistNam
   }
   // Valid UTF-8, so that it reads back from the state as it was written.
   std::optional<std::string> requires_python;
-  if (core->requires_python) requires_python = valid_utf8(*core->requires_python);
+  if (core->requires_python) requires_python = to_valid_utf8(*core->requires_python);
   return WheelInfo{std::move(*text), std::move(requires_python)};
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "index/text.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::index::detail {
 namespace {
@@ -193,36 +194,11 @@ class Reader {
       return 0;
     }
     for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_++];
-      v <<= 4U;
-      if (h >= '0' && h <= '9')
-        v |= static_cast<std::uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f')
-        v |= static_cast<std::uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F')
-        v |= static_cast<std::uint32_t>(h - 'A' + 10);
-      else
-        fail_with("bad \\u escape");
+      const int d = hex_digit_value(text_[pos_++]);
+      if (d < 0) fail_with("bad \\u escape");
+      v = (v << 4U) | static_cast<std::uint32_t>(d < 0 ? 0 : d);
     }
     return v;
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0U | (cp >> 6U));
-      out += static_cast<char>(0x80U | (cp & 0x3FU));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0U | (cp >> 12U));
-      out += static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU));
-      out += static_cast<char>(0x80U | (cp & 0x3FU));
-    } else {
-      out += static_cast<char>(0xF0U | (cp >> 18U));
-      out += static_cast<char>(0x80U | ((cp >> 12U) & 0x3FU));
-      out += static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU));
-      out += static_cast<char>(0x80U | (cp & 0x3FU));
-    }
   }
 
   std::string_view text_;

@@ -26,10 +26,4 @@ void append_json_string(std::string& out, std::string_view text);
 // the epoch.
 [[nodiscard]] std::string format_upload_time(std::int64_t unix_ns);
 
-// `text` with every byte that is not part of valid UTF-8 replaced by U+FFFD.
-[[nodiscard]] std::string valid_utf8(std::string_view text);
-
-// ASCII whitespace trimmed from both ends.
-[[nodiscard]] std::string_view trim(std::string_view text) noexcept;
-
 }  // namespace vwheel::index::detail

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "index/text.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::index::detail {
@@ -16,21 +16,21 @@ Result<YankList> YankList::parse(std::string_view text, const std::string& sourc
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     ++line_no;
-    line = trim(line);
+    line = ascii_trim(line);
     if (line.empty() || line.front() == '#') continue;
     YankEntry e;
     e.line = line_no;
     std::string_view spec = line;
     if (const auto colon = line.find(':'); colon != std::string_view::npos) {
-      spec = trim(line.substr(0, colon));
-      e.reason = std::string(trim(line.substr(colon + 1)));
+      spec = ascii_trim(line.substr(0, colon));
+      e.reason = std::string(ascii_trim(line.substr(colon + 1)));
     }
     e.text = std::string(spec);
     const auto where = [&] { return fmt::format("{}:{}: `{}`", source, line_no, spec); };
     if (spec.empty()) return fail(fmt::format("{}: expected FILENAME or PROJECT==VERSION before `:`", where()));
     if (const auto eq = spec.find("=="); eq != std::string_view::npos) {
-      const auto project = trim(spec.substr(0, eq));
-      const auto version = trim(spec.substr(eq + 2));
+      const auto project = ascii_trim(spec.substr(0, eq));
+      const auto version = ascii_trim(spec.substr(eq + 2));
       if (!wheel_name::is_valid_project_name(project)) {
         return fail(fmt::format("{}: `{}` is not a valid project name", where(), project));
       }

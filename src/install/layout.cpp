@@ -4,23 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
+
 namespace vwheel::install {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 bool is_identifier(std::string_view s) {
   if (s.empty()) return false;
@@ -150,7 +137,7 @@ std::optional<std::string> header_value(std::string_view text, std::string_view 
     if (line.front() == ' ' || line.front() == '\t') continue;
     const auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    if (iequals(trim(line.substr(0, colon)), field)) return std::string(trim(line.substr(colon + 1)));
+    if (ascii_iequals(ascii_trim(line.substr(0, colon)), field)) return std::string(ascii_trim(line.substr(colon + 1)));
   }
   return std::nullopt;
 }
@@ -178,9 +165,9 @@ Result<WheelInfo> parse_wheel_info(std::string_view text, std::string_view sourc
   info.version_major = *major;
   info.version_minor = *minor;
   if (auto purelib = header_value(text, "Root-Is-Purelib"); purelib) {
-    if (iequals(*purelib, "true")) {
+    if (ascii_iequals(*purelib, "true")) {
       info.root_is_purelib = true;
-    } else if (iequals(*purelib, "false")) {
+    } else if (ascii_iequals(*purelib, "false")) {
       info.root_is_purelib = false;
     } else {
       return fail(fmt::format("{}: `Root-Is-Purelib: {}`: expected true or false", source, *purelib));
@@ -201,13 +188,13 @@ Result<std::vector<EntryPoint>> parse_entry_points(std::string_view text) {
   while (pos < text.size()) {
     auto end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    auto line = trim(text.substr(pos, end - pos));
+    auto line = ascii_trim(text.substr(pos, end - pos));
     pos = end + 1;
     ++line_no;
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     if (line.front() == '[') {
       if (line.back() != ']') return fail(fmt::format("entry_points.txt line {}: unterminated section header", line_no));
-      section = std::string(trim(line.substr(1, line.size() - 2)));
+      section = std::string(ascii_trim(line.substr(1, line.size() - 2)));
       continue;
     }
     if (section != "console_scripts" && section != "gui_scripts") continue;
@@ -217,12 +204,12 @@ Result<std::vector<EntryPoint>> parse_entry_points(std::string_view text) {
     }
     EntryPoint ep;
     ep.gui = section == "gui_scripts";
-    ep.name = std::string(trim(line.substr(0, eq)));
-    auto value = trim(line.substr(eq + 1));
-    if (auto bracket = value.find('['); bracket != std::string_view::npos) value = trim(value.substr(0, bracket));
+    ep.name = std::string(ascii_trim(line.substr(0, eq)));
+    auto value = ascii_trim(line.substr(eq + 1));
+    if (auto bracket = value.find('['); bracket != std::string_view::npos) value = ascii_trim(value.substr(0, bracket));
     const auto colon = value.find(':');
-    ep.module = std::string(trim(value.substr(0, colon)));
-    if (colon != std::string_view::npos) ep.attr = std::string(trim(value.substr(colon + 1)));
+    ep.module = std::string(ascii_trim(value.substr(0, colon)));
+    if (colon != std::string_view::npos) ep.attr = std::string(ascii_trim(value.substr(colon + 1)));
     const bool name_ok = !ep.name.empty() && ep.name != "." && ep.name != ".." &&
                          ep.name.find_first_of(std::string_view("/\\\0", 3)) == std::string::npos;
     if (!name_ok) return fail(fmt::format("entry_points.txt line {}: script name `{}` is not a file name", line_no, ep.name));

@@ -10,14 +10,6 @@
 
 namespace vwheel::lock::detail {
 
-/// A TOML basic string: `"..."` with `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, other control
-/// characters and DEL as `\uXXXX`; valid UTF-8 kept as is, invalid bytes written as U+FFFD.
-void append_toml_string(std::string& out, std::string_view s);
-[[nodiscard]] std::string toml_string(std::string_view s);
-
-/// A TOML key: bare when it is a non-empty run of `A-Za-z0-9_-`, else a basic string.
-[[nodiscard]] std::string toml_key(std::string_view key);
-
 /// A value for an error message: backquoted, one line (control characters and invalid UTF-8
 /// escaped), cut to about 80 bytes with `...`.
 [[nodiscard]] std::string backquoted(std::string_view s);

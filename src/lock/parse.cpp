@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lock/internal.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/lock/pylock.hpp"
 #include "vwheel/markers/marker.hpp"
 #include "vwheel/markers/requirement.hpp"
@@ -80,12 +81,7 @@ std::string last_segment(std::string_view location, bool is_url) {
   if (!is_url) return std::string(segment);
   std::string out;
   for (std::size_t i = 0; i < segment.size(); ++i) {
-    const auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
+    const auto hex = hex_digit_value;
     if (segment[i] == '%' && i + 2 < segment.size() + 0 && hex(segment[i + 1]) >= 0 && hex(segment[i + 2]) >= 0) {
       out.push_back(static_cast<char>(hex(segment[i + 1]) * 16 + hex(segment[i + 2])));
       i += 2;
@@ -435,10 +431,7 @@ class Reader {
                             hex.size()));
           continue;
         }
-        for (auto& c : hex) {
-          if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
-        }
-        file.hashes.emplace(algorithm, std::move(hex));
+        file.hashes.emplace(algorithm, ascii_lower(hex));
       }
     } else {
       error(fmt::format("{}: hashes: expected a table, got {}", where, type_name(*hashes)));

@@ -1,6 +1,6 @@
-// TOML text helpers of the lock component.
+// Text helpers of the lock component: message quoting, TOML date-times, hex digests.
 
-#include <array>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -8,110 +8,9 @@
 #include <fmt/format.h>
 
 #include "lock/internal.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::lock::detail {
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i] (1..4), or 0 when the bytes there are not one
-// (overlong forms, surrogates and code points above U+10FFFF are invalid).
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80U) return 1;
-  std::size_t n = 0;
-  std::uint32_t cp = 0;
-  if ((b0 & 0xE0U) == 0xC0U) {
-    n = 2;
-    cp = b0 & 0x1FU;
-  } else if ((b0 & 0xF0U) == 0xE0U) {
-    n = 3;
-    cp = b0 & 0x0FU;
-  } else if ((b0 & 0xF8U) == 0xF0U) {
-    n = 4;
-    cp = b0 & 0x07U;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0U) != 0x80U) return 0;
-    cp = (cp << 6U) | (byte(i + k) & 0x3FU);
-  }
-  static constexpr std::array<std::uint32_t, 5> kMin{0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFFU || (cp >= 0xD800U && cp <= 0xDFFFU)) return 0;
-  return n;
-}
-
-}  // namespace
-
-void append_toml_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (std::size_t i = 0; i < s.size();) {
-    const char c = s[i];
-    const auto uc = static_cast<unsigned char>(c);
-    if (uc >= 0x80U) {
-      const std::size_t n = utf8_sequence_length(s, i);
-      if (n == 0) {
-        out += "\\uFFFD";
-        ++i;
-      } else {
-        out.append(s.substr(i, n));
-        i += n;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (uc < 0x20U || uc == 0x7FU) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(uc));
-        } else {
-          out.push_back(c);
-        }
-    }
-    ++i;
-  }
-  out.push_back('"');
-}
-
-std::string toml_string(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  append_toml_string(out, s);
-  return out;
-}
-
-std::string toml_key(std::string_view key) {
-  bool bare = !key.empty();
-  for (const char c : key) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-    if (!ok) {
-      bare = false;
-      break;
-    }
-  }
-  return bare ? std::string(key) : toml_string(key);
-}
 
 std::string backquoted(std::string_view s) {
   constexpr std::size_t kLimit = 80;
@@ -120,7 +19,7 @@ std::string backquoted(std::string_view s) {
   for (; i < s.size() && out.size() < kLimit; ++i) {
     const auto uc = static_cast<unsigned char>(s[i]);
     if (uc >= 0x80U) {
-      const std::size_t n = utf8_sequence_length(s, i);
+      const std::size_t n = utf8_length(s, i);
       if (n == 0) {
         out += fmt::format("\\x{:02x}", static_cast<unsigned>(uc));
       } else {
@@ -177,14 +76,7 @@ std::optional<std::string> canonical_date_time(std::string_view text) {
   }
 }
 
-bool is_hex(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-    if (!ok) return false;
-  }
-  return true;
-}
+bool is_hex(std::string_view s) noexcept { return !s.empty() && std::all_of(s.begin(), s.end(), is_ascii_hex_digit); }
 
 std::size_t hex_digest_length(std::string_view algorithm) noexcept {
   if (algorithm == "md5") return 32;

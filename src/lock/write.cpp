@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lock/internal.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/lock/pylock.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/metadata/serialize.hpp"
@@ -19,9 +20,6 @@ namespace vwheel::lock {
 namespace {
 
 using Json = nlohmann::json;
-using detail::append_toml_string;
-using detail::toml_key;
-using detail::toml_string;
 
 std::string string_array_inline(const std::vector<std::string>& items) {
   std::string out = "[";

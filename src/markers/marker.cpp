@@ -44,18 +44,6 @@ constexpr std::array<VariableName, 22> kVariableNames{{
     {"python_implementation", Variable::platform_python_implementation},
 }};
 
-constexpr bool is_ws(char c) noexcept { return c == ' ' || c == '\t'; }
-constexpr bool is_alnum(char c) noexcept {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-constexpr bool is_space(char c) noexcept { return c == ' ' || (c >= '\t' && c <= '\r'); }
-
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // Indexed by Marker::Op.
 std::string_view op_text(int op) noexcept {
   static constexpr std::array<std::string_view, 10> kText{"==", "!=", "<",   "<=", ">",
@@ -98,7 +86,7 @@ std::string canonicalize_extra(std::string_view name) {
       continue;
     }
     in_sep = false;
-    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    out += ascii_lower(c);
   }
   return out;
 }
@@ -123,7 +111,7 @@ std::string normalize_variant_text(std::string_view text) {
   out.reserve(text.size() + 4);
   while (true) {
     const auto sep = text.find("::");
-    out += trim(text.substr(0, sep));
+    out += ascii_trim(text.substr(0, sep));
     if (sep == std::string_view::npos) break;
     out += " :: ";
     text.remove_prefix(sep + 2);
@@ -138,20 +126,20 @@ tl::unexpected<Error> MarkerParser::error(std::string_view message, std::size_t 
 }
 
 void MarkerParser::skip_ws() noexcept {
-  while (pos_ < src_.size() && is_ws(src_[pos_])) ++pos_;
+  while (pos_ < src_.size() && is_space_or_tab(src_[pos_])) ++pos_;
 }
 
 std::string_view MarkerParser::peek_word() const noexcept {
   std::size_t n = pos_;
-  while (n < src_.size() && (is_alnum(src_[n]) || src_[n] == '_' || src_[n] == '.')) ++n;
+  while (n < src_.size() && (is_ascii_alnum(src_[n]) || src_[n] == '_' || src_[n] == '.')) ++n;
   return src_.substr(pos_, n - pos_);
 }
 
 std::string_view MarkerParser::peek_identifier() const noexcept {
-  if (pos_ >= src_.size() || !is_alnum(src_[pos_])) return {};
+  if (pos_ >= src_.size() || !is_ascii_alnum(src_[pos_])) return {};
   std::size_t n = pos_ + 1;
-  while (n < src_.size() && (is_alnum(src_[n]) || src_[n] == '_' || src_[n] == '.' || src_[n] == '-')) ++n;
-  while (!is_alnum(src_[n - 1])) --n;  // must end in an alphanumeric
+  while (n < src_.size() && (is_ascii_alnum(src_[n]) || src_[n] == '_' || src_[n] == '.' || src_[n] == '-')) ++n;
+  while (!is_ascii_alnum(src_[n - 1])) --n;  // must end in an alphanumeric
   return src_.substr(pos_, n - pos_);
 }
 
@@ -276,7 +264,7 @@ Result<std::size_t> MarkerParser::parse_item(Marker& m) {
       advance(2);
     } else if (peek_keyword("not")) {
       advance(3);
-      if (!is_ws(peek())) return error("expected whitespace after `not`", pos_);
+      if (!is_space_or_tab(peek())) return error("expected whitespace after `not`", pos_);
       skip_ws();
       if (!peek_keyword("in")) return error("expected `in` after `not`", pos_);
       advance(2);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "markers/parser.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::markers {
 namespace {
@@ -20,13 +21,11 @@ bool is_valid_url(std::string_view url) noexcept {
   if (colon == std::string_view::npos || colon == 0) return false;
   const auto scheme = url.substr(0, colon);
   const char first = scheme.front();
-  if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z'))) return false;
+  if (!is_ascii_alpha(first)) return false;
   if (!std::all_of(scheme.begin(), scheme.end(), is_scheme_char)) return false;
   const auto rest = url.substr(colon + 1);
   if (!rest.starts_with("//")) return false;
-  std::string lower(scheme);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  if (lower == "file") return true;
+  if (ascii_iequals(scheme, "file")) return true;
   const auto host_end = rest.find_first_of("/?#", 2);
   return (host_end == std::string_view::npos ? rest.size() : host_end) > 2;
 }

@@ -19,12 +19,9 @@ using Json = nlohmann::json;
 
 // ---- text helpers (text.cpp) ----
 
-/// Decodes one UTF-8 code point at `s[i]`, advancing `i`; invalid bytes decode to nullopt
-/// (and advance by one).
+/// Decodes one UTF-8 code point at `s[i]` (core's strict `utf8_decode`), advancing `i`; invalid
+/// bytes decode to nullopt (and advance by one).
 std::optional<std::uint32_t> next_code_point(std::string_view s, std::size_t& i) noexcept;
-
-/// Python's `str.isspace()` (also what `\s` matches in a `str` regex).
-bool is_unicode_space(std::uint32_t cp) noexcept;
 
 /// `[\S ]+` with Python's Unicode `\S`, full match: non-empty, valid UTF-8, no whitespace but ' '.
 bool is_single_line_text(std::string_view s) noexcept;

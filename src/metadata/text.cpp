@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "metadata/internal.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::metadata::detail {
 namespace {
@@ -19,7 +20,7 @@ constexpr bool is_ascii_word(std::uint32_t cp) noexcept {
 // and digits are accepted, the Latin-1 punctuation/symbols, the General Punctuation, symbol and
 // CJK punctuation blocks and the private-use/specials areas are not.
 bool is_non_ascii_word(std::uint32_t cp) noexcept {
-  if (cp < 0x80 || is_unicode_space(cp)) return false;
+  if (cp < 0x80 || is_python_space(cp)) return false;
   if (cp < 0xC0) {
     switch (cp) {
       case 0xAA: case 0xB2: case 0xB3: case 0xB5: case 0xB9: case 0xBA: case 0xBC: case 0xBD: case 0xBE:
@@ -95,51 +96,14 @@ void dump_into(std::string& out, const Json& value, int level) {
 }  // namespace
 
 std::optional<std::uint32_t> next_code_point(std::string_view s, std::size_t& i) noexcept {
-  const auto c0 = static_cast<unsigned char>(s[i]);
-  if (c0 < 0x80) {
-    ++i;
-    return c0;
-  }
-  std::size_t len = 0;
-  std::uint32_t cp = 0;
-  if ((c0 & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c0 & 0x1FU;
-  } else if ((c0 & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c0 & 0x0FU;
-  } else if ((c0 & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c0 & 0x07U;
-  } else {
+  char32_t cp = 0;
+  const std::size_t n = utf8_decode(s, i, cp);
+  if (n == 0) {
     ++i;
     return std::nullopt;
   }
-  if (i + len > s.size()) {
-    ++i;
-    return std::nullopt;
-  }
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto c = static_cast<unsigned char>(s[i + k]);
-    if ((c & 0xC0) != 0x80) {
-      ++i;
-      return std::nullopt;
-    }
-    cp = (cp << 6) | (c & 0x3FU);
-  }
-  static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    ++i;
-    return std::nullopt;
-  }
-  i += len;
-  return cp;
-}
-
-bool is_unicode_space(std::uint32_t cp) noexcept {
-  return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F) || cp == 0x85 || cp == 0xA0 ||
-         cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000;
+  i += n;
+  return static_cast<std::uint32_t>(cp);
 }
 
 bool is_single_line_text(std::string_view s) noexcept {
@@ -147,7 +111,7 @@ bool is_single_line_text(std::string_view s) noexcept {
   std::size_t i = 0;
   while (i < s.size()) {
     const auto cp = next_code_point(s, i);
-    if (!cp || (*cp != ' ' && is_unicode_space(*cp))) return false;
+    if (!cp || (*cp != ' ' && is_python_space(*cp))) return false;
   }
   return true;
 }
@@ -171,7 +135,7 @@ bool is_plugin_api_reference(std::string_view s) noexcept {
     while (i < s.size()) {
       std::size_t j = i;
       const auto cp = next_code_point(s, j);
-      if (!cp || !is_unicode_space(*cp)) return;
+      if (!cp || !is_python_space(*cp)) return;
       i = j;
     }
   };

@@ -10,8 +10,6 @@
 namespace vwheel::pep440 {
 namespace {
 
-using detail::is_space;
-
 struct OperatorSpelling {
   std::string_view text;
   Operator op;
@@ -37,7 +35,7 @@ std::optional<OperatorSpelling> match_operator(std::string_view s) noexcept {
 }
 
 std::size_t skip_space(std::string_view s, std::size_t i) noexcept {
-  while (i < s.size() && is_space(s[i])) ++i;
+  while (i < s.size() && is_python_ascii_space(s[i])) ++i;
   return i;
 }
 
@@ -51,13 +49,8 @@ detail::VersionSyntax syntax_for(Operator op) noexcept {
 
 // `===` takes `[^\s;)]*`.
 std::size_t arbitrary_end(std::string_view s, std::size_t i) noexcept {
-  while (i < s.size() && !is_space(s[i]) && s[i] != ';' && s[i] != ')') ++i;
+  while (i < s.size() && !is_python_ascii_space(s[i]) && s[i] != ';' && s[i] != ')') ++i;
   return i;
-}
-
-bool iequals_ascii(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                            [](char x, char y) { return detail::to_lower(x) == detail::to_lower(y); });
 }
 
 Version from_parts(detail::VersionParts&& parts) {
@@ -103,7 +96,7 @@ std::size_t match_specifier(std::string_view text) {
 }
 
 Result<Specifier> Specifier::parse(std::string_view text) {
-  const std::string_view s = detail::strip_ascii_space(text);
+  const std::string_view s = ascii_trim(text, is_python_ascii_space);
   const auto o = match_operator(s);
   if (!o) {
     return fail(
@@ -173,7 +166,7 @@ bool Specifier::prereleases() const noexcept {
 bool Specifier::contains(const Version& v, std::optional<bool> prereleases) const {
   if (v.is_prerelease() && !prereleases.value_or(this->prereleases())) return false;
   if (op_ == Operator::arbitrary) {
-    return iequals_ascii(v.to_string(), text_);
+    return ascii_iequals(v.to_string(), text_);
   }
   const Version& spec = *version_;
   switch (op_) {
@@ -222,7 +215,7 @@ bool Specifier::contains(const Version& v, std::optional<bool> prereleases) cons
 
 bool Specifier::contains(std::string_view version, std::optional<bool> prereleases) const {
   if (auto v = Version::parse(version)) return contains(*v, prereleases);
-  return op_ == Operator::arbitrary && iequals_ascii(detail::strip_ascii_space(version), text_);
+  return op_ == Operator::arbitrary && ascii_iequals(ascii_trim(version, is_python_ascii_space), text_);
 }
 
 std::string Specifier::to_string() const {
@@ -255,7 +248,7 @@ Result<SpecifierSet> SpecifierSet::parse(std::string_view text) {
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
-    const std::string_view item = detail::strip_ascii_space(text.substr(start, comma - start));
+    const std::string_view item = ascii_trim(text.substr(start, comma - start), is_python_ascii_space);
     if (!item.empty()) {
       auto spec = Specifier::parse(item);
       if (!spec) {

@@ -12,7 +12,7 @@ namespace vwheel::pep440 {
 // ---- Number ----
 
 std::optional<Number> Number::from_digits(std::string_view digits) {
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), detail::is_digit)) return std::nullopt;
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), is_ascii_digit)) return std::nullopt;
   const auto first = digits.find_first_not_of('0');
   if (first == std::string_view::npos) return Number();
   digits.remove_prefix(first);
@@ -63,7 +63,7 @@ Version::Version() : release_{Number()} {}
 
 Result<Version> Version::parse(std::string_view text) {
   detail::VersionParts parts;
-  const std::string_view s = detail::strip_ascii_space(text);
+  const std::string_view s = ascii_trim(text, is_python_ascii_space);
   if (detail::match_version(s, 0, &parts) != s.size()) {
     return fail(fmt::format("invalid version `{}`: not a valid PEP 440 version", detail::printable(text)));
   }
@@ -78,7 +78,7 @@ Result<Version> Version::parse(std::string_view text) {
 }
 
 bool is_valid_version(std::string_view text) {
-  const std::string_view s = detail::strip_ascii_space(text);
+  const std::string_view s = ascii_trim(text, is_python_ascii_space);
   return detail::match_version(s, 0, nullptr) == s.size();
 }
 

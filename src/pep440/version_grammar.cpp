@@ -14,14 +14,14 @@ char at(std::string_view s, std::size_t i) noexcept { return i < s.size() ? s[i]
 
 std::size_t count_digits(std::string_view s, std::size_t i) noexcept {
   std::size_t n = 0;
-  while (i + n < s.size() && is_digit(s[i + n])) ++n;
+  while (i + n < s.size() && is_ascii_digit(s[i + n])) ++n;
   return n;
 }
 
 bool starts_with_ci(std::string_view s, std::size_t i, std::string_view word) noexcept {
   if (i > s.size() || s.size() - i < word.size()) return false;
   for (std::size_t k = 0; k < word.size(); ++k) {
-    if (to_lower(s[i + k]) != word[k]) return false;
+    if (ascii_lower(s[i + k]) != word[k]) return false;
   }
   return true;
 }
@@ -62,20 +62,13 @@ constexpr std::array<std::string_view, 3> kPostKeywords{"post", "rev", "r"};
 
 }  // namespace
 
-std::string_view strip_ascii_space(std::string_view s) noexcept {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-
 std::size_t match_version(std::string_view s, std::size_t pos, VersionParts* out, VersionSyntax syntax) {
   constexpr auto npos = std::string_view::npos;
   VersionParts local_parts;
   VersionParts& p = out != nullptr ? *out : local_parts;
   p = VersionParts{};
   std::size_t i = pos;
-  if (to_lower(at(s, i)) == 'v') ++i;
+  if (ascii_lower(at(s, i)) == 'v') ++i;
 
   // epoch
   std::size_t d = count_digits(s, i);
@@ -139,20 +132,18 @@ std::size_t match_version(std::string_view s, std::size_t pos, VersionParts* out
     }
   }
   // local version: `+[a-z0-9]+([-_.][a-z0-9]+)*`
-  if (syntax.allow_local && at(s, i) == '+' && is_alnum(at(s, i + 1))) {
+  if (syntax.allow_local && at(s, i) == '+' && is_ascii_alnum(at(s, i + 1))) {
     std::size_t k = i + 1;
     while (true) {
       const std::size_t start = k;
-      while (is_alnum(at(s, k))) ++k;
+      while (is_ascii_alnum(at(s, k))) ++k;
       const std::string_view part = s.substr(start, k - start);
-      if (std::all_of(part.begin(), part.end(), is_digit)) {
+      if (std::all_of(part.begin(), part.end(), is_ascii_digit)) {
         p.local.emplace_back(*Number::from_digits(part));
       } else {
-        std::string lower(part);
-        for (char& c : lower) c = to_lower(c);
-        p.local.emplace_back(std::move(lower));
+        p.local.emplace_back(ascii_lower(part));
       }
-      if (is_sep(at(s, k)) && is_alnum(at(s, k + 1))) {
+      if (is_sep(at(s, k)) && is_ascii_alnum(at(s, k + 1))) {
         ++k;
         continue;
       }

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "provider/gpu_util.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/provider/gpu.hpp"
 
 namespace vwheel::provider {
@@ -51,34 +52,7 @@ std::map<std::string, std::string, std::less<>> parse_properties(std::string_vie
   return out;
 }
 
-bool numeric(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool is_valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
-    if (c < 0x80) {
-      len = 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-    } else {
-      return false;
-    }
-    if (i + len > s.size()) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += len;
-  }
-  return true;
-}
+bool numeric(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_ascii_digit); }
 
 Result<void> check_values(const std::vector<variant::FeatureConfig>& configs) {
   for (const auto& c : configs) {
@@ -117,7 +91,7 @@ std::string gfx_name(std::uint64_t v) {
 
 std::optional<RocmVersion> parse_rocm_version_file(std::string_view text) {
   if (!is_valid_utf8(text)) return std::nullopt;  // read_text(encoding="utf-8") fails
-  const std::string_view content = variant::strip_unicode_whitespace(text);
+  const std::string_view content = python_strip(text);
   std::vector<std::string_view> parts;  // re.split(r"[.-]", content)
   std::size_t start = 0;
   for (std::size_t i = 0; i <= content.size(); ++i) {
@@ -158,7 +132,7 @@ Result<ReferenceAnswer> supported_configs_from(const RocmSnapshot& system, const
   std::optional<std::string> rocm;
   if (forced.rocm_version && !forced.rocm_version->empty()) {
     // `rocm_version_env.strip().split('.')`, `assert(len(...) == 3)`, parts kept as strings.
-    const std::string_view stripped = variant::strip_unicode_whitespace(*forced.rocm_version);
+    const std::string_view stripped = python_strip(*forced.rocm_version);
     std::vector<std::string_view> parts;
     std::size_t start = 0;
     for (std::size_t i = 0; i <= stripped.size(); ++i) {
@@ -286,7 +260,7 @@ Detection detect_amd() {
       }
     }
     if (const auto kmd = gpu_detail::read_small_file(sysfs / "module" / "amdgpu" / "version", 256)) {
-      const auto v = variant::strip_unicode_whitespace(*kmd);
+      const auto v = python_strip(*kmd);
       if (!v.empty()) source.push_back(fmt::format("amdgpu {}", v));
     }
   } else {
@@ -311,7 +285,7 @@ Detection detect_amd() {
       } else {
         source.push_back(fmt::format("ROCm version not understood ({})", file.string()));
         d.notes.push_back(fmt::format("{} does not hold an X.Y[.Z] version: {}", file.string(),
-                                      gpu_detail::python_repr(variant::strip_unicode_whitespace(*text))));
+                                      gpu_detail::python_repr(python_strip(*text))));
       }
     } else {
       source.push_back(fmt::format("ROCm version unreadable ({})", file.string()));

@@ -28,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
 #include "vwheel/provider/gpu.hpp"
 #include "vwheel/variant/property.hpp"
 
@@ -86,7 +87,7 @@ struct PyInt {
 /// Python's integers are unbounded). Non-ASCII decimal digits (which Python accepts) are
 /// treated as invalid.
 inline PyInt python_int(std::string_view text) {
-  std::string_view s = variant::strip_unicode_whitespace(text);
+  std::string_view s = python_strip(text);
   PyInt r;
   if (s.empty()) return r;
   bool negative = false;
@@ -152,21 +153,14 @@ inline std::optional<std::string> read_small_file(const std::filesystem::path& p
 
 /// Parses a sysfs hex attribute such as "0x8086\n"; nullopt when malformed.
 inline std::optional<std::uint32_t> parse_sysfs_hex(std::string_view text) {
-  text = variant::strip_unicode_whitespace(text);
+  text = python_strip(text);
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
   if (text.empty() || text.size() > 8) return std::nullopt;
   std::uint32_t v = 0;
   for (const char c : text) {
-    v <<= 4;
-    if (c >= '0' && c <= '9') {
-      v |= static_cast<std::uint32_t>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      v |= static_cast<std::uint32_t>(c - 'a' + 10);
-    } else if (c >= 'A' && c <= 'F') {
-      v |= static_cast<std::uint32_t>(c - 'A' + 10);
-    } else {
-      return std::nullopt;
-    }
+    const int d = hex_digit_value(c);
+    if (d < 0) return std::nullopt;
+    v = (v << 4U) | static_cast<std::uint32_t>(d);
   }
   return v;
 }
@@ -313,19 +307,10 @@ inline std::vector<std::string> split_on_separators(std::string_view text, std::
   std::string current;
   std::size_t i = 0;
   while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t len = 1;
-    if (lead >= 0xF0) {
-      len = 4;
-    } else if (lead >= 0xE0) {
-      len = 3;
-    } else if (lead >= 0xC0) {
-      len = 2;
-    }
-    len = std::min(len, text.size() - i);
+    // One character at a time; a byte that is not valid UTF-8 is a (non-space) piece of its own.
+    const std::size_t len = std::max<std::size_t>(utf8_length(text, i), 1);
     const std::string_view cp = text.substr(i, len);
-    const bool separator =
-        (len == 1 && extra.find(cp[0]) != std::string_view::npos) || variant::strip_unicode_whitespace(cp).empty();
+    const bool separator = (len == 1 && extra.find(cp[0]) != std::string_view::npos) || python_strip(cp).empty();
     if (separator) {
       if (!current.empty()) out.push_back(std::move(current));
       current.clear();

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "provider/gpu_util.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/provider/gpu.hpp"
 
@@ -42,7 +43,7 @@ std::string too_large(std::string_view what, std::string_view text) {
 // Version(value).major / .minor for a forced value (packaging's regex is anchored by \s*, which
 // is Unicode-aware: strip that first, the grammar itself has no whitespace).
 Result<Umd> parse_forced_cuda(const std::string& text) {
-  const std::string_view core = variant::strip_unicode_whitespace(text);
+  const std::string_view core = python_strip(text);
   auto v = pep440::Version::parse(core);
   if (!v || core.empty()) return fail(invalid_version(text));
   const auto& release = v->release();

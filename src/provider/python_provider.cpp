@@ -23,8 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include "provider/python_detail.hpp"
-#include "vwheel/core/process.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/process.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/markers/requirement.hpp"
 
 extern char** environ;
@@ -190,13 +191,6 @@ bool is_dotted_identifier(std::string_view s) {
   }
 }
 
-std::string_view trim(std::string_view s) {
-  const auto space = [](char c) { return c == ' ' || c == '\t'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 /// PEP 503 normalization with `-` replaced by `_` (the name as a module).
 std::string module_name_of(std::string_view project) {
   std::string out;
@@ -208,7 +202,7 @@ std::string module_name_of(std::string_view project) {
       continue;
     }
     in_separator = false;
-    out += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+    out += ascii_lower(ch);
   }
   return out;
 }
@@ -479,10 +473,11 @@ Result<std::vector<std::string>> checked_requirements(const PythonProviderSpec& 
   std::vector<std::string> out;
   for (const auto& r : spec.requires_) {
     // pip must never read a requirement as an option.
-    if (trim(r).empty() || trim(r).front() == '-') return fail(fmt::format("invalid requirement `{}`", r));
+    const std::string_view trimmed = ascii_trim(r, is_space_or_tab);
+    if (trimmed.empty() || trimmed.front() == '-') return fail(fmt::format("invalid requirement `{}`", r));
     auto parsed = markers::Requirement::parse(r);
     if (!parsed) return fail(fmt::format("invalid requirement `{}`: {}", r, parsed.error().message));
-    out.emplace_back(trim(r));
+    out.emplace_back(trimmed);
   }
   return out;
 }
@@ -502,10 +497,11 @@ Result<std::string> resolve_plugin_api(const PythonProviderSpec& spec) {
     return fail(fmt::format("python provider `{}`: {}", spec.ns, what));
   };
   if (spec.plugin_api) {
-    const std::string_view text = trim(*spec.plugin_api);
+    const std::string_view text = ascii_trim(*spec.plugin_api, is_space_or_tab);
     const std::size_t colon = text.find(':');
-    const std::string_view module = trim(text.substr(0, colon));
-    const std::string_view attr = colon == std::string_view::npos ? std::string_view() : trim(text.substr(colon + 1));
+    const std::string_view module = ascii_trim(text.substr(0, colon), is_space_or_tab);
+    const std::string_view attr =
+        colon == std::string_view::npos ? std::string_view() : ascii_trim(text.substr(colon + 1), is_space_or_tab);
     if (!is_dotted_identifier(module) || (!attr.empty() && !is_dotted_identifier(attr))) {
       return error(fmt::format("invalid plugin-api `{}` (expected `module` or `module:attribute`)",
                                vwheel::last_line(*spec.plugin_api, 200)));

@@ -9,6 +9,7 @@
 
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/provider/cpu.hpp"
 #include "vwheel/provider/gpu.hpp"
 #include "vwheel/provider/python.hpp"
@@ -162,8 +163,7 @@ std::map<std::string, std::string, std::less<>> host_marker_environment() {
   struct utsname u {};
   if (::uname(&u) != 0) return env;
   std::string sysname = u.sysname;
-  std::string lower;
-  for (char c : sysname) lower.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+  const std::string lower = ascii_lower(sysname);
   env["os_name"] = "posix";
   env["sys_platform"] = lower == "linux" ? "linux" : lower;
   env["platform_system"] = sysname;

@@ -6,16 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
+
 namespace vwheel::resolve {
 namespace {
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // A logical line: physical lines joined at a trailing backslash, comments removed.
 struct Line {
@@ -44,7 +38,7 @@ std::vector<Line> logical_lines(std::string_view text) {
     // part of the comment).
     std::size_t hash = std::string_view::npos;
     for (std::size_t i = 0; i < phys.size(); ++i) {
-      if (phys[i] == '#' && (i == 0 || is_space(phys[i - 1]))) {
+      if (phys[i] == '#' && (i == 0 || is_ascii_space(phys[i - 1]))) {
         hash = i;
         break;
       }
@@ -70,9 +64,9 @@ std::vector<std::string_view> split_ws(std::string_view s) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
   while (i < s.size()) {
-    while (i < s.size() && is_space(s[i])) ++i;
+    while (i < s.size() && is_ascii_space(s[i])) ++i;
     const std::size_t b = i;
-    while (i < s.size() && !is_space(s[i])) ++i;
+    while (i < s.size() && !is_ascii_space(s[i])) ++i;
     if (i > b) out.push_back(s.substr(b, i - b));
   }
   return out;
@@ -161,8 +155,7 @@ Result<std::string> check_hash(std::string_view value) {
   const auto colon = value.find(':');
   if (colon == std::string_view::npos)
     return fail(fmt::format("invalid hash `{}`: expected `algorithm:hexdigest`", value));
-  std::string algo(value.substr(0, colon));
-  for (char& c : algo) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  const std::string algo = ascii_lower(value.substr(0, colon));
   std::size_t len = 0;
   if (algo == "sha256") {
     len = 64;
@@ -174,11 +167,9 @@ Result<std::string> check_hash(std::string_view value) {
     return fail(fmt::format("unsupported hash algorithm `{}` in `{}` (expected sha256, sha384 or sha512)",
                             value.substr(0, colon), value));
   }
-  std::string hex(value.substr(colon + 1));
-  for (char& c : hex) {
-    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return fail(fmt::format("invalid hash `{}`: the digest must be hexadecimal", value));
+  const std::string hex = ascii_lower(value.substr(colon + 1));
+  for (const char c : hex) {
+    if (!is_ascii_hex_digit(c)) return fail(fmt::format("invalid hash `{}`: the digest must be hexadecimal", value));
   }
   if (hex.size() != len)
     return fail(fmt::format("invalid hash `{}`: a {} digest has {} hex digits, not {}", value, algo, len, hex.size()));
@@ -200,7 +191,7 @@ Result<RequirementsFile> parse_requirements_file(std::string_view text, const st
   RequirementsFile file;
   file.source = source;
   for (const Line& line : logical_lines(text)) {
-    const std::string_view content = trim(line.text);
+    const std::string_view content = ascii_trim(line.text);
     if (content.empty()) continue;
     auto error = [&](const std::string& what) { return fail(fmt::format("{}:{}: {}", source, line.number, what)); };
     const auto tokens = split_ws(content);
@@ -211,7 +202,7 @@ Result<RequirementsFile> parse_requirements_file(std::string_view text, const st
     if (first_opt > 0) {
       const auto end = first_opt < tokens.size() ? static_cast<std::size_t>(tokens[first_opt].data() - content.data())
                                                  : content.size();
-      req_text = trim(content.substr(0, end));
+      req_text = ascii_trim(content.substr(0, end));
     }
     auto opts = parse_options(
         std::vector<std::string_view>(tokens.begin() + static_cast<std::ptrdiff_t>(first_opt), tokens.end()));

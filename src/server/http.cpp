@@ -16,27 +16,6 @@ constexpr std::string_view kTextHtml = "text/html; charset=utf-8";
 constexpr std::string_view kSimpleHtml = "application/vnd.pypi.simple.v1+html";
 constexpr std::string_view kSimpleJson = "application/vnd.pypi.simple.v1+json";
 
-bool is_space(char c) noexcept { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
-}
-
-bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
-
 bool is_token_char(char c) noexcept {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
@@ -61,13 +40,6 @@ std::optional<int> parse_qvalue(std::string_view v) noexcept {
   return q;
 }
 
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::optional<std::uint64_t> parse_u64(std::string_view s) noexcept {
   if (s.empty()) return std::nullopt;
   std::uint64_t v = 0;
@@ -88,7 +60,7 @@ std::vector<std::string_view> split_list(std::string_view header, std::size_t ma
   for (std::size_t i = 0; i <= header.size(); ++i) {
     if (i < header.size() && header[i] == '"') quoted = !quoted;
     if (i == header.size() || (header[i] == ',' && !quoted)) {
-      auto item = trim(header.substr(start, i - start));
+      auto item = ascii_trim(header.substr(start, i - start), is_space_or_tab);
       if (!item.empty()) {
         if (out.size() == max_items) break;
         out.push_back(item);
@@ -125,7 +97,7 @@ std::vector<MediaRange> parse_accept(std::string_view header) {
   std::vector<MediaRange> out;
   for (std::string_view element : split_list(header, 64)) {
     const auto semi = element.find(';');
-    std::string_view media = trim(element.substr(0, semi));
+    std::string_view media = ascii_trim(element.substr(0, semi), is_space_or_tab);
     const auto slash = media.find('/');
     if (slash == std::string_view::npos) continue;
     const auto type = media.substr(0, slash);
@@ -136,12 +108,12 @@ std::vector<MediaRange> parse_accept(std::string_view header) {
     std::string_view params = semi == std::string_view::npos ? std::string_view() : element.substr(semi + 1);
     while (!params.empty()) {
       const auto next = params.find(';');
-      const auto param = trim(params.substr(0, next));
+      const auto param = ascii_trim(params.substr(0, next), is_space_or_tab);
       params = next == std::string_view::npos ? std::string_view() : params.substr(next + 1);
       const auto eq = param.find('=');
       if (eq == std::string_view::npos) continue;
-      if (iequals(trim(param.substr(0, eq)), "q")) {
-        auto q = parse_qvalue(trim(param.substr(eq + 1)));
+      if (ascii_iequals(ascii_trim(param.substr(0, eq), is_space_or_tab), "q")) {
+        auto q = parse_qvalue(ascii_trim(param.substr(eq + 1), is_space_or_tab));
         if (!q) {
           ok = false;
           break;
@@ -156,7 +128,7 @@ std::vector<MediaRange> parse_accept(std::string_view header) {
 }
 
 std::optional<PageFormat> negotiate(std::string_view accept) {
-  if (trim(accept).empty()) return PageFormat::TextHtml;
+  if (ascii_trim(accept, is_space_or_tab).empty()) return PageFormat::TextHtml;
   const auto ranges = parse_accept(accept);
   struct Offer {
     PageFormat format;
@@ -208,10 +180,12 @@ std::optional<PageFormat> format_from_query(std::string_view query) {
     if (!value) return std::nullopt;
     // `+` is kept (`v1+json` written as is) and a space taken for it (`+` decoded as form data).
     std::replace(value->begin(), value->end(), ' ', '+');
-    const auto v = trim(*value);
-    if (iequals(v, "text/html")) return PageFormat::TextHtml;
-    if (iequals(v, kSimpleHtml) || iequals(v, "application/vnd.pypi.simple.latest+html")) return PageFormat::SimpleHtml;
-    if (iequals(v, kSimpleJson) || iequals(v, "application/vnd.pypi.simple.latest+json")) return PageFormat::SimpleJson;
+    const auto v = ascii_trim(*value, is_space_or_tab);
+    if (ascii_iequals(v, "text/html")) return PageFormat::TextHtml;
+    if (ascii_iequals(v, kSimpleHtml) || ascii_iequals(v, "application/vnd.pypi.simple.latest+html"))
+      return PageFormat::SimpleHtml;
+    if (ascii_iequals(v, kSimpleJson) || ascii_iequals(v, "application/vnd.pypi.simple.latest+json"))
+      return PageFormat::SimpleJson;
     return std::nullopt;
   }
   return std::nullopt;
@@ -226,8 +200,8 @@ std::optional<std::string> percent_decode(std::string_view text) {
       continue;
     }
     if (i + 2 >= text.size()) return std::nullopt;
-    const int hi = hex_value(text[i + 1]);
-    const int lo = hex_value(text[i + 2]);
+    const int hi = hex_digit_value(text[i + 1]);
+    const int lo = hex_digit_value(text[i + 2]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out.push_back(static_cast<char>(hi * 16 + lo));
     i += 2;
@@ -286,14 +260,14 @@ std::string encode_path(const std::vector<std::string>& segments, bool trailing_
 
 RangeRequest parse_range(std::string_view header, std::uint64_t size) {
   RangeRequest full;
-  header = trim(header);
-  if (!istarts_with(header, "bytes=")) return full;
-  const auto spec = trim(header.substr(6));
+  header = ascii_trim(header, is_space_or_tab);
+  if (!ascii_istarts_with(header, "bytes=")) return full;
+  const auto spec = ascii_trim(header.substr(6), is_space_or_tab);
   if (spec.find(',') != std::string_view::npos) return full;  // several ranges: served whole
   const auto dash = spec.find('-');
   if (dash == std::string_view::npos) return full;
-  const auto a = trim(spec.substr(0, dash));
-  const auto b = trim(spec.substr(dash + 1));
+  const auto a = ascii_trim(spec.substr(0, dash), is_space_or_tab);
+  const auto b = ascii_trim(spec.substr(dash + 1), is_space_or_tab);
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
   if (a.empty()) {
     // Suffix range: the last n bytes.
@@ -326,7 +300,7 @@ std::string_view opaque_tag(std::string_view tag) noexcept {
 }  // namespace
 
 bool if_none_match(std::string_view header, std::string_view etag) {
-  if (trim(header) == "*") return true;
+  if (ascii_trim(header, is_space_or_tab) == "*") return true;
   const auto mine = opaque_tag(etag);
   for (auto tag : split_list(header, 256)) {
     if (opaque_tag(tag) == mine) return true;
@@ -335,10 +309,10 @@ bool if_none_match(std::string_view header, std::string_view etag) {
 }
 
 bool if_range_matches(std::string_view header, std::string_view etag, std::string_view last_modified) {
-  header = trim(header);
+  header = ascii_trim(header, is_space_or_tab);
   if (header.empty()) return true;
   if (header.front() == '"') return header == etag;  // strong comparison
-  if (istarts_with(header, "W/")) return false;      // weak tags never match If-Range
+  if (ascii_istarts_with(header, "W/")) return false;  // weak tags never match If-Range
   return header == last_modified;
 }
 
@@ -352,7 +326,7 @@ std::string format_http_date(std::time_t t) {
 
 std::optional<std::time_t> parse_http_date(std::string_view text) {
   // "Sun, 06 Nov 1994 08:49:37 GMT"
-  text = trim(text);
+  text = ascii_trim(text, is_space_or_tab);
   if (text.size() != 29 || text[3] != ',' || text[4] != ' ' || text[7] != ' ' || text[11] != ' ' || text[16] != ' ' ||
       text[19] != ':' || text[22] != ':' || text[25] != ' ' || text.substr(26) != "GMT") {
     return std::nullopt;
@@ -381,9 +355,7 @@ std::optional<std::time_t> parse_http_date(std::string_view text) {
 }
 
 std::string_view file_content_type(std::string_view filename) noexcept {
-  auto ends = [&](std::string_view suffix) {
-    return filename.size() >= suffix.size() && iequals(filename.substr(filename.size() - suffix.size()), suffix);
-  };
+  auto ends = [&](std::string_view suffix) { return ascii_iends_with(filename, suffix); };
   if (ends(".whl")) return "application/octet-stream";
   if (ends(".metadata")) return "text/plain; charset=utf-8";
   if (ends(".json")) return "application/json";
@@ -396,14 +368,14 @@ std::string_view file_content_type(std::string_view filename) noexcept {
 }
 
 std::optional<std::string> authorization_secret(std::string_view header) {
-  header = trim(header);
+  header = ascii_trim(header, is_space_or_tab);
   const auto space = header.find(' ');
   if (space == std::string_view::npos) return std::nullopt;
   const auto scheme = header.substr(0, space);
-  const auto value = trim(header.substr(space + 1));
+  const auto value = ascii_trim(header.substr(space + 1), is_space_or_tab);
   if (value.empty()) return std::nullopt;
-  if (iequals(scheme, "Bearer")) return std::string(value);
-  if (iequals(scheme, "Basic")) {
+  if (ascii_iequals(scheme, "Bearer")) return std::string(value);
+  if (ascii_iequals(scheme, "Basic")) {
     auto decoded = base64_decode(value);
     if (!decoded) return std::nullopt;
     const auto colon = decoded->find(':');

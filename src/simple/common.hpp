@@ -8,30 +8,16 @@
 #include <string_view>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/simple/project_page.hpp"
 
 namespace vwheel::simple::detail {
-
-[[nodiscard]] constexpr char ascii_lower(char c) noexcept {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-[[nodiscard]] constexpr bool is_space(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-[[nodiscard]] constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-[[nodiscard]] constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-[[nodiscard]] constexpr bool is_hex(char c) noexcept {
-  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
 // The longest link (href, `<base href>`, JSON `url`) a page may hold.
 inline constexpr std::size_t kMaxUrl = 16 * 1024;
 // The most URL bytes a page of `size` bytes may resolve to (all its files together).
 [[nodiscard]] constexpr std::size_t output_budget(std::size_t size) noexcept { return 8 * size + 8 * 1024 * 1024; }
 
-[[nodiscard]] std::string lower(std::string_view s);
-[[nodiscard]] bool iequals(std::string_view a, std::string_view b) noexcept;
-[[nodiscard]] std::string_view trim(std::string_view s) noexcept;
 // Non-empty and all hex digits.
 [[nodiscard]] bool is_hex_digest(std::string_view s) noexcept;
 // A hash algorithm name as PEP 503/691 allow it: `[a-z0-9_-]+` after lower-casing, at most 32 chars.

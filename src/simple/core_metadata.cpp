@@ -13,9 +13,6 @@
 namespace vwheel::simple {
 namespace {
 
-using detail::iequals;
-using detail::trim;
-
 // A header line as Python's email parser accepts it: a name of printable ASCII without spaces or
 // `:`, then `:`.
 bool header_name(std::string_view name) {
@@ -43,7 +40,7 @@ Result<CoreMetadata> parse_core_metadata(std::string_view text, const std::strin
     if (line.empty()) break;  // the body (the description) starts here
     if (line.front() == ' ' || line.front() == '\t') {
       if (current != nullptr) {
-        const std::string_view more = trim(line);
+        const std::string_view more = ascii_trim(line, is_html_space);
         if (!more.empty()) {
           if (!current->empty()) *current += ' ';
           *current += more;
@@ -58,25 +55,25 @@ Result<CoreMetadata> parse_core_metadata(std::string_view text, const std::strin
       break;
     }
     const std::string_view key = line.substr(0, colon);
-    const std::string value(trim(line.substr(colon + 1)));
+    const std::string value(ascii_trim(line.substr(colon + 1), is_html_space));
     const auto single = [&](bool& have, std::string& field) {
       if (have) return;  // the first occurrence wins
       have = true;
       field = value;
       current = &field;
     };
-    if (iequals(key, "Name")) {
+    if (ascii_iequals(key, "Name")) {
       single(have_name, md.name);
-    } else if (iequals(key, "Version")) {
+    } else if (ascii_iequals(key, "Version")) {
       single(have_version, md.version);
-    } else if (iequals(key, "Metadata-Version")) {
+    } else if (ascii_iequals(key, "Metadata-Version")) {
       single(have_metadata_version, md.metadata_version);
-    } else if (iequals(key, "Requires-Python")) {
+    } else if (ascii_iequals(key, "Requires-Python")) {
       single(have_requires_python, requires_python);
-    } else if (iequals(key, "Requires-Dist")) {
+    } else if (ascii_iequals(key, "Requires-Dist")) {
       md.requires_dist.push_back(value);
       current = &md.requires_dist.back();
-    } else if (iequals(key, "Provides-Extra")) {
+    } else if (ascii_iequals(key, "Provides-Extra")) {
       md.provides_extra.push_back(value);
       current = &md.provides_extra.back();
     }

@@ -18,31 +18,6 @@
 namespace vwheel::simple {
 namespace {
 
-using detail::ascii_lower;
-using detail::iequals;
-using detail::is_alpha;
-using detail::is_digit;
-using detail::is_space;
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6U));
-    out += static_cast<char>(0x80 | (cp & 0x3FU));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12U));
-    out += static_cast<char>(0x80 | ((cp >> 6U) & 0x3FU));
-    out += static_cast<char>(0x80 | (cp & 0x3FU));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18U));
-    out += static_cast<char>(0x80 | ((cp >> 12U) & 0x3FU));
-    out += static_cast<char>(0x80 | ((cp >> 6U) & 0x3FU));
-    out += static_cast<char>(0x80 | (cp & 0x3FU));
-  }
-}
-
 // The attributes a tag of interest may carry; the first occurrence of each wins (as in HTML).
 enum Attr : std::size_t { kHref, kRequiresPython, kYanked, kCoreMetadata, kDistInfoMetadata, kName, kContent, kCount };
 
@@ -51,7 +26,7 @@ std::optional<Attr> attr_index(std::string_view name) {
       "href",   "data-requires-python", "data-yanked", "data-core-metadata", "data-dist-info-metadata", "name",
       "content"};
   for (std::size_t i = 0; i < kNames.size(); ++i) {
-    if (iequals(name, kNames[i])) return static_cast<Attr>(i);
+    if (ascii_iequals(name, kNames[i])) return static_cast<Attr>(i);
   }
   return std::nullopt;
 }
@@ -59,10 +34,10 @@ std::optional<Attr> attr_index(std::string_view name) {
 enum class TagKind { Other, Anchor, Base, Meta, RawText };
 
 TagKind tag_kind(std::string_view name) {
-  if (iequals(name, "a")) return TagKind::Anchor;
-  if (iequals(name, "base")) return TagKind::Base;
-  if (iequals(name, "meta")) return TagKind::Meta;
-  if (iequals(name, "script") || iequals(name, "style")) return TagKind::RawText;
+  if (ascii_iequals(name, "a")) return TagKind::Anchor;
+  if (ascii_iequals(name, "base")) return TagKind::Base;
+  if (ascii_iequals(name, "meta")) return TagKind::Meta;
+  if (ascii_iequals(name, "script") || ascii_iequals(name, "style")) return TagKind::RawText;
   return TagKind::Other;
 }
 
@@ -82,19 +57,19 @@ std::optional<std::string> unescaped(const std::optional<std::string_view>& v) {
 // means the index does not serve the metadata file (as pip reads it).
 std::optional<std::map<std::string, std::string>> metadata_attr(const std::optional<std::string>& value) {
   if (!value) return std::nullopt;
-  const std::string_view v = detail::trim(*value);
-  if (iequals(v, "true")) return std::map<std::string, std::string>{};
+  const std::string_view v = ascii_trim(*value, is_html_space);
+  if (ascii_iequals(v, "true")) return std::map<std::string, std::string>{};
   const auto eq = v.find('=');
   if (eq == std::string_view::npos) return std::nullopt;
   const std::string_view name = v.substr(0, eq);
   const std::string_view hex = v.substr(eq + 1);
   if (!detail::is_hash_name(name) || !detail::is_hex_digest(hex)) return std::nullopt;
-  return std::map<std::string, std::string>{{detail::lower(name), detail::lower(hex)}};
+  return std::map<std::string, std::string>{{ascii_lower(name), ascii_lower(hex)}};
 }
 
 // `<meta name="pypi:repository-version" content="1.0">` (PEP 629): the major version must be 1.
 Result<void> check_repository_version(std::string_view version, std::string_view page_url) {
-  const std::string_view v = detail::trim(version);
+  const std::string_view v = ascii_trim(version, is_html_space);
   const auto dot = v.find('.');
   const std::string_view major = v.substr(0, dot);
   if (major != "1") {
@@ -111,8 +86,8 @@ std::size_t skip_raw_text(std::string_view body, std::size_t i, std::string_view
     const auto lt = body.find("</", i);
     if (lt == std::string_view::npos) return body.size();
     const std::size_t after = lt + 2 + name.size();
-    if (after <= body.size() && iequals(body.substr(lt + 2, name.size()), name) &&
-        (after == body.size() || is_space(body[after]) || body[after] == '/' || body[after] == '>')) {
+    if (after <= body.size() && ascii_iequals(body.substr(lt + 2, name.size()), name) &&
+        (after == body.size() || is_html_space(body[after]) || body[after] == '/' || body[after] == '>')) {
       return lt;
     }
     i = lt + 2;
@@ -122,7 +97,7 @@ std::size_t skip_raw_text(std::string_view body, std::size_t i, std::string_view
 // As browsers do: leading and trailing whitespace is stripped, tabs and newlines dropped.
 Result<std::string> clean_href(std::string_view raw, std::string_view page_url) {
   std::string href;
-  for (char c : detail::trim(raw)) {
+  for (char c : ascii_trim(raw, is_html_space)) {
     if (c != '\t' && c != '\n' && c != '\r') href += c;
   }
   if (href.size() > detail::kMaxUrl) {
@@ -146,7 +121,7 @@ Result<FileLink> make_link(const RawAnchor& a, const detail::Resolver& base, std
   link.filename = std::move(url->filename);
   if (fragment) link.hashes = detail::fragment_hashes(*fragment);
   if (a.requires_python) {
-    const std::string_view rp = detail::trim(*a.requires_python);
+    const std::string_view rp = ascii_trim(*a.requires_python, is_html_space);
     if (!rp.empty()) link.requires_python = std::string(rp);
   }
   link.yanked = a.yanked;
@@ -172,19 +147,18 @@ std::string html_unescape(std::string_view text) {
       if (hex) ++j;
       const std::size_t start = j;
       std::uint32_t cp = 0;
-      while (j < n && j - start < 8 && (hex ? detail::is_hex(text[j]) : is_digit(text[j]))) {
-        const char c = ascii_lower(text[j]);
-        cp = cp * (hex ? 16U : 10U) + static_cast<std::uint32_t>(is_digit(c) ? c - '0' : c - 'a' + 10);
+      while (j < n && j - start < 8 && (hex ? is_ascii_hex_digit(text[j]) : is_ascii_digit(text[j]))) {
+        cp = cp * (hex ? 16U : 10U) + static_cast<std::uint32_t>(hex_digit_value(text[j]));
         ++j;
       }
       if (j > start && j < n && text[j] == ';') {
-        append_utf8(out, cp);
+        append_utf8(out, cp == 0 ? 0xFFFDU : cp);  // HTML maps `&#0;` to U+FFFD as well
         i = j;
         continue;
       }
     } else {
       const std::size_t start = j;
-      while (j < n && j - start < 8 && (is_alpha(text[j]) || is_digit(text[j]))) ++j;
+      while (j < n && j - start < 8 && (is_ascii_alpha(text[j]) || is_ascii_digit(text[j]))) ++j;
       if (j < n && text[j] == ';') {
         static constexpr std::pair<std::string_view, std::string_view> kNamed[] = {
             {"lt", "<"}, {"gt", ">"}, {"amp", "&"}, {"quot", "\""}, {"apos", "'"}, {"nbsp", "\xC2\xA0"}};
@@ -237,17 +211,17 @@ Result<ProjectPage> parse_html_page(std::string_view body, std::string_view page
       i = end + 1;
       continue;
     }
-    if (!is_alpha(c)) continue;  // `<` followed by something else is text
+    if (!is_ascii_alpha(c)) continue;  // `<` followed by something else is text
 
     // A start tag: its name, then attributes up to `>`.
     std::size_t j = i;
-    while (j < n && !is_space(body[j]) && body[j] != '/' && body[j] != '>') ++j;
+    while (j < n && !is_html_space(body[j]) && body[j] != '/' && body[j] != '>') ++j;
     const std::string_view name = body.substr(i, j - i);
     const TagKind kind = tag_kind(name);
     Attrs attrs{};
     bool closed = false;
     while (j < n) {
-      while (j < n && (is_space(body[j]) || body[j] == '/')) ++j;
+      while (j < n && (is_html_space(body[j]) || body[j] == '/')) ++j;
       if (j >= n) break;
       if (body[j] == '>') {
         ++j;
@@ -255,14 +229,14 @@ Result<ProjectPage> parse_html_page(std::string_view body, std::string_view page
         break;
       }
       std::size_t k = j + 1;  // a name may start with `=`
-      while (k < n && !is_space(body[k]) && body[k] != '/' && body[k] != '>' && body[k] != '=') ++k;
+      while (k < n && !is_html_space(body[k]) && body[k] != '/' && body[k] != '>' && body[k] != '=') ++k;
       const std::string_view attr_name = body.substr(j, k - j);
       j = k;
-      while (j < n && is_space(body[j])) ++j;
+      while (j < n && is_html_space(body[j])) ++j;
       std::string_view value;
       if (j < n && body[j] == '=') {
         ++j;
-        while (j < n && is_space(body[j])) ++j;
+        while (j < n && is_html_space(body[j])) ++j;
         if (j >= n) break;
         if (body[j] == '"' || body[j] == '\'') {
           const auto end = body.find(body[j], j + 1);
@@ -271,7 +245,7 @@ Result<ProjectPage> parse_html_page(std::string_view body, std::string_view page
           j = end + 1;
         } else {
           k = j;
-          while (k < n && !is_space(body[k]) && body[k] != '>') ++k;
+          while (k < n && !is_html_space(body[k]) && body[k] != '>') ++k;
           value = body.substr(j, k - j);
           j = k;
         }
@@ -295,10 +269,11 @@ Result<ProjectPage> parse_html_page(std::string_view body, std::string_view page
         if (!base_href && attrs[kHref]) base_href = html_unescape(*attrs[kHref]);
         break;
       case TagKind::Meta:
-        if (attrs[kName] && attrs[kContent] && iequals(detail::trim(*attrs[kName]), "pypi:repository-version")) {
+        if (attrs[kName] && attrs[kContent] &&
+            ascii_iequals(ascii_trim(*attrs[kName], is_html_space), "pypi:repository-version")) {
           std::string version = html_unescape(*attrs[kContent]);
           if (auto ok = check_repository_version(version, page_url); !ok) return fail(ok.error());
-          if (!page.api_version) page.api_version = std::string(detail::trim(version));
+          if (!page.api_version) page.api_version = std::string(ascii_trim(version, is_html_space));
         }
         break;
       case TagKind::RawText:

@@ -68,7 +68,7 @@ bool major_is_one(std::string_view version) {
   const std::string_view minor = version.substr(dot + 1);
   if (minor.empty()) return false;
   for (char c : minor) {
-    if (!detail::is_digit(c)) return false;
+    if (!is_ascii_digit(c)) return false;
   }
   return true;
 }
@@ -95,7 +95,7 @@ class FileReader {
       if (!value.is_string() || !detail::is_hex_digest(value.get_ref<const std::string&>())) {
         return error(field, fmt::format("`{}` must be a hex digest", detail::excerpt(key, 40)));
       }
-      out.emplace(detail::lower(key), detail::lower(value.get_ref<const std::string&>()));
+      out.emplace(ascii_lower(key), ascii_lower(value.get_ref<const std::string&>()));
     }
     return out;
   }
@@ -127,7 +127,7 @@ class FileReader {
 
     if (const auto rp = j.find("requires-python"); rp != j.end() && !rp->is_null()) {
       if (!rp->is_string()) return error("requires-python", "must be a string or null");
-      const std::string_view v = detail::trim(rp->get_ref<const std::string&>());
+      const std::string_view v = ascii_trim(rp->get_ref<const std::string&>(), is_html_space);
       if (!v.empty()) link.requires_python = std::string(v);
     }
     if (const auto y = j.find("yanked"); y != j.end() && !y->is_null()) {
@@ -230,7 +230,7 @@ Result<ProjectPage> parse_json_page(std::string_view body, std::string_view page
 
 Result<ProjectPage> parse_project_page(std::string_view body, std::string_view content_type,
                                        std::string_view page_url) {
-  const std::string type = detail::lower(detail::trim(content_type.substr(0, content_type.find(';'))));
+  const std::string type = ascii_lower(ascii_trim(content_type.substr(0, content_type.find(';')), is_html_space));
   if (type.empty() || type == "text/html" || type == "application/vnd.pypi.simple.v1+html" ||
       type == "application/vnd.pypi.simple.latest+html") {
     return parse_html_page(body, page_url);

@@ -13,30 +13,10 @@
 namespace vwheel::simple {
 namespace detail {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
-}
-
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 bool is_hex_digest(std::string_view s) noexcept {
   if (s.empty()) return false;
   for (char c : s) {
-    if (!is_hex(c)) return false;
+    if (!is_ascii_hex_digit(c)) return false;
   }
   return true;
 }
@@ -45,7 +25,7 @@ bool is_hash_name(std::string_view s) noexcept {
   if (s.empty() || s.size() > 32) return false;
   for (char c : s) {
     const char l = ascii_lower(c);
-    if (!((l >= 'a' && l <= 'z') || is_digit(l) || l == '_' || l == '-')) return false;
+    if (!((l >= 'a' && l <= 'z') || is_ascii_digit(l) || l == '_' || l == '-')) return false;
   }
   return true;
 }
@@ -74,10 +54,10 @@ std::map<std::string, std::string> fragment_hashes(std::string_view fragment) {
     if (!is_hash_name(name) || !is_hex_digest(value)) continue;
     static constexpr std::string_view kKnown[] = {"md5",    "sha1",     "sha224",   "sha256",  "sha384",
                                                   "sha512", "sha3_256", "sha3_512", "blake2b", "blake2s"};
-    const std::string key = lower(name);
+    const std::string key = ascii_lower(name);
     bool known = false;
     for (const auto k : kKnown) known = known || k == key;
-    if (known) out.emplace(key, lower(value));  // the first occurrence wins
+    if (known) out.emplace(key, ascii_lower(value));  // the first occurrence wins
   }
   return out;
 }
@@ -101,10 +81,6 @@ Result<void> check_filename(std::string_view filename, std::string_view page_url
 
 namespace {
 
-using detail::ascii_lower;
-using detail::is_alpha;
-using detail::is_digit;
-
 // The five components of RFC 3986 appendix B.
 struct Uri {
   std::optional<std::string_view> scheme;
@@ -115,9 +91,9 @@ struct Uri {
 };
 
 bool valid_scheme(std::string_view s) noexcept {
-  if (s.empty() || !is_alpha(s.front())) return false;
+  if (s.empty() || !is_ascii_alpha(s.front())) return false;
   for (char c : s) {
-    if (!(is_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.')) return false;
+    if (!(is_ascii_alpha(c) || is_ascii_digit(c) || c == '+' || c == '-' || c == '.')) return false;
   }
   return true;
 }
@@ -253,7 +229,7 @@ Result<Resolver> Resolver::make(std::string_view base_text) {
     return fail(fmt::format("base URL `{}` is not absolute (expected http, https or file)", excerpt(base_text)));
   }
   Resolver r;
-  r.scheme_ = lower(*base.scheme);
+  r.scheme_ = ascii_lower(*base.scheme);
   if (auto ok = check_absolute(base, r.scheme_, base_text, "base URL"); !ok) return fail(ok.error());
   if (base.authority) r.authority_ = std::string(*base.authority);
   r.path_ = std::string(base.path);
@@ -277,7 +253,7 @@ Result<Resolver::Resolved> Resolver::resolve(std::string_view reference_text) co
   std::string path;
   std::optional<std::string_view> query;
   if (ref.scheme) {
-    scheme = lower(*ref.scheme);
+    scheme = ascii_lower(*ref.scheme);
     authority = ref.authority;
     path = normalized_path(ref.path);
     query = ref.query;
@@ -344,14 +320,11 @@ Result<std::string> resolve_url(std::string_view base, std::string_view referenc
 }
 
 std::string percent_decode(std::string_view text) {
-  const auto hex = [](char c) -> unsigned {
-    if (c >= '0' && c <= '9') return static_cast<unsigned>(c - '0');
-    return static_cast<unsigned>(ascii_lower(c) - 'a' + 10);
-  };
+  const auto hex = [](char c) { return static_cast<unsigned>(hex_digit_value(c)); };
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && detail::is_hex(text[i + 1]) && detail::is_hex(text[i + 2])) {
+    if (text[i] == '%' && i + 2 < text.size() && is_ascii_hex_digit(text[i + 1]) && is_ascii_hex_digit(text[i + 2])) {
       out += static_cast<char>((hex(text[i + 1]) << 4U) | hex(text[i + 2]));
       i += 2;
     } else {

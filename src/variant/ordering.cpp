@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "vwheel/core/text.hpp"
 #include "vwheel/pep440/version.hpp"
 
 namespace vwheel::variant {
@@ -440,15 +441,15 @@ AbiDependencyOverrides parse_abi_dependency_env(std::string_view value) {
   std::size_t start = 0;
   while (start <= value.size()) {
     const auto comma = value.find(',', start);
-    const auto item = strip_unicode_whitespace(
-        value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    const auto item =
+        python_strip(value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (!item.empty()) {
       const auto eq = item.find("==");
       if (eq == std::string_view::npos || eq == 0 || eq + 2 >= item.size()) {
         out.ignored.push_back(fmt::format("VARIANT_ABI_DEPENDENCY: ignoring `{}` (expected name==version)", item));
       } else {
-        out.items.emplace_back(std::string(strip_unicode_whitespace(item.substr(0, eq))),
-                               std::string(strip_unicode_whitespace(item.substr(eq + 2))));
+        out.items.emplace_back(std::string(python_strip(item.substr(0, eq))),
+                               std::string(python_strip(item.substr(eq + 2))));
       }
     }
     if (comma == std::string_view::npos) break;

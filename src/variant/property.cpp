@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
+
 namespace vwheel::variant {
 namespace {
 
@@ -18,43 +20,12 @@ bool all_of_nonempty(std::string_view s, Pred pred) noexcept {
   return !s.empty() && std::all_of(s.begin(), s.end(), pred);
 }
 
-// Length in bytes of the Unicode whitespace character at the start of `s` (Python's
-// str.isspace() set, which is also what `\s` matches), or 0.
-std::size_t whitespace_len(std::string_view s) noexcept {
-  if (s.empty()) return 0;
-  const auto c0 = static_cast<unsigned char>(s[0]);
-  if (c0 == ' ' || (c0 >= 0x09 && c0 <= 0x0d) || (c0 >= 0x1c && c0 <= 0x1f)) return 1;
-  if (c0 < 0x80) return 0;
-  auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0U; };
-  std::uint32_t cp = 0;
-  std::size_t len = 0;
-  if ((c0 & 0xE0) == 0xC0) {
-    cp = ((c0 & 0x1FU) << 6) | (byte(1) & 0x3FU);
-    len = 2;
-  } else if ((c0 & 0xF0) == 0xE0) {
-    cp = ((c0 & 0x0FU) << 12) | ((byte(1) & 0x3FU) << 6) | (byte(2) & 0x3FU);
-    len = 3;
-  } else {
-    return 0;
-  }
-  for (std::size_t i = 1; i < len; ++i) {
-    if ((byte(i) & 0xC0) != 0x80) return 0;
-  }
-  const bool space = cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
-                     cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-  return space ? len : 0;
-}
-
-// Length of the Unicode whitespace character that ends `s`, or 0.
-std::size_t trailing_whitespace_len(std::string_view s) noexcept {
-  for (std::size_t len = 1; len <= 3 && len <= s.size(); ++len) {
-    if (whitespace_len(s.substr(s.size() - len)) == len) return len;
-  }
-  return 0;
-}
-
 std::string_view skip_ws(std::string_view s) noexcept {
-  while (std::size_t n = whitespace_len(s)) s.remove_prefix(n);
+  while (!s.empty()) {
+    const std::size_t n = python_space_length(s, 0);
+    if (n == 0) break;
+    s.remove_prefix(n);
+  }
   return s;
 }
 
@@ -87,14 +58,8 @@ bool is_valid_feature_name(std::string_view s) noexcept { return all_of_nonempty
 bool is_valid_feature_value(std::string_view s) noexcept { return all_of_nonempty(s, is_value_char); }
 bool is_valid_label(std::string_view s) noexcept { return all_of_nonempty(s, is_value_char); }
 
-std::string_view strip_unicode_whitespace(std::string_view text) noexcept {
-  text = skip_ws(text);
-  while (std::size_t n = trailing_whitespace_len(text)) text.remove_suffix(n);
-  return text;
-}
-
 Result<Property> parse_property(std::string_view text) {
-  std::string_view s = strip_unicode_whitespace(text);
+  std::string_view s = python_strip(text);
   const auto ns = take(s, is_name_char);
   bool ok = !ns.empty() && take_separator(s);
   std::string_view feature;
@@ -116,7 +81,7 @@ Result<Property> parse_property(std::string_view text) {
 }
 
 Result<FeatureRef> parse_feature(std::string_view text) {
-  std::string_view s = strip_unicode_whitespace(text);
+  std::string_view s = python_strip(text);
   const auto ns = take(s, is_name_char);
   bool ok = !ns.empty() && take_separator(s);
   std::string_view feature;

@@ -1,13 +1,11 @@
 #include "vwheel/wheel_name/names.hpp"
 
+#include "vwheel/core/text.hpp"
+
 namespace vwheel::wheel_name {
 namespace {
 
 constexpr bool is_sep(char c) noexcept { return c == '-' || c == '_' || c == '.'; }
-constexpr bool is_alnum(char c) noexcept {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-constexpr char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 std::string normalize(std::string_view name, char replacement) {
   std::string out;
@@ -18,7 +16,7 @@ std::string normalize(std::string_view name, char replacement) {
       if (!in_sep) out += replacement;
       in_sep = true;
     } else {
-      out += lower(c);
+      out += ascii_lower(c);
       in_sep = false;
     }
   }
@@ -40,9 +38,9 @@ bool is_normalized_name(std::string_view name) noexcept {
 }
 
 bool is_valid_project_name(std::string_view name) noexcept {
-  if (name.empty() || !is_alnum(name.front()) || !is_alnum(name.back())) return false;
+  if (name.empty() || !is_ascii_alnum(name.front()) || !is_ascii_alnum(name.back())) return false;
   for (char c : name) {
-    if (!is_alnum(c) && !is_sep(c)) return false;
+    if (!is_ascii_alnum(c) && !is_sep(c)) return false;
   }
   return true;
 }

@@ -8,11 +8,11 @@
 namespace vwheel::wheel_name {
 namespace {
 
-constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-constexpr bool is_alnum(char c) noexcept { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool is_name_char(char c) noexcept { return is_alnum(c) || c == '_' || c == '.'; }
-constexpr bool is_tag_char(char c) noexcept { return is_alnum(c) || c == '_'; }
-constexpr bool is_label_char(char c) noexcept { return is_digit(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.'; }
+constexpr bool is_name_char(char c) noexcept { return is_ascii_alnum(c) || c == '_' || c == '.'; }
+constexpr bool is_tag_char(char c) noexcept { return is_ascii_alnum(c) || c == '_'; }
+constexpr bool is_label_char(char c) noexcept {
+  return is_ascii_digit(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.';
+}
 // Characters never allowed in any component: whitespace, controls, path separators.
 constexpr bool is_forbidden(char c) noexcept {
   const auto u = static_cast<unsigned char>(c);
@@ -40,7 +40,7 @@ std::string_view trim_zeros(std::string_view digits) noexcept {
 
 std::string_view BuildTag::number() const noexcept {
   std::size_t n = 0;
-  while (n < text.size() && is_digit(text[n])) ++n;
+  while (n < text.size() && is_ascii_digit(text[n])) ++n;
   return std::string_view(text).substr(0, n);
 }
 
@@ -125,7 +125,7 @@ Result<WheelName> parse_wheel_name(std::string_view filename) {
   if (parts.size() == 7) {
     has_build = has_label = true;
   } else if (parts.size() == 6) {
-    has_build = !parts[2].empty() && is_digit(parts[2].front());
+    has_build = !parts[2].empty() && is_ascii_digit(parts[2].front());
     has_label = !has_build;
   }
 
@@ -144,7 +144,7 @@ Result<WheelName> parse_wheel_name(std::string_view filename) {
     return bad(fmt::format("invalid distribution name `{}`: expected letters, digits, `_` and `.`", w.name));
   }
   if (w.version.empty()) return bad("empty version");
-  if (w.build && (w.build->text.empty() || !is_digit(w.build->text.front()))) {
+  if (w.build && (w.build->text.empty() || !is_ascii_digit(w.build->text.front()))) {
     return bad(fmt::format("build tag `{}` must start with a digit", w.build->text));
   }
   struct TagField {
@@ -162,7 +162,7 @@ Result<WheelName> parse_wheel_name(std::string_view filename) {
     }
   }
   for (const auto& py : w.python_tags()) {
-    if (is_digit(py.front())) return bad(fmt::format("python tag `{}` must not start with a digit", py));
+    if (is_ascii_digit(py.front())) return bad(fmt::format("python tag `{}` must not start with a digit", py));
   }
   if (w.label && (w.label->empty() || !std::all_of(w.label->begin(), w.label->end(), is_label_char))) {
     return bad(fmt::format("invalid variant label `{}`: expected one or more of [0-9a-z_.]", *w.label));

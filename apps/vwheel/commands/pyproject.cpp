@@ -25,15 +25,10 @@
 #include "command.hpp"
 #include "vwheel/api/pyproject.hpp"
 #include "vwheel/api/validate.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::cli {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // `FEATURE=V1,V2,...` -> (feature, values).
 Result<std::pair<std::string, std::vector<std::string>>> parse_static(std::string_view text) {
@@ -41,11 +36,12 @@ Result<std::pair<std::string, std::vector<std::string>>> parse_static(std::strin
   if (eq == std::string_view::npos) {
     return fail(fmt::format("--static \"{}\": expected FEATURE=VALUE[,VALUE...]", text));
   }
-  std::pair<std::string, std::vector<std::string>> out{std::string(trim(text.substr(0, eq))), {}};
+  std::pair<std::string, std::vector<std::string>> out{std::string(ascii_trim(text.substr(0, eq), is_space_or_tab)),
+                                                       {}};
   std::string_view rest = text.substr(eq + 1);
   for (;;) {
     const auto comma = rest.find(',');
-    const auto item = trim(rest.substr(0, comma));
+    const auto item = ascii_trim(rest.substr(0, comma), is_space_or_tab);
     if (item.empty()) return fail(fmt::format("--static \"{}\": empty value; expected FEATURE=VALUE[,VALUE...]", text));
     out.second.emplace_back(item);
     if (comma == std::string_view::npos) break;

@@ -5,7 +5,8 @@
 ///
 /// Everything the edit does not change is kept byte for byte: comments, blank lines, key order,
 /// quoting, spacing, the other tables, and inside the variant tables every key and comment that is
-/// not edited. Edits work on byte spans found by a small TOML structure scanner (`scan_toml`);
+/// not edited. Edits work on byte spans found by the TOML structure scanner and editor of the
+/// `toml_edit` component (`vwheel/toml_edit/editor.hpp`, where the placement rules are general);
 /// toml++ decides what the document means. Every result is parsed again, compared with the
 /// intended document (the original as toml++ reads it, with just the intended changes; tables that
 /// an edit leaves empty inside `[variant]` may go) and checked with `check_pyproject`: an edit whose
@@ -59,50 +60,6 @@
 #include "vwheel/core/error.hpp"
 
 namespace vwheel::metadata {
-
-// ---- the TOML structure scanner ----
-
-/// What one statement of a TOML document is.
-enum class TomlStatementKind {
-  Blank,       ///< an empty line or one with only spaces and tabs
-  Comment,     ///< a line with only a comment
-  Table,       ///< a `[table]` header
-  ArrayTable,  ///< an `[[array-of-tables]]` header
-  KeyValue,    ///< `key = value`; the value may span several lines
-};
-
-/// One statement: whole lines, from the start of its first line through the line break that ends
-/// its last line (or the end of the text). A statement's trailing comment belongs to it.
-struct TomlStatement {
-  TomlStatementKind kind = TomlStatementKind::Blank;
-  std::size_t line = 1;   ///< 1-based line number of `begin`
-  std::size_t begin = 0;  ///< start of the first line
-  std::size_t end = 0;    ///< just after the line break ending the statement, or the text's size
-  /// Table/ArrayTable: the header's key path; KeyValue: the (dotted) key, relative to the table.
-  /// Quoted keys are decoded (`"a.b"` is one key `a.b`).
-  std::vector<std::string> key;
-  std::size_t key_begin = 0;    ///< Table/ArrayTable/KeyValue: start of the first key part
-  std::size_t key_end = 0;      ///< end of the last key part
-  std::size_t value_begin = 0;  ///< KeyValue: first byte of the value
-  std::size_t value_end = 0;    ///< KeyValue: just after the value (before spaces and a comment)
-};
-
-/// Splits a TOML text into statements (every byte belongs to exactly one, in order). Values are
-/// skipped structurally: strings of all four kinds (multi-line ones may hold brackets, `#` and
-/// line breaks), arrays (nested, multi-line, with comments and trailing commas), inline tables,
-/// and scalars (including local date-times with a space). Not a validator: meant for text toml++
-/// accepts. Fails with `line N: ...` on text it cannot split.
-[[nodiscard]] Result<std::vector<TomlStatement>> scan_toml(std::string_view text);
-
-/// One element of an array value.
-struct TomlArrayElement {
-  std::size_t begin = 0;              ///< first byte of the element
-  std::size_t end = 0;                ///< just after the element
-  std::optional<std::string> string;  ///< the decoded value when the element is a string
-};
-
-/// The elements of the array value that starts at `value_begin` (a `[`), in order.
-[[nodiscard]] Result<std::vector<TomlArrayElement>> scan_toml_array(std::string_view text, std::size_t value_begin);
 
 // ---- provider edits ----
 

@@ -78,7 +78,4 @@ inline constexpr std::string_view kNullLabel = "null";
 /// Sorts and validates a list of properties; duplicates are an error naming the property.
 [[nodiscard]] Result<PropertySet> make_property_set(std::vector<Property> properties);
 
-/// Removes leading and trailing whitespace, Unicode-aware like Python's `str.strip()`.
-[[nodiscard]] std::string_view strip_unicode_whitespace(std::string_view text) noexcept;
-
 }  // namespace vwheel::variant

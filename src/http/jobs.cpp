@@ -1,0 +1,463 @@
+#include "http/jobs.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "http/cache.hpp"
+#include "http/curl_api.hpp"
+#include "http/headers.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
+
+namespace vwheel::http::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_2xx(long s) { return s >= 200 && s < 300; }
+bool retryable_status(long s) { return s == 408 || s == 429 || (s >= 500 && s < 600); }
+
+bool retryable_code(CURLcode c) {
+  switch (c) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP3:
+    case CURLE_QUIC_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool is_file_url(std::string_view url) { return ascii_istarts_with(url, "file:"); }
+
+void Job::give_up() {
+  set_error(
+      Error(fmt::format("{}: {} (gave up after {} attempt{})", url_, cause_, attempts_, attempts_ == 1 ? "" : "s")));
+}
+
+Verdict Job::judge_status(long status) {
+  cause_ = headers_.status == status ? headers_.status_text() : fmt::format("HTTP {}", status);
+  if (!retryable_status(status)) return Verdict::fail;
+  note_retry_after();
+  return Verdict::retry;
+}
+
+void Job::common_setup(CURL* easy) {
+  easy_ = easy;
+  errbuf_[0] = '\0';
+  headers_.reset();
+  abort_reason_.clear();
+  set(easy, CURLOPT_PRIVATE, static_cast<void*>(this));
+  set(easy, CURLOPT_URL, url_.c_str());
+  set(easy, CURLOPT_NOSIGNAL, 1L);
+  set(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  set(easy, CURLOPT_MAXREDIRS, 10L);
+  if (api_.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https,file") != CURLE_OK) {
+    set(easy, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS | CURLPROTO_FILE));
+  }
+  if (api_.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK) {
+    set(easy, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  }
+  set(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  set(easy, CURLOPT_CONNECTTIMEOUT_MS,
+      static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(options_.connect_timeout).count()));
+  // Stalls are detected by the loop (curl's LOW_SPEED_* averages over several seconds).
+  last_activity_ = Clock::now();
+  stalled_ = false;
+  set(easy, CURLOPT_ERRORBUFFER, errbuf_);
+  set(easy, CURLOPT_HEADERFUNCTION, &Job::header_cb);
+  set(easy, CURLOPT_HEADERDATA, static_cast<void*>(this));
+  set(easy, CURLOPT_WRITEFUNCTION, &Job::write_cb);
+  set(easy, CURLOPT_WRITEDATA, static_cast<void*>(this));
+  if (ascii_istarts_with(url_, "https:")) set(easy, CURLOPT_PIPEWAIT, 1L);
+}
+
+void Job::set_headers(CURL* easy, const std::vector<std::string>& lines) {
+  if (slist_ != nullptr) api_.slist_free_all(slist_);
+  slist_ = nullptr;
+  for (const auto& l : lines) slist_ = api_.slist_append(slist_, l.c_str());
+  if (slist_ != nullptr) set(easy, CURLOPT_HTTPHEADER, slist_);
+}
+
+std::string Job::describe(CURLcode code) const {
+  if (stalled_) {
+    return fmt::format("stalled: nothing received for {} s", options_.stall_timeout.count());
+  }
+  if (errbuf_[0] != '\0') return errbuf_;
+  return api_.easy_strerror(code);
+}
+
+long Job::response_status(CURL* easy) const {
+  long code = 0;
+  api_.easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+  return code;
+}
+
+std::string Job::effective_url(CURL* easy) const {
+  char* u = nullptr;
+  api_.easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &u);
+  return u != nullptr ? std::string(u) : url_;
+}
+
+std::optional<std::uint64_t> Job::content_length(CURL* easy) const {
+  curl_off_t cl = -1;
+  if (api_.easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) != CURLE_OK || cl < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(cl);
+}
+
+Verdict Job::judge_failure(CURLcode code) {
+  cause_ = describe(code);
+  return retryable_code(code) ? Verdict::retry : Verdict::fail;
+}
+
+void Job::note_retry_after() {
+  std::uint64_t s = 0;
+  if (!headers_.retry_after.empty() && parse_u64(headers_.retry_after, s)) {
+    retry_after_ = std::chrono::milliseconds(std::min<std::uint64_t>(s, 60) * 1000);
+  } else {
+    retry_after_.reset();
+  }
+}
+
+std::size_t Job::header_cb(char* data, std::size_t size, std::size_t n, void* self) {
+  auto* job = static_cast<Job*>(self);
+  job->last_activity_ = Clock::now();
+  job->headers_.add_line(std::string_view(data, size * n));
+  return size * n;
+}
+
+std::size_t Job::write_cb(char* data, std::size_t size, std::size_t n, void* self) {
+  auto* job = static_cast<Job*>(self);
+  job->last_activity_ = Clock::now();
+  return job->on_body(std::string_view(data, size * n)) ? size * n : 0;
+}
+
+Result<bool> GetJob::begin(CURL* easy) {
+  common_setup(easy);
+  body_.clear();
+  std::vector<std::string> lines = request_.headers;
+  if (cached_) {
+    if (!cached_->etag.empty()) lines.push_back("If-None-Match: " + cached_->etag);
+    if (!cached_->last_modified.empty()) lines.push_back("If-Modified-Since: " + cached_->last_modified);
+  }
+  set_headers(easy, lines);
+  if (range_.empty()) {
+    set(easy, CURLOPT_ACCEPT_ENCODING, "");  // whatever curl can decode (gzip, deflate, br, zstd)
+  } else {
+    set(easy, CURLOPT_RANGE, range_.c_str());
+  }
+  return true;
+}
+
+bool GetJob::on_body(std::string_view data) {
+  const long s = headers_.status;
+  if (s != 0 && !is_2xx(s)) return true;  // an error page: not kept
+  if (body_.empty()) {
+    const auto cl = content_length(easy_);
+    if (cl && *cl > kMaxBody) {
+      abort_reason_ = fmt::format("the response is larger than {} MiB ({} bytes)", kMaxBody >> 20, *cl);
+      return false;
+    }
+    if (cl) body_.reserve(static_cast<std::size_t>(*cl));
+  }
+  if (body_.size() + data.size() > kMaxBody) {
+    abort_reason_ = fmt::format("the response is larger than {} MiB", kMaxBody >> 20);
+    return false;
+  }
+  body_.append(data);
+  return true;
+}
+
+Verdict GetJob::end(CURL* easy, CURLcode code) {
+  if (!abort_reason_.empty()) {
+    cause_ = abort_reason_;
+    return Verdict::fail;
+  }
+  if (code != CURLE_OK) return judge_failure(code);
+  const long status = is_file_url(effective_url(easy)) ? 0 : response_status(easy);
+  if (status == 304 && cached_) {
+    // The 304 may extend the entry's freshness (RFC 9111 section 4.3.4): store it again then.
+    if (const auto until = fresh_until(headers_, unix_now()); cache_file_ && (until != 0 || cached_->expires != 0)) {
+      cached_->expires = until;
+      write_cache(*cache_file_, url_, *cached_);
+    }
+    response_ = cached_response(std::move(*cached_), url_);
+    return Verdict::done;
+  }
+  if (status == 404 && request_.not_found_ok) {
+    Response r;
+    r.status = status;
+    r.url = effective_url(easy);
+    response_ = std::move(r);
+    return Verdict::done;
+  }
+  if (status != 0 && !is_2xx(status)) return judge_status(status);
+  Response r;
+  r.status = status;
+  r.body = std::move(body_);
+  r.content_type = headers_.content_type;
+  if (r.content_type.empty()) {
+    char* ct = nullptr;
+    api_.easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &ct);
+    if (ct != nullptr) r.content_type = ct;
+  }
+  r.url = effective_url(easy);
+  content_range_ = headers_.content_range;
+  if (cache_file_ && status == 200 && detail::may_store(headers_)) {
+    CacheEntry e;
+    e.etag = headers_.etag;
+    e.last_modified = headers_.last_modified;
+    e.content_type = r.content_type;
+    e.effective_url = r.url;
+    e.status = status;
+    e.expires = fresh_until(headers_, unix_now());
+    e.body = r.body;
+    write_cache(*cache_file_, url_, e);
+  }
+  response_ = std::move(r);
+  return Verdict::done;
+}
+
+Result<bool> DownloadJob::begin(CURL* easy) {
+  if (attempts_ == 1) {
+    if (auto r = prepare(); !r) return tl::unexpected(r.error());
+    if (request_.size && have_ == *request_.size && have_ > 0) {
+      // The part file is complete already: verify it without a transfer.
+      if (finish_file() == Verdict::done) return false;
+      reset_part();
+      mismatches_ = 0;
+    }
+  }
+  common_setup(easy);
+  std::vector<std::string> lines;
+  if (have_ > 0) {
+    range_ = fmt::format("{}-", have_);
+    set(easy, CURLOPT_RANGE, range_.c_str());
+    if (!etag_.empty() && !ascii_istarts_with(etag_, "W/")) lines.push_back("If-Range: " + etag_);
+  }
+  set_headers(easy, lines);
+  file_ = std::fopen(part_.c_str(), have_ > 0 ? "ab" : "wb");
+  if (file_ == nullptr) return fail(fmt::format("{}: cannot write {}: {}", url_, part_.string(), std::strerror(errno)));
+  attempt_offset_ = have_;
+  first_write_ = true;
+  discard_ = false;
+  restart_ = false;
+  return true;
+}
+
+bool DownloadJob::on_body(std::string_view data) {
+  if (first_write_) {
+    first_write_ = false;
+    if (!start_body()) return false;
+  }
+  if (discard_) return true;
+  if (request_.size && have_ + data.size() > *request_.size) {
+    abort_reason_ = fmt::format("size mismatch: more than the expected {} bytes", *request_.size);
+    mismatch_ = true;
+    return false;
+  }
+  if (std::fwrite(data.data(), 1, data.size(), file_) != data.size()) {
+    abort_reason_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+    return false;
+  }
+  hasher_.update(data);
+  have_ += data.size();
+  dirty_ = true;
+  return true;
+}
+
+Verdict DownloadJob::end(CURL* easy, CURLcode code) {
+  if (!close_file()) {
+    cause_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+    return Verdict::fail;
+  }
+  if (restart_) {
+    reset_part();
+    cause_ = abort_reason_;
+    return Verdict::retry;
+  }
+  if (mismatch_) return mismatch(abort_reason_);
+  if (!abort_reason_.empty()) {
+    cause_ = abort_reason_;
+    return Verdict::fail;
+  }
+  if (!headers_.etag.empty()) etag_ = headers_.etag;
+  if (code != CURLE_OK) return judge_failure(code);
+  const long status = is_file_url(effective_url(easy)) ? 0 : response_status(easy);
+  if (status == 416 && attempt_offset_ > 0) {
+    // The part file is as long as the file or longer: start again from the beginning.
+    reset_part();
+    cause_ = "the server refused to resume (HTTP 416)";
+    return Verdict::again;
+  }
+  if (status != 0 && !is_2xx(status)) return judge_status(status);
+  return finish_file();
+}
+
+void DownloadJob::progress() {
+  if (dirty_ && on_progress_) on_progress_(Progress{index_, have_, total_});
+  dirty_ = false;
+}
+
+void DownloadJob::set_error(Error error) {
+  close_file();
+  if (!keep_part_on_error_) remove_part();
+  result_ = tl::unexpected(std::move(error));
+}
+
+void DownloadJob::completed() {
+  if (result_ && on_progress_) on_progress_(Progress{index_, result_->size, result_->size});
+  if (on_done_) on_done_(index_, result_);
+}
+
+void DownloadJob::give_up() {
+  keep_part_on_error_ = true;
+  Job::give_up();
+}
+
+Result<void> DownloadJob::prepare() {
+  std::error_code ec;
+  if (request_.dest.has_parent_path()) {
+    fs::create_directories(request_.dest.parent_path(), ec);
+    if (ec) {
+      return fail(fmt::format("{}: cannot create {}: {}", url_, request_.dest.parent_path().string(), ec.message()));
+    }
+  }
+  have_ = 0;
+  if (!fs::exists(part_, ec)) return {};
+  if (!request_.sha256) {
+    // Without a digest a stale part file could not be told from the right one: start afresh.
+    remove_part();
+    return {};
+  }
+  std::ifstream in(part_, std::ios::binary);
+  std::string buf(1 << 20, '\0');
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (n == 0) break;
+    hasher_.update(std::string_view(buf.data(), n));
+    have_ += n;
+  }
+  if (in.bad() || (request_.size && have_ > *request_.size)) {
+    reset_part();
+  } else if (have_ > 0) {
+    resumed_ = true;
+  }
+  return {};
+}
+
+bool DownloadJob::start_body() {
+  const long s = headers_.status;
+  discard_ = s != 0 && !is_2xx(s);
+  if (discard_) return true;
+  if (attempt_offset_ > 0) {
+    if (s == 206) {
+      const auto cr = parse_content_range(headers_.content_range);
+      if (!cr || cr->start != attempt_offset_) {
+        abort_reason_ = fmt::format("unexpected Content-Range `{}` for a resume at byte {}", headers_.content_range,
+                                    attempt_offset_);
+        restart_ = true;
+        return false;
+      }
+      if (cr->total) total_ = *cr->total;
+      resumed_ = true;
+    } else if (s == 200) {
+      // The server ignored the range: the whole file follows.
+      reset_part();
+      file_ = std::fopen(part_.c_str(), "wb");
+      if (file_ == nullptr) {
+        abort_reason_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+        return false;
+      }
+    } else {
+      resumed_ = true;  // file:// honours ranges
+    }
+  }
+  if (!total_ && s != 206) {
+    if (const auto cl = content_length(easy_); cl) total_ = have_ + *cl;
+  }
+  if (request_.size && total_ && *total_ != *request_.size) {
+    abort_reason_ = fmt::format("size mismatch: expected {} bytes, the server announced {}", *request_.size, *total_);
+    mismatch_ = true;
+    return false;
+  }
+  return true;
+}
+
+Verdict DownloadJob::finish_file() {
+  const std::string actual = to_hex(hasher_.finish());
+  if (request_.size && have_ != *request_.size) {
+    return mismatch(fmt::format("size mismatch: expected {} bytes, got {}", *request_.size, have_));
+  }
+  if (expected_hash_ && *expected_hash_ != actual) {
+    return mismatch(fmt::format("sha256 mismatch: expected {}, got {}", *expected_hash_, actual));
+  }
+  std::error_code ec;
+  fs::rename(part_, request_.dest, ec);
+  if (ec) {
+    cause_ = fmt::format("cannot rename {} to {}: {}", part_.string(), request_.dest.string(), ec.message());
+    remove_part();
+    return Verdict::fail;
+  }
+  Downloaded d;
+  d.path = request_.dest;
+  d.sha256 = actual;
+  d.size = have_;
+  d.attempts = attempts_;
+  d.resumed = resumed_;
+  result_ = std::move(d);
+  return Verdict::done;
+}
+
+Verdict DownloadJob::mismatch(std::string what) {
+  reset_part();
+  cause_ = std::move(what);
+  if (mismatches_++ == 0) return Verdict::again;
+  return Verdict::fail;
+}
+
+void DownloadJob::reset_part() {
+  close_file();
+  remove_part();
+  hasher_ = Sha256();
+  have_ = 0;
+  resumed_ = false;
+  total_ = request_.size;
+  mismatch_ = false;
+  etag_.clear();
+}
+
+void DownloadJob::remove_part() {
+  std::error_code ec;
+  fs::remove(part_, ec);
+}
+
+bool DownloadJob::close_file() {
+  if (file_ == nullptr) return true;
+  const bool ok = std::fclose(file_) == 0;
+  file_ = nullptr;
+  return ok;
+}
+
+}  // namespace vwheel::http::detail
