@@ -28,4 +28,17 @@ Result<std::vector<std::string>> validate_file(const std::filesystem::path& path
   return problems;
 }
 
+ValidateReport validate_files(const std::vector<std::filesystem::path>& paths) {
+  ValidateReport report;
+  for (const auto& path : paths) {
+    auto problems = validate_file(path);
+    if (!problems) {
+      report.errors.push_back(problems.error());
+      continue;
+    }
+    report.problems.insert(report.problems.end(), problems->begin(), problems->end());
+  }
+  return report;
+}
+
 }  // namespace vwheel::api

@@ -14,18 +14,10 @@ void add_validate_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("files", *files, "Files to check")->required();
   cmd->callback([files, &dispatch] {
     dispatch.action = [files]() -> int {
-      int rc = kOk;
-      for (const auto& f : *files) {
-        auto problems = api::validate_file(f);
-        if (!problems) {
-          report_error(problems.error());
-          rc = kUserError;
-          continue;
-        }
-        for (const auto& p : *problems) fmt::print("{}\n", p);
-        if (!problems->empty()) rc = kUserError;
-      }
-      return rc;
+      const auto report = api::validate_files({files->begin(), files->end()});
+      for (const auto& e : report.errors) report_error(e);
+      for (const auto& p : report.problems) fmt::print("{}\n", p);
+      return report.valid() ? kOk : kUserError;
     };
   });
 }

@@ -21,4 +21,14 @@ namespace vwheel::api {
 [[nodiscard]] Result<std::vector<std::string>> validate_file(const std::filesystem::path& path,
                                                              std::optional<metadata::DocumentKind> kind = {});
 
+/// `vwheel validate`: every file checked (kinds guessed from the names), in order.
+struct ValidateReport {
+  /// One line per problem or unreadable file, in file order.
+  std::vector<std::string> problems;
+  /// Files that could not be read, one error each (also counted as invalid).
+  std::vector<Error> errors;
+  [[nodiscard]] bool valid() const noexcept { return problems.empty() && errors.empty(); }
+};
+[[nodiscard]] ValidateReport validate_files(const std::vector<std::filesystem::path>& paths);
+
 }  // namespace vwheel::api
