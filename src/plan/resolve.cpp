@@ -62,9 +62,9 @@ struct Key {
 /// a universal lock, following the dependencies of every variant).
 class IndexProvider final : public resolve::Provider {
  public:
-  IndexProvider(finder::Finder& finder, const Settings& settings, const selection::Selection& target,
+  IndexProvider(finder::Finder& finder, const selection::Selection& target,
                 const std::set<Key>& pinned, bool universal)
-      : finder_(finder), settings_(settings), target_(target), pinned_(pinned), universal_(universal),
+      : finder_(finder), target_(target), pinned_(pinned), universal_(universal),
         load_(finder_loader(finder)) {}
 
   Result<std::vector<pep440::Version>> versions(std::string_view name) override {
@@ -279,7 +279,6 @@ class IndexProvider final : public resolve::Provider {
   }
 
   finder::Finder& finder_;
-  const Settings& settings_;
   const selection::Selection& target_;
   const std::set<Key>& pinned_;
   bool universal_;
@@ -318,7 +317,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
                           http::Client& client) {
   finder::Finder finder(client, settings.sources, {settings.cache_dir});
   const auto pinned = pinned_versions(requirements);
-  IndexProvider provider(finder, settings, target, pinned, false);
+  IndexProvider provider(finder, target, pinned, false);
   std::vector<std::string> names;
   for (const auto& r : requirements.roots) names.push_back(r.name);
   finder.prefetch(names);
@@ -461,7 +460,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
   if (targets.empty()) {
     finder::Finder finder(*client, settings.sources, {settings.cache_dir});
     const auto pinned = pinned_versions(requirements);
-    IndexProvider provider(finder, settings, universal, pinned, true);
+    IndexProvider provider(finder, universal, pinned, true);
     resolve::Options options;
     options.pre = settings.pre;
     options.no_deps = settings.no_deps;
