@@ -76,9 +76,9 @@ Result<Requirement> Requirement::parse(std::string_view text) {
   auto parse_marker_tail = [&](std::string_view after) -> Result<void> {
     if (p.peek() != ';') return p.error(fmt::format("expected end or semicolon (after {})", after), p.pos());
     p.advance();
-    auto marker = p.parse_marker();
-    if (!marker) return fail(marker.error());
-    req.marker = std::move(*marker);
+    auto parsed = p.parse_marker();
+    if (!parsed) return fail(parsed.error());
+    req.marker = std::move(*parsed);
     p.skip_ws();
     if (!p.at_end()) return p.error("expected `and`, `or` or the end of the requirement", p.pos());
     return {};
