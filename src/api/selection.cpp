@@ -15,12 +15,20 @@ namespace vwheel::api {
 namespace {
 
 /// A profile's `abi_dependency` properties are the distributions the machine had: each feature's
-/// most precise value (`M.m.p` over `M.m` over `M`) is its version.
-std::vector<std::pair<std::string, std::string>> profile_abi_dependencies(const variant::SupportedProperties& table) {
+/// most precise value (`M.m.p` over `M.m` over `M`) is its version. A value that is no release
+/// of up to three numbers is an error naming it (never silently dropped).
+Result<std::vector<std::pair<std::string, std::string>>> profile_abi_dependencies(const variant::SupportedProperties& table,
+                                                                                  const std::string& file) {
   std::vector<std::pair<std::string, std::string>> out;
   auto it = table.find(std::string(variant::kAbiDependencyNamespace));
   if (it == table.end()) return out;
   for (const auto& feature : it->second) {
+    for (const auto& value : feature.values) {
+      if (auto ok = variant::abi_dependency_values(value); !ok) {
+        return fail(fmt::format("{}: properties.abi_dependency: feature `{}`: value `{}`: {}", file, feature.name, value,
+                                ok.error().message));
+      }
+    }
     if (feature.values.empty()) continue;
     auto dots = [](const std::string& v) { return std::count(v.begin(), v.end(), '.'); };
     out.emplace_back(feature.name, *std::max_element(feature.values.begin(), feature.values.end(),
@@ -96,8 +104,9 @@ Result<selection::Selection> make_selection(const SelectionRequest& request, con
       if (env.contains("python_version") || env.contains("python_full_version")) s.environment_source = s.description;
     }
     if (profile->tags) s.set_tags(std::move(*profile->tags));
-    auto abi = profile_abi_dependencies(profile->properties);
-    s.abi_dependencies.insert(s.abi_dependencies.end(), abi.begin(), abi.end());
+    auto abi = profile_abi_dependencies(profile->properties, file);
+    if (!abi) return fail(abi.error());
+    s.abi_dependencies.insert(s.abi_dependencies.end(), abi->begin(), abi->end());
     profile->properties.erase(std::string(variant::kAbiDependencyNamespace));
     for (const auto& [ns, _] : profile->properties) s.property_sources[ns] = s.description;
     s.supported = profile->properties;

@@ -100,3 +100,38 @@ def test_conflict_is_explained(vwheel, links, tmp_path):
     assert r.rc == 1
     first = r.err.splitlines()[0]
     assert first.startswith("vwheel: error: cannot resolve") and "torchlike" in first, r.err
+
+
+def abi_profile(tmp_path, *values):
+    p = tmp_path / "machine.json"
+    p.write_text(json.dumps({"properties": {"abi_dependency": [
+        {"name": "torchlike", "values": list(values), "multi_value": True}]}}))
+    return p
+
+
+def test_a_profile_states_abi_dependency_and_the_option_overrides_it(vwheel, links, tmp_path):
+    """A target profile's abi_dependency properties are what the machine has installed (as
+    `analyze-platform --json` would describe it): they choose the variant without torchlike being
+    installed here; --abi-dependency overrides them; the rank explanation names the namespace."""
+    py = venv_python(vwheel, tmp_path / "venv")
+    profile = abi_profile(tmp_path, "2", "2.9", "2.9.1")
+    r = vwheel("install", "ext", "--find-links", links, "--python", py, "--target", profile, "--dry-run")
+    assert r.rc == 0, r.err
+    assert "ext-1.0-py3-none-any-t29.whl" in chosen(r.out, "ext"), r.out
+    r = vwheel("install", "ext", "--find-links", links, "--python", py, "--target", profile, "--dry-run",
+               "--abi-dependency", "torchlike==2.8.0")
+    assert r.rc == 0, r.err
+    assert "ext-1.0-py3-none-any-t28.whl" in chosen(r.out, "ext"), r.out
+    assert vwheel("generate-index-json", links).rc == 0
+    r = vwheel("rank", links / "ext-1.0-variants.json", "--target", profile, "--explain")
+    assert r.rc == 0, r.err
+    assert "abi_dependency (from installed distributions):" in r.out and "torchlike: 2 > 2.9 > 2.9.1" in r.out, r.out
+    assert r.out.splitlines()[-1] == "An installer would choose `t29`.", r.out
+
+
+def test_a_profile_abi_dependency_that_is_no_release_is_an_error(vwheel, links, tmp_path):
+    py = venv_python(vwheel, tmp_path / "venv")
+    profile = abi_profile(tmp_path, "2.9", "2.9.x")
+    r = vwheel("install", "ext", "--find-links", links, "--python", py, "--target", profile, "--dry-run")
+    assert r.rc == 1 and r.err.count("\n") == 1, r.err
+    assert r.err.startswith(f"vwheel: error: {profile}: properties.abi_dependency: feature `torchlike`: value `2.9.x`: "), r.err
