@@ -19,7 +19,7 @@ tl::unexpected<Error> fail_as(Error error, ErrorKind kind) { return fail(with_ki
 Result<std::optional<python::Interpreter>> find_and_query(const std::optional<fs::path>& python) {
   auto exe = python::find_interpreter(python);
   if (!exe) return std::optional<python::Interpreter>{};
-  auto q = python::query_interpreter(*exe);
+  auto q = python::query_interpreter_cached(*exe, default_cache_dir());
   if (!q) return fail_as(q.error(), ErrorKind::environment);
   return std::optional<python::Interpreter>(std::move(*q));
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vwheel/config/user_config.hpp"
+#include "vwheel/core/fs.hpp"
 #include "vwheel/target/profile.hpp"
 
 namespace vwheel::api {
@@ -38,7 +39,8 @@ Result<PlatformReport> analyze_platform(const PlatformRequest& request) {
     if (!exe) {
       report.interpreter_note = "no Python interpreter found (python3 is not on PATH)";
     } else {
-      auto interp = python::query_interpreter(*exe);
+      auto interp = python::query_interpreter_cached(
+          *exe, request.no_cache ? std::nullopt : std::optional<std::filesystem::path>(default_cache_dir()));
       if (interp) {
         report.interpreter = std::move(*interp);
       } else if (request.python) {

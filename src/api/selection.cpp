@@ -149,7 +149,7 @@ void complete_environment(selection::Selection& selection, const variant::Varian
   if (!needed) return;
   auto exe = python::find_interpreter();
   if (!exe) return;
-  auto interp = python::query_interpreter(*exe);
+  auto interp = python::query_interpreter_cached(*exe, default_cache_dir());
   if (!interp) return;
   for (const auto& [k, v] : interp->environment) selection.environment.insert_or_assign(k, v);
   selection.environment_source = fmt::format("interpreter {}", interp->executable.string());

@@ -60,9 +60,6 @@ struct OpenedEnvironment {
 /// As above, with the cache under `default_cache_dir()`.
 [[nodiscard]] Result<OpenedEnvironment> open_environment(const std::optional<std::filesystem::path>& python);
 
-/// An interpreter as cached (the JSON `python::parse_interpreter_report` reads; exposed for tests).
-[[nodiscard]] std::string interpreter_report_json(const python::Interpreter& interpreter);
-
 /// An exclusive `flock` on `<dir>/.vwheel.lock`, held for the object's lifetime.
 class EnvironmentLock {
  public:

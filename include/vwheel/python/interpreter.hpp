@@ -39,6 +39,18 @@ struct Interpreter {
 /// Runs the interpreter once and reads its description. Errors name the interpreter.
 [[nodiscard]] Result<Interpreter> query_interpreter(const std::filesystem::path& executable);
 
+/// `query_interpreter` through a cache under `cache_dir / "interpreters"` (nullopt: no cache):
+/// entries are named by everything the description depends on (the file the executable resolves
+/// to: identity, size, mtime; the kernel release; its absolute path and link, or in a virtual
+/// environment its path there and the environment's `pyvenv.cfg`), so a changed interpreter is
+/// queried again, and every virtual environment made from one base interpreter shares one entry.
+/// A warm answer costs a few file reads (no process).
+[[nodiscard]] Result<Interpreter> query_interpreter_cached(const std::filesystem::path& executable,
+                                                           const std::optional<std::filesystem::path>& cache_dir);
+
+/// An interpreter's description as cached: the JSON `parse_interpreter_report` reads.
+[[nodiscard]] std::string interpreter_report_json(const Interpreter& interpreter);
+
 /// Parses the JSON the query script prints (exposed for tests).
 [[nodiscard]] Result<Interpreter> parse_interpreter_report(const std::filesystem::path& executable,
                                                            std::string_view json_text);

@@ -146,7 +146,7 @@ TEST(InterpreterCache, ReportRoundTripsAndTheCacheIsUsed) {
   // The cache is what is read: a doctored entry shows through (and proves no query ran).
   auto doctored = fresh->interpreter;
   doctored.environment["python_full_version"] = "3.99.0";
-  ASSERT_TRUE(write_file_atomic(files.front(), interpreter_report_json(doctored)));
+  ASSERT_TRUE(write_file_atomic(files.front(), python::interpreter_report_json(doctored)));
   auto again = open_environment(fs::path("/usr/bin/python3"), cache);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->interpreter.environment.at("python_full_version"), "3.99.0");
