@@ -51,9 +51,8 @@ void write(const fs::path& path, const std::string& content) {
   std::ofstream(path, std::ios::binary) << content;
 }
 
-// Sends `request` as is and reads one response (until the connection closes or the
-// Content-Length is complete).
-std::string raw_request(int port, const std::string& request) {
+// A connected TCP socket to the server (-1 when the connection is refused).
+int connect_to(int port) {
   const int s = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -61,8 +60,16 @@ std::string raw_request(int port, const std::string& request) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(s);
-    return "<connect failed>";
+    return -1;
   }
+  return s;
+}
+
+// Sends `request` as is and reads one response (until the connection closes or the
+// Content-Length is complete).
+std::string raw_request(int port, const std::string& request) {
+  const int s = connect_to(port);
+  if (s < 0) return "<connect failed>";
   timeval tv{5, 0};
   ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   std::size_t sent = 0;
@@ -388,20 +395,6 @@ TEST_F(SiteTest, HostileHeadersAndMethods) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
   EXPECT_TRUE(fs::exists(site_ / "files/pkg/small.txt"));
-}
-
-// A connected TCP socket to the server (-1 when the connection is refused).
-int connect_to(int port) {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(s);
-    return -1;
-  }
-  return s;
 }
 
 TEST_F(SiteTest, StopEndsWaitClosesConnectionsAndThePort) {
