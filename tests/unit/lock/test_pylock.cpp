@@ -554,6 +554,18 @@ TEST(PylockErrors, TomlSyntaxNamesTheLine) {
       << non_ascii;
 }
 
+// Non-ASCII where toml++ 3.3.0 would consult its Unicode tables (undefined behaviour there) is
+// refused before it reads the text (fuzz/pending/*/toml-unicode-after-value*), while the same
+// text inside a proper string stays fine.
+TEST(PylockErrors, NonAsciiWhereTomlppWouldMisbehaveIsRefused) {
+  EXPECT_EQ(error_of("a = 1[\"\xd2\x91\"\n"),
+            "pylock.toml: non-ASCII character outside a string or comment at line 1 (TOML allows it only there)");
+  EXPECT_EQ(error_of("a = \"\"\"x\\\n\n  \xef\xb9\xbf\"\"\"\n"),
+            "pylock.toml: non-ASCII character after a line-ending backslash at line 3 (unsupported)");
+  EXPECT_EQ(error_of("a = [\"\xd2\x91\"]\n\"b\".\"\xd2\x91\" = \"\"\"x\\\n  y\xd2\x91\"\"\"\n"),
+            "pylock.toml: lock-version is missing (PEP 751 requires it)");
+}
+
 TEST(PylockErrors, LockVersion) {
   EXPECT_EQ(error_of("created-by = \"x\"\n"), "pylock.toml: lock-version is missing (PEP 751 requires it)");
   EXPECT_EQ(error_of("lock-version = \"2.0\"\n"), "pylock.toml: unsupported lock-version `2.0`: vwheel reads 1.x");
