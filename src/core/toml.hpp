@@ -96,6 +96,15 @@ inline std::optional<std::string> toml_unsupported_character(std::string_view te
         break;
       case State::basic:
       case State::multi_basic:
+        if (c == '\\') {
+          // An escape: toml++ checks what follows a backslash (and the whitespace of a
+          // line-ending one) against its Unicode tables; no escape takes a non-ASCII character.
+          std::size_t k = i + 1;
+          while (state == State::multi_basic && k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+          if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80U) {
+            return fmt::format("non-ASCII character after a backslash at line {} (not an escape)", line);
+          }
+        }
         if (c == '\\' && state == State::multi_basic) {
           // A line-ending backslash: toml++ trims the whitespace after it, checking the first
           // other character against its Unicode tables; a non-ASCII one there is refused.
