@@ -44,12 +44,20 @@ inline std::optional<std::string> toml_unsupported_character(std::string_view te
   State state = State::normal;
   std::size_t line = 1;
   std::size_t dots = 0;
+  // Inside a bare value (a number, boolean or date): toml++ scans it up to whitespace, `,`, `]`,
+  // `}` or `#`, so a quote, bracket or `=` right after it does not start anything there
+  // (`a = 1["..."` is one bad token whose characters toml++ checks against its Unicode tables).
+  bool bare = false;
+  bool value = false;      // after the `=` of a key/value pair (or inside a value's brackets)
+  std::size_t depth = 0;   // `[`/`{` opened within a value
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
     if (c == '\n') {
       ++line;
       dots = 0;
+      bare = false;
+      if (depth == 0) value = false;
       if (state == State::comment || state == State::basic || state == State::literal) state = State::normal;
       continue;
     }
@@ -61,6 +69,16 @@ inline std::optional<std::string> toml_unsupported_character(std::string_view te
         }
         if (c == '.' && ++dots > kTomlMaxDotsPerLine) {
           return fmt::format("line {} has more than {} dotted key parts (nesting too deep)", line, kTomlMaxDotsPerLine);
+        }
+        if (value && bare && !(c == ' ' || c == '\t' || c == '\r' || c == ',' || c == ']' || c == '}' || c == '#')) {
+          break;  // still the same bare value: toml++ reads it up to one of those (not valid TOML)
+        }
+        if (value && (c == '[' || c == '{')) ++depth;
+        if (value && (c == ']' || c == '}') && depth > 0) --depth;
+        if (!value && c == '=') value = true;
+        if (c != '.') {
+          bare = !(c == ' ' || c == '\t' || c == '\r' || c == '=' || c == ',' || c == '[' || c == ']' || c == '{' ||
+                   c == '}' || c == '#' || c == '"' || c == '\'');
         }
         if (c == '#') {
           state = State::comment;
@@ -78,6 +96,35 @@ inline std::optional<std::string> toml_unsupported_character(std::string_view te
         break;
       case State::basic:
       case State::multi_basic:
+        if (c == '\\') {
+          // An escape: toml++ checks what follows a backslash (and the whitespace of a
+          // line-ending one) against its Unicode tables; no escape takes a non-ASCII character.
+          std::size_t k = i + 1;
+          while (state == State::multi_basic && k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+          if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80U) {
+            return fmt::format("non-ASCII character after a backslash at line {} (not an escape)", line);
+          }
+        }
+        if (c == '\\' && state == State::multi_basic) {
+          // A line-ending backslash: toml++ trims the whitespace after it, checking the first
+          // other character against its Unicode tables; a non-ASCII one there is refused.
+          std::size_t j = i + 1;
+          while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) ++j;
+          if (j < text.size() && text[j] == '\n') {
+            std::size_t lines = 0;
+            while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n')) {
+              if (text[j] == '\n') ++lines;
+              ++j;
+            }
+            if (j < text.size() && static_cast<unsigned char>(text[j]) >= 0x80U) {
+              return fmt::format("non-ASCII character after a line-ending backslash at line {} (unsupported)",
+                                 line + lines);
+            }
+            line += lines;
+            i = j - 1;
+            break;
+          }
+        }
         if (c == '\\') {
           ++i;
         } else if (state == State::basic && c == '"') {

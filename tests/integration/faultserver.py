@@ -15,6 +15,9 @@ Fault modes (for `times` requests to a matching path, then served normally; time
   corrupt   200 with the right length but wrong bytes (every byte of the second half flipped):
             a hash mismatch, not detectable from the headers
   slow      sleeps `delay` seconds (default 30) before answering, then serves normally
+  hold      waits until the test calls the fault's release() (or `delay` seconds pass, a guard
+            against a hung test), then serves normally; the fault's `arrived` event is set when
+            the request comes in: explicit synchronisation, where `slow` is only a time window
   stall     headers and the first half of the body, then sleeps `delay` seconds mid-body, then the rest
   404       `404 Not Found`
 
@@ -40,7 +43,7 @@ import urllib.parse
 from pathlib import Path
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
-MODES = ("drop", "500", "503", "truncate", "corrupt", "slow", "stall", "404")
+MODES = ("drop", "500", "503", "truncate", "corrupt", "slow", "stall", "404", "hold")
 
 
 class Fault:
@@ -52,6 +55,11 @@ class Fault:
         self.times = times
         self.delay = delay
         self.hits = 0
+        self.arrived = threading.Event()  # hold: a request is waiting
+        self.released = threading.Event()  # hold: let it be answered
+
+    def release(self):
+        self.released.set()
 
     def take(self):
         """Whether this request gets the fault (and counts it)."""
@@ -162,6 +170,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._record("slow")
             self._recorded = self.requestline
             time.sleep(fault.delay)
+        if mode == "hold":
+            self._record("hold")
+            self._recorded = self.requestline
+            fault.arrived.set()
+            fault.released.wait(fault.delay)
         if mode in ("500", "503", "404"):
             extra = [("Retry-After", "0")] if mode == "503" else []
             return self._simple(int(mode), f"injected {mode}\n".encode(), extra)

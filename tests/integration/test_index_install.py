@@ -122,13 +122,10 @@ def install(vwheel, index, python, *args, env=None):
 
 # ---- the example data itself (runs with any vwheel that has make-variant and index build) ----
 
-def test_example_index_is_deterministic_and_fast(vwheel_bin, tmp_path):
-    times = []
+def test_example_index_is_deterministic(vwheel_bin, tmp_path):
+    # (Its build time is bench/index_build.sh's business, not a test's.)
     for d in ("a", "b"):
-        start = time.monotonic()
         example.generate(tmp_path / d, str(vwheel_bin))
-        times.append(time.monotonic() - start)
-    assert max(times) < 5, times
 
     def files(root):
         return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
@@ -225,64 +222,6 @@ def _pip_gets_the_non_variant_wheels(index, tmp_path):
     log = index.log.read_text()
     assert "/files/torch/torch-2.13.0-py3-none-any.whl" in log
     assert not re.search(r"py3-none-any-\w+\.whl", log), "pip downloaded a variant wheel"
-
-
-# ---- faultserver works (independent of the installer) ----
-
-def test_faultserver_modes(example_index):
-    import http.client
-    site = example_index / "site"
-    path = "/files/torch/" + wheel_file("torch", "cu128")
-    data = (site / path.lstrip("/")).read_bytes()
-    with FaultServer(site) as s:
-        def get(p=path, headers=None, timeout=10):
-            c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=timeout)
-            try:
-                c.request("GET", p, headers=headers or {})
-                resp = c.getresponse()
-                return resp.status, dict(resp.getheaders()), resp.read()
-            finally:
-                c.close()
-
-        status, headers, body = get("/simple/torch/", {"Accept": "application/vnd.pypi.simple.v1+json"})
-        assert status == 200 and headers["Content-Type"] == "application/vnd.pypi.simple.v1+json"
-        assert json.loads(body)["name"] == "torch"
-        assert get("/simple/torch/")[1]["Content-Type"] == "text/html"
-        assert get("/simple/torch")[0] == 301
-        assert get("/.vwheel/state.json")[0] == 404
-        assert get("/files/../../etc/passwd")[0] == 404
-        assert get()[2] == data
-        status, headers, body = get(headers={"Range": "bytes=100-"})
-        assert status == 206 and body == data[100:] and headers["Content-Range"] == f"bytes 100-{len(data) - 1}/{len(data)}"
-        assert get(headers={"Range": "bytes=-10"})[2] == data[-10:]
-        assert get(headers={"Range": f"bytes={len(data)}-"})[0] == 416
-        etag = get()[1]["ETag"]
-        assert get(headers={"If-None-Match": etag})[0] == 304
-
-        s.fault(path, "500", times=2)
-        assert [get()[0] for _ in range(3)] == [500, 500, 200]
-        s.fault(path, "drop", times=1)
-        with pytest.raises((http.client.IncompleteRead, ConnectionResetError)):
-            get()
-        assert get()[2] == data
-        s.fault(path, "truncate", times=1)
-        with pytest.raises(http.client.IncompleteRead):
-            get()
-        s.fault(path, "corrupt", times=1)
-        status, _, body = get()
-        assert status == 200 and len(body) == len(data) and body != data
-        assert hashlib.sha256(body).hexdigest() != hashlib.sha256(data).hexdigest()
-        s.fault(path, "slow", times=1, delay=3)
-        start = time.monotonic()
-        with pytest.raises(TimeoutError):
-            get(timeout=0.5)
-        assert time.monotonic() - start < 2
-        s.fault(path, "stall", times=1, delay=3)
-        with pytest.raises(TimeoutError):
-            get(timeout=0.5)
-        s.fault(path, "500")  # persistent
-        assert [get()[0] for _ in range(3)] == [500] * 3
-        assert len(s.hits(path)) >= 10
 
 
 # ---- vwheel install from the index: the three (four) profiles ----
@@ -473,6 +412,39 @@ def check_cache(cache, example_index, finished=True):
         assert not list(d.glob("*.part")), f"partial downloads left in {d}"
 
 
+FAULT_SEEN = {
+    "drop": "Recv failure: Connection reset by peer",
+    "500": "HTTP 500 Internal Server Error",
+    "503": "HTTP 503 Service Unavailable",
+    "truncate": "transfer closed with 801 bytes remaining to read",
+    "slow": "stalled: nothing received for 2 s",
+    "stall": "stalled: nothing received for 2 s",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(FAULT_SEEN) + ["corrupt"])
+def test_each_fault_reaches_the_installer(vwheel, faulty, venv, tmp_path, example_index, mode):
+    """Without retries, each fault of the fault server is what the installer reports (so the retry
+    tests below retry real faults); a corrupted copy fails its hash check and is fetched again
+    (even with --retries 0: the hash check's own second fetch)."""
+    f = faulty.fault(CU128_PATH, mode, times=1, delay=6)
+    before = tree(venv)
+    r = vwheel("install", "torch", "--index-url", faulty.base + "/simple/", "--python", venv,
+               "--target", CUDA, "--cache-dir", tmp_path / "dlcache", "--retries", "0", "--timeout", "2")
+    assert f.hits == 1
+    if mode == "corrupt":
+        assert r.rc == 0, (r.out, r.err)
+        assert len(faulty.hits(CU128_PATH)) == 2, faulty.requests
+        assert listed(vwheel, venv)["torch"]["variant"] == "cu128"
+    else:
+        assert r.rc == 1, (r.out, r.err)
+        assert r.err.splitlines()[-1] == (f"vwheel: error: {faulty.base}{CU128_PATH}: {FAULT_SEEN[mode]} "
+                                          "(gave up after 1 attempt)"), r.err
+        assert len(faulty.hits(CU128_PATH)) == 1, faulty.requests
+        assert tree(venv) == before
+    check_cache(tmp_path / "dlcache", example_index, finished=mode == "corrupt")
+
+
 @pytest.mark.parametrize("mode", ["drop", "500", "503", "truncate", "corrupt", "slow", "stall"])
 def test_retries_then_success(vwheel, faulty, venv, tmp_path, example_index, mode):
     cache = tmp_path / "dlcache"
@@ -622,38 +594,40 @@ def test_index_serve_cache_control(example_index, tmp_path):
 
 
 def test_wheels_are_unpacked_while_others_download(vwheel, faulty, venv, tmp_path):
-    # torch's wheel answers only after 3 s: meanwhile its dependencies, already downloaded, are
-    # checked and unpacked into the staging directory; nothing is moved into place before the end.
-    faulty.fault(CU128_PATH, "slow", times=1, delay=3)
+    # The server holds torch's wheel until the test lets it go: meanwhile every other wheel,
+    # already downloaded, must be checked and unpacked into the staging directory, and nothing may
+    # be moved into place before torch is in. No time window: the test waits for the staging, looks,
+    # then releases torch.
+    hold = faulty.fault(CU128_PATH, "hold", times=1, delay=120)
     site = next(Path(venv).parents[1].glob("lib/python3*/site-packages"))
+    others = {f"{example.dist_name(p)}-{example.VERSIONS[p]}.dist-info"
+              for p in example.EXPECTED["cuda12.8-sm90"]["installed"] if p != "torch"}
     proc = subprocess.Popen([str(_bin()), "install", "torch", "--index-url", faulty.base + "/simple/", "--python",
-                             str(venv), "--target", str(CUDA), "--cache-dir", str(tmp_path / "dlcache"), "--timeout", "20"],
+                             str(venv), "--target", str(CUDA), "--cache-dir", str(tmp_path / "dlcache"), "--timeout", "150"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(tmp_path))
+
     def listing(pattern):
         try:
             return {p.name for p in site.glob(pattern)}
         except FileNotFoundError:  # a staging directory went away while listed
             return set()
 
-    staged_early, in_place_early = set(), set()
-    asked_at = None  # when torch's request came in: it is answered 3 s later
-    while proc.poll() is None:
-        now = time.monotonic()
-        if asked_at is None and any(r[1] == CU128_PATH for r in faulty.requests):
-            asked_at = now
-        torch_answered = asked_at is not None and now > asked_at + 2.5
-        staged = listing(".vwheel-tmp-*/*-purelib/*")
-        in_place = listing("numpy*") | listing("nvidia_cudnn_cu12*")
-        if not torch_answered:
-            staged_early |= staged
-            in_place_early |= in_place
-        time.sleep(0.02)
-    out, err = proc.communicate()
+    try:
+        assert hold.arrived.wait(60), "torch's wheel was never requested"
+        deadline = time.monotonic() + 60  # a guard against a hang, not a measurement
+        staged = set()
+        while not others <= staged and proc.poll() is None and time.monotonic() < deadline:
+            staged = {n for n in listing(".vwheel-tmp-*/*-purelib/*") if n.endswith(".dist-info")}
+            time.sleep(0.02)
+        # torch is still held here, whatever the machine's speed.
+        assert proc.poll() is None, "the installer finished without torch's wheel"
+        assert others <= staged, (others - staged, staged)
+        assert not any(n.startswith("torch") for n in staged), staged
+        assert not listing("numpy*") | listing("nvidia_cudnn_cu12*") | listing("*.dist-info"), "moved into place early"
+    finally:
+        hold.release()
+    out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
-    assert "numpy-2.3.2.dist-info" in staged_early, staged_early
-    assert len({n for n in staged_early if n.endswith(".dist-info")}) >= 3, staged_early
-    assert not any(n.startswith("torch") for n in staged_early), staged_early
-    assert not in_place_early
     assert listed(vwheel, venv)["torch"]["variant"] == "cu128"
     assert not list(site.glob(".vwheel-tmp-*"))
 

@@ -203,8 +203,6 @@ def test_variant_refused_with_reason_and_find_links_choice(vwheel, tmp_path, tar
     variant_wheel(links, "null", None)
     before = tree(venv)
     r = vwheel("install", v4, "--python", py, "--target", target_profile)
-    if r.rc != 0 and "profile" in r.err and "properties" in r.err:
-        pytest.skip(f"target profile format differs: {r.err}")
     assert r.rc == 1, (r.out, r.err)
     assert "not supported" in r.err and "v4" in r.err
     assert tree(venv) == before
@@ -290,8 +288,6 @@ def test_requires_python_checked_against_the_target_profile(vwheel, tmp_path):
                                    "tags": ["py3-none-any"]}))
     before = tree(venv)
     r = vwheel("install", new, "--python", py, "--target", profile)
-    if r.rc != 0 and "profile" in r.err and "properties" in r.err:
-        pytest.skip(f"target profile format differs: {r.err}")
     assert r.rc != 0
     assert "Requires-Python `>=3.99` excludes Python 3.8 (of the target profile" in r.err, r.err
     assert tree(venv) == before

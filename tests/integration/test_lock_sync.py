@@ -134,9 +134,19 @@ version = "1"
 """
 
 
-def test_toml_writer_round_trips():
+def test_the_pep_example_and_its_rewrite_read_the_same(vwheel, tmp_path):
+    # The PEP's example (inline tables, a date, escapes, a non-ASCII name) rewritten by the writer
+    # the broken-lock tests use reads back the same, and vwheel finds the same problems in both:
+    # its second wheel's made-up sha256 and two more.
     doc = tomllib.loads(PEP825_EXAMPLE)
     assert tomllib.loads(dump_toml(doc)) == doc
+    for name, text in (("pep.toml", PEP825_EXAMPLE), ("rewritten.toml", dump_toml(doc))):
+        path = tmp_path / name
+        path.write_text(text)
+        r = vwheel("export", path, "--format", "requirements.txt")
+        assert r.rc == 1 and r.out == "", (r.out, r.err)
+        assert r.err == (f"vwheel: error: {path}: package `numpy` `2.3.4`: wheels[1]: hashes.`sha256`: "
+                         "expected 64 hex digits, got 2 (and 2 more problems)\n"), r.err
 
 
 # ---- the lock file ----
@@ -320,6 +330,24 @@ def _lock_version_2(doc):
     doc["lock-version"] = "2.0"
 
 
+def test_the_rewritten_lock_syncs_like_the_original(vwheel, lockfile, venv, tmp_path):
+    """The broken locks below are written by dump_toml: unbroken, such a lock must install exactly
+    what the original does, so that their failures come from the breakage and not the writer."""
+    doc = load(lockfile)
+    rewritten = tmp_path / "pylock.toml"
+    rewritten.write_text(dump_toml(doc))
+    assert tomllib.loads(rewritten.read_text()) == doc
+    original = sync(vwheel, lockfile, venv, "--target", CUDA, "--dry-run", "--report", tmp_path / "a.json")
+    assert original.rc == 0, original.err
+    r = sync(vwheel, rewritten, venv, "--target", CUDA, "--dry-run", "--report", tmp_path / "b.json")
+    assert r.rc == 0, r.err
+    assert r.out == original.out
+    assert json.loads((tmp_path / "b.json").read_text()) == json.loads((tmp_path / "a.json").read_text())
+    r = sync(vwheel, rewritten, venv, "--target", CUDA)
+    assert r.rc == 0, (r.out, r.err)
+    assert_installed(vwheel, venv, example.EXPECTED["cuda12.8-sm90"])
+
+
 @pytest.mark.parametrize("breakage", [_missing_hash_of_a_dependency, _missing_hash_of_the_selected_variant, _wrong_hash,
                                       _unknown_label, _priorities_miss_a_namespace, _property_values_not_a_list,
                                       _lock_version_2], ids=lambda f: f.__name__.strip("_"))
@@ -359,10 +387,6 @@ def parse_requirements(text):
     return out
 
 
-def test_parse_requirements():
-    h = "a" * 64
-    text = f"# exported\ntorch==2.13.0 \\\n    --hash=sha256:{h}\nnumpy==2.3.2 --hash=sha256:{h}  # null\n"
-    assert parse_requirements(text) == {"torch": ("2.13.0", [h]), "numpy": ("2.3.2", [h])}
 
 
 @pytest.mark.parametrize("profile", ["cuda12.8-sm90", "no-gpu", "x86_64-v3"])

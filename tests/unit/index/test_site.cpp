@@ -9,9 +9,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -457,6 +461,22 @@ TEST_F(SiteTest, CorruptStateRebuildsEverything) {
   EXPECT_EQ(build().files_hashed, 0U);
 }
 
+// Whether /proc/locks lists a process blocked on an flock() of the file with inode `ino` (a
+// waiter's line reads `N: -> FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF`).
+bool flock_waiter_on(ino_t ino) {
+  std::ifstream in("/proc/locks");
+  const std::string suffix = ":" + std::to_string(ino);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    if (w.size() >= 7 && w[1] == "->" && w[2] == "FLOCK" && w[6].size() > suffix.size() &&
+        w[6].compare(w[6].size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 TEST_F(SiteTest, ConcurrentBuildsWaitForTheLock) {
   write_wheel("pkg-1.0-py3-none-any.whl");
   fs::create_directories(site() / ".vwheel");
@@ -467,7 +487,17 @@ TEST_F(SiteTest, ConcurrentBuildsWaitForTheLock) {
     EXPECT_TRUE(report);
     done = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Wait until the builder is provably blocked on the lock (the kernel lists it as a waiter in
+  // /proc/locks), or has finished, which it may do only if it ignored the lock.
+  struct stat st {};
+  ASSERT_EQ(::stat((site() / ".vwheel" / "lock").c_str(), &st), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a hang guard
+  bool waiting = false;
+  while (!waiting && !done && std::chrono::steady_clock::now() < deadline) {
+    waiting = flock_waiter_on(st.st_ino);
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(waiting) << "the second build never waited for the lock";
   EXPECT_FALSE(done);
   EXPECT_FALSE(fs::exists(site() / "simple"));
   lock.reset();

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <future>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -48,9 +51,8 @@ void write(const fs::path& path, const std::string& content) {
   std::ofstream(path, std::ios::binary) << content;
 }
 
-// Sends `request` as is and reads one response (until the connection closes or the
-// Content-Length is complete).
-std::string raw_request(int port, const std::string& request) {
+// A connected TCP socket to the server (-1 when the connection is refused).
+int connect_to(int port) {
   const int s = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -58,8 +60,16 @@ std::string raw_request(int port, const std::string& request) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(s);
-    return "<connect failed>";
+    return -1;
   }
+  return s;
+}
+
+// Sends `request` as is and reads one response (until the connection closes or the
+// Content-Length is complete).
+std::string raw_request(int port, const std::string& request) {
+  const int s = connect_to(port);
+  if (s < 0) return "<connect failed>";
   timeval tv{5, 0};
   ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   std::size_t sent = 0;
@@ -387,11 +397,46 @@ TEST_F(SiteTest, HostileHeadersAndMethods) {
   EXPECT_TRUE(fs::exists(site_ / "files/pkg/small.txt"));
 }
 
-TEST_F(SiteTest, StopsPromptly) {
+TEST_F(SiteTest, StopEndsWaitClosesConnectionsAndThePort) {
+  const int port = server_->port();
+  // An idle keep-alive connection: one request answered in full, the connection left open.
+  const int idle = connect_to(port);
+  ASSERT_GE(idle, 0);
+  const std::string request = "GET /files/pkg/small.txt HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(idle, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
+  std::string answer;
+  char buf[4096];
+  while (answer.find("0123456789") == std::string::npos) {
+    const ssize_t got = ::recv(idle, buf, sizeof buf, 0);
+    ASSERT_GT(got, 0) << answer;
+    answer.append(buf, static_cast<std::size_t>(got));
+  }
+  ASSERT_EQ(status_of(answer), 200) << answer;
+  // wait() blocks until stop(), called from another thread; the 60 s bound is a hang guard only.
+  std::promise<void> waited;
+  auto done = waited.get_future();
+  std::thread waiter([&] {
+    server_->wait();
+    waited.set_value();
+  });
+  EXPECT_EQ(done.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "wait() before stop()";
   server_->stop();
-  server_->wait();
-  server_.reset();
-  SUCCEED();
+  const bool ended = done.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  if (!ended) waiter.detach();  // reported below; joining would hang the test
+  ASSERT_TRUE(ended) << "wait() did not return after stop()";
+  waiter.join();
+  // The idle connection was closed by the server (an orderly end, not a receive timeout).
+  timeval tv{30, 0};
+  ::setsockopt(idle, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char byte = 0;
+  errno = 0;
+  const ssize_t n = ::recv(idle, &byte, 1, 0);
+  EXPECT_TRUE(n == 0 || (n < 0 && errno == ECONNRESET)) << "recv: " << n << " " << std::strerror(errno);
+  ::close(idle);
+  // Nothing listens on the port any more.
+  const int again = connect_to(port);
+  EXPECT_EQ(again, -1) << "the port still accepts connections after stop()";
+  if (again >= 0) ::close(again);
 }
 
 TEST(ServerStart, RefusesBadOptions) {

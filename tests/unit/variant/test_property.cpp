@@ -116,9 +116,18 @@ TEST(LabelVectors, EveryHashLabelCase) {
   EXPECT_GE(checked, 300U);
 }
 
+// The value a reference error message quotes (`Value `x` must ...`).
+std::string quoted_in_reference(const std::string& error) {
+  const auto open = error.find('`');
+  const auto close = open == std::string::npos ? std::string::npos : error.find('`', open + 1);
+  return close == std::string::npos ? std::string() : error.substr(open + 1, close - open - 1);
+}
+
 TEST(LabelVectors, InvalidJsonLabelCases) {
   VWHEEL_REQUIRE_SHARED("vectors/invalid.json");
   const auto doc = nlohmann::json::parse(vwheel::testing::read_file(shared_path));
+  std::size_t accepted = 0;
+  std::size_t rejected = 0;
   for (const auto& c : doc.at("label")) {
     const bool null_variant = c.at("vdesc").get<std::string>() == "null";
     const PropertySet props = null_variant ? PropertySet{} : PropertySet{{"a", "b", "c"}};
@@ -128,30 +137,94 @@ TEST(LabelVectors, InvalidJsonLabelCases) {
     bool expect_ok = c.at("ok").get<bool>();
     // PEP 825 lifts the reference's 16-character limit.
     if (custom && custom->size() > 16 && is_valid_label(*custom)) expect_ok = true;
-    EXPECT_EQ(r.has_value(), expect_ok) << c.dump();
-    if (r && c.contains("result") && custom && custom->size() <= 16) {
-      EXPECT_EQ(*r, c.at("result").get<std::string>());
+    ASSERT_EQ(r.has_value(), expect_ok) << c.dump();
+    if (r) {
+      ++accepted;
+      if (c.contains("result") && custom && custom->size() <= 16) {
+        EXPECT_EQ(*r, c.at("result").get<std::string>());
+      }
+      continue;
+    }
+    ++rejected;
+    // The message names the refused label (as given: `foo\n` is echoed with its newline) and says why.
+    ASSERT_TRUE(custom.has_value()) << c.dump();
+    const std::string& m = r.error().message;
+    EXPECT_EQ(m.rfind("invalid variant label `" + *custom + "`: ", 0), 0U) << m;
+    if (null_variant) {
+      EXPECT_NE(m.find("a variant without properties must use the label `null`"), std::string::npos) << m;
+    } else if (*custom == "null") {
+      EXPECT_NE(m.find("reserved for the variant without properties"), std::string::npos) << m;
+    } else {
+      EXPECT_NE(m.find("expected one or more of [0-9a-z_.]"), std::string::npos) << m;
     }
   }
+  // Every case of the file was seen: 28 in all, 12 accepted by the reference plus the
+  // 17-character label PEP 825 allows.
+  EXPECT_EQ(accepted + rejected, doc.at("label").size());
+  EXPECT_EQ(accepted, 13U);
+  EXPECT_EQ(rejected, 15U);
 }
 
 TEST(PropertyVectors, InvalidJsonPropertyCases) {
   VWHEEL_REQUIRE_SHARED("vectors/invalid.json");
   const auto doc = nlohmann::json::parse(vwheel::testing::read_file(shared_path));
+  std::size_t rejected = 0;
+  std::size_t accepted = 0;
   for (const auto& c : doc.at("property_str")) {
-    auto r = parse_property(c.at("input").get<std::string>());
-    EXPECT_EQ(r.has_value(), c.at("ok").get<bool>()) << c.dump();
+    const auto input = c.at("input").get<std::string>();
+    auto r = parse_property(input);
+    ASSERT_EQ(r.has_value(), c.at("ok").get<bool>()) << c.dump();
     if (r) {
+      ++accepted;
       EXPECT_EQ(r->to_string(), c.at("result").get<std::string>());
+    } else {
+      ++rejected;
+      EXPECT_EQ(r.error().message, "invalid variant property `" + input +
+                                       "`: expected `<namespace> :: <feature> :: <value>` "
+                                       "(namespace and feature of [a-z0-9_], value of [a-z0-9_.])");
     }
   }
   for (const auto& c : doc.at("feature_str")) {
-    EXPECT_EQ(parse_feature(c.at("input").get<std::string>()).has_value(), c.at("ok").get<bool>()) << c.dump();
+    const auto input = c.at("input").get<std::string>();
+    auto r = parse_feature(input);
+    ASSERT_EQ(r.has_value(), c.at("ok").get<bool>()) << c.dump();
+    if (r) {
+      ++accepted;
+    } else {
+      ++rejected;
+      EXPECT_EQ(r.error().message,
+                "invalid variant feature `" + input + "`: expected `<namespace> :: <feature>` (both of [a-z0-9_])");
+    }
   }
+  std::size_t type_errors = 0;
   for (const auto& c : doc.at("property_fields")) {
     const auto& in = c.at("input");
-    if (!in[2].is_string()) continue;  // a type error, handled by the JSON readers
+    if (!in[2].is_string()) {  // a type error, handled by the JSON readers
+      ++type_errors;
+      continue;
+    }
     auto r = make_property(in[0].get<std::string>(), in[1].get<std::string>(), in[2].get<std::string>());
-    EXPECT_EQ(r.has_value(), c.at("ok").get<bool>()) << c.dump();
+    ASSERT_EQ(r.has_value(), c.at("ok").get<bool>()) << c.dump();
+    if (r) {
+      ++accepted;
+      EXPECT_EQ(r->to_string(), c.at("result").get<std::string>());
+      continue;
+    }
+    ++rejected;
+    // The same offending field as the reference names, with what that field allows.
+    const auto bad = quoted_in_reference(c.at("error").get<std::string>());
+    const std::string what = bad == in[0].get<std::string>()   ? "namespace"
+                             : bad == in[1].get<std::string>() ? "feature name"
+                                                               : "feature value";
+    const std::string allowed = what == "feature value" ? "[a-z0-9_.]" : "[a-z0-9_]";
+    EXPECT_EQ(r.error().message, "invalid variant " + what + " `" + bad + "`: expected one or more of " + allowed)
+        << c.dump();
   }
+  // Every case was seen: property_str 31 (11 accepted), feature_str 5 (3 accepted), property_fields
+  // 11 (2 accepted, 1 type error).
+  EXPECT_EQ(accepted + rejected + type_errors,
+            doc.at("property_str").size() + doc.at("feature_str").size() + doc.at("property_fields").size());
+  EXPECT_EQ(accepted, 11U + 3U + 2U);
+  EXPECT_EQ(rejected, 20U + 2U + 8U);
+  EXPECT_EQ(type_errors, 1U);
 }
