@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fake_interpreter.hpp"
 #include "vwheel/api/selection.hpp"
 
 namespace fs = std::filesystem;
@@ -39,15 +40,7 @@ class SelectionTest : public ::testing::Test {
   fs::path root_;
 };
 
-python::Interpreter interpreter(const std::string& full_version) {
-  python::Interpreter i;
-  i.executable = "/opt/python/bin/python3";
-  i.environment = {{"python_full_version", full_version},
-                   {"python_version", full_version.substr(0, full_version.rfind('.'))},
-                   {"sys_platform", "linux"}};
-  i.tags = {"cp311-cp311-linux_x86_64", "py3-none-any"};
-  return i;
-}
+python::Interpreter interpreter(const std::string& full_version) { return test_support::fake_interpreter(full_version); }
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "fake_interpreter.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/install/install.hpp"
 #include "vwheel/install/select.hpp"
@@ -62,15 +63,7 @@ class SelectTest : public ::testing::Test {
   fs::path root_;
 };
 
-python::Interpreter interpreter(const std::string& full_version) {
-  python::Interpreter i;
-  i.executable = "/opt/python/bin/python3";
-  i.environment = {{"python_full_version", full_version},
-                   {"python_version", full_version.substr(0, full_version.rfind('.'))},
-                   {"sys_platform", "linux"}};
-  i.tags = {"cp311-cp311-linux_x86_64", "py3-none-any"};
-  return i;
-}
+python::Interpreter interpreter(const std::string& full_version) { return test_support::fake_interpreter(full_version); }
 
 }  // namespace
 
