@@ -15,11 +15,29 @@ namespace {
 
 tl::unexpected<Error> fail_as(Error error, ErrorKind kind) { return fail(with_kind(std::move(error), kind)); }
 
+/// The cache root a run names: --cache-dir, else the default.
+fs::path cache_dir_of(const SourceRequest& sources) {
+  return sources.cache_dir.empty() ? default_cache_dir() : fs::path(sources.cache_dir);
+}
+
+/// The cache root a run uses, or nullopt with --no-cache.
+std::optional<fs::path> cache_root(const SourceRequest& sources) {
+  if (sources.no_cache) return std::nullopt;
+  return cache_dir_of(sources);
+}
+
+/// The installer's options with the run's cache (the unpacked-wheel cache under the cache root).
+install::InstallOptions with_cache(install::InstallOptions options, const SourceRequest& sources) {
+  options.cache_dir = cache_root(sources);
+  return options;
+}
+
 /// The interpreter of `python` (or the default one), or nullopt when there is none.
-Result<std::optional<python::Interpreter>> find_and_query(const std::optional<fs::path>& python) {
+Result<std::optional<python::Interpreter>> find_and_query(const std::optional<fs::path>& python,
+                                                          const SourceRequest& sources) {
   auto exe = python::find_interpreter(python);
   if (!exe) return std::optional<python::Interpreter>{};
-  auto q = python::query_interpreter_cached(*exe, default_cache_dir());
+  auto q = python::query_interpreter_cached(*exe, cache_root(sources));
   if (!q) return fail_as(q.error(), ErrorKind::environment);
   return std::optional<python::Interpreter>(std::move(*q));
 }
@@ -62,7 +80,7 @@ Result<InstallReport> install_files(const InstallRequest& request, const install
     for (const auto& w : wheels) report.would_install.push_back(w.path);
     return report;
   }
-  auto done = install::install_wheels(opened.env, wheels, request.options);
+  auto done = install::install_wheels(opened.env, wheels, with_cache(request.options, request.sources));
   if (!done) return fail(done.error());
   report.installed = std::move(*done);
   return report;
@@ -97,7 +115,7 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
     report.plan = std::move(*p);
     return report;
   }
-  auto applied = plan::apply_plan(*p, opened.env, settings, request.options, false, request.quiet);
+  auto applied = plan::apply_plan(*p, opened.env, settings, with_cache(request.options, request.sources), false, request.quiet);
   if (!applied) return fail(applied.error());
   if (reporting) report.report_json = plan::report_json(*p, &applied->installed);
   report.installed = std::move(applied->installed);
@@ -151,7 +169,7 @@ plan::Settings make_settings(const SourceRequest& o) {
   }
   for (const auto& f : o.find_links) s.sources.push_back({Kind::find_links, f});
   s.pre = o.pre;
-  s.cache_dir = o.cache_dir.empty() ? default_cache_dir() : fs::path(o.cache_dir);
+  s.cache_dir = cache_dir_of(o);
   s.http.retries = o.retries;
   s.http.stall_timeout = std::chrono::seconds(o.timeout);
   s.http.offline = o.offline;
@@ -183,7 +201,7 @@ Result<LockReport> lock(const LockRequest& request) {
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to lock: give requirements or -r FILE");
   if (!requirements) return fail(requirements.error());
-  auto interpreter = find_and_query(request.python);
+  auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
   if (!*interpreter && request.profiles.empty()) {
     return fail_as(Error("no Python interpreter found for the lock's markers: give --python or --target"),
@@ -230,7 +248,7 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
   }
   SyncReport report;
   if (!request.dry_run) {
-    auto applied = plan::apply_plan(*p, opened->env, settings, request.options, true, request.quiet);
+    auto applied = plan::apply_plan(*p, opened->env, settings, with_cache(request.options, request.sources), true, request.quiet);
     if (!applied) return fail(applied.error());
     report.applied = std::move(*applied);
   }
@@ -239,7 +257,7 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
 }
 
 Result<std::string> export_lock(const SyncRequest& request, const std::optional<fs::path>& output) {
-  auto interpreter = find_and_query(request.python);
+  auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
   auto p = choose_from_lock(request, *interpreter ? &**interpreter : nullptr, {});
   if (!p) return fail(p.error());

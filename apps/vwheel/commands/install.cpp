@@ -56,7 +56,6 @@ api::InstallRequest make_request(const Options& o) {
   r.options.jobs = o.jobs;
   r.options.limits.max_total_size = o.max_total_size;
   r.options.limits.max_ratio = o.max_ratio;
-  if (!o.no_cache) r.options.cache_dir = api::make_settings(r.sources).cache_dir;
   return r;
 }
 

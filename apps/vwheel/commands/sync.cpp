@@ -37,7 +37,6 @@ struct LockOptions {
     r.quiet = index.quiet;
     if (!report.empty()) r.report_file = report;
     r.options.compile = compile;
-    if (!no_cache) r.options.cache_dir = api::make_settings(r.sources).cache_dir;
     return r;
   }
 };

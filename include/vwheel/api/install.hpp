@@ -62,6 +62,7 @@ struct InstallRequest {
   /// Write the JSON report here (`--report`).
   std::optional<std::filesystem::path> report_file;
   bool want_report = false;  ///< fill `InstallReport::report_json` (`--json`)
+  /// How to install; `cache_dir` is set from `sources` (none with `no_cache`).
   install::InstallOptions options;
 };
 
@@ -112,6 +113,7 @@ struct SyncRequest {
   bool dry_run = false;
   bool quiet = false;
   std::optional<std::filesystem::path> report_file;
+  /// How to install; `cache_dir` is set from `sources` (none with `no_cache`).
   install::InstallOptions options;
 };
 
