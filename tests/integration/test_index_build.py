@@ -144,6 +144,10 @@ def test_build_writes_pep503_691_658_and_825_files(vwheel, wheels, tmp_path):
             assert f["core-metadata"] == {"sha256": sha256(meta)} and "dist-info-metadata" not in f
             assert links[name]["data-core-metadata"] == links[name]["data-dist-info-metadata"] == f"sha256={sha256(meta)}"
             assert f["yanked"] is False and "upload-time" in f
+    # PEP 825: the `*-variants.json` entry carries nothing but file name, URL, hash and size.
+    for name in ("Mixed_Pkg-1.0-variants.json",):
+        assert sorted(files[name]) == ["filename", "hashes", "size", "url"], files[name]
+        assert sorted(links[name]) == ["href", "text"], links[name]
     assert files["Mixed_Pkg-1.0-py3-none-any.whl"]["requires-python"] == ">=3.8"
     assert links["Mixed_Pkg-1.0-py3-none-any.whl"]["data-requires-python"] == ">=3.8"
     assert 'data-requires-python="&gt;=3.8"' in html
@@ -219,7 +223,8 @@ def test_yanked_and_base_url(vwheel, wheels, tmp_path):
     files = {f["filename"]: f for f in page["files"]}
     assert files["Mixed_Pkg-0.9-py3-none-any.whl"]["yanked"] is True
     assert files["Mixed_Pkg-1.0-py3-none-any.whl"]["yanked"] == "broken <build>"
-    assert files["Mixed_Pkg-1.0-variants.json"]["yanked"] is False
+    # The whole version is yanked, but PEP 825 forbids `yanked` on its `*-variants.json` entry.
+    assert "yanked" not in files["Mixed_Pkg-1.0-variants.json"]
     assert files["Mixed_Pkg-1.0-py3-none-any.whl"]["url"] == \
         "https://example.org/pypi/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl"
     links = anchors((site / "simple/mixed-pkg/index.html").read_text())
