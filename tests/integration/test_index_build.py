@@ -2,11 +2,13 @@
 `*-variants.json`) built from real wheels, then served by a real nginx with the README's
 content-negotiation configuration and installed from with a real pip."""
 import hashlib
+import io
 import json
 import os
 import shutil
 import socket
 import subprocess
+import tarfile
 import time
 import urllib.request
 import zipfile
@@ -436,3 +438,27 @@ def test_pip_finds_nothing_when_only_variant_wheels_exist(served):
     assert r.returncode != 0
     assert "No matching distribution found for onlyvariant" in r.stdout + r.stderr, r.stdout + r.stderr
     assert not list((served["tmp"] / "target2").glob("*.dist-info"))
+
+
+def test_warns_about_versions_with_only_variant_wheels(vwheel, wheels, tmp_path):
+    # onlyvariant 2.0 has one variant wheel and nothing else: pip & co. would find nothing for it.
+    # mixed-pkg 1.0 has a non-variant wheel beside its variants, 0.9 none: no warning for either.
+    site = tmp_path / "site"
+    r = build(vwheel, wheels, site, "-q")
+    assert [line for line in r.err.splitlines() if line.startswith("vwheel: warning: ")] == [
+        "vwheel: warning: onlyvariant: installers without variant support will find nothing for 2.0 (it has only "
+        "variant wheels; add a non-variant wheel or an sdist)"
+    ], r.err
+    # An sdist (or a non-variant wheel) of that version is enough; other versions are judged alone.
+    with tarfile.open(wheels / "onlyvariant-2.0.tar.gz", "w:gz") as tf:
+        info = tarfile.TarInfo("onlyvariant-2.0/PKG-INFO")
+        body = b"Metadata-Version: 2.1\nName: onlyvariant\nVersion: 2.0\n"
+        info.size = len(body)
+        tf.addfile(info, io.BytesIO(body))
+    make_dist(wheels, "onlyvariant-3.0-py3-none-any-v3.whl", variant={"v3": {"x86_64": {"level": ["v3"]}}})
+    make_dist(wheels, "onlyvariant-3.0-py3-none-any-v4.whl", variant={"v4": {"x86_64": {"level": ["v4"]}}})
+    r = build(vwheel, wheels, site, "-q")
+    assert [line for line in r.err.splitlines() if line.startswith("vwheel: warning: ")] == [
+        "vwheel: warning: onlyvariant: installers without variant support will find nothing for 3.0 (it has only "
+        "variant wheels; add a non-variant wheel or an sdist)"
+    ], r.err
