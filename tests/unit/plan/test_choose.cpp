@@ -177,6 +177,32 @@ TEST(Choose, BestTagWinsWithinALabel) {
   EXPECT_EQ((*c)->wheel->filename, "pkg-1.0-cp312-abi3-manylinux_2_36_x86_64.whl");
 }
 
+// PEP 825 (after August 2026): build numbers only break ties between otherwise equal wheels; they
+// never group wheels, so a higher build of a worse-ranked label does not hide the best label.
+TEST(Choose, BuildNumbersOnlyBreakTiesAndNeverGroupVariants) {
+  Fixture fx;
+  fx.files.push_back(wheel("torch-2.13.0-1-py3-none-any-cu128.whl"));
+  fx.files.push_back(wheel("torch-2.13.0-2-py3-none-any-cu128.whl"));
+  fx.files.push_back(wheel("torch-2.13.0-5-py3-none-any-null.whl"));
+  fx.files.push_back(wheel("torch-2.13.0-9-py3-none-any.whl"));
+  std::string reason;
+  auto c = choose(fx.request(), cuda_target(), fx.loader(), reason);
+  ASSERT_TRUE(c && *c) << reason;
+  EXPECT_EQ((*c)->label, "cu128");
+  EXPECT_EQ((*c)->wheel->filename, "torch-2.13.0-2-py3-none-any-cu128.whl");
+}
+
+TEST(Choose, BuildNumbersBreakTiesOnlyBetweenEqualTags) {
+  Fixture fx;
+  fx.files.push_back(wheel("pkg-1.0-9-py3-none-any.whl"));
+  fx.files.push_back(wheel("pkg-1.0-1-cp312-abi3-manylinux_2_36_x86_64.whl"));
+  fx.files.push_back(wheel("pkg-1.0-cp312-abi3-manylinux_2_36_x86_64.whl"));
+  std::string reason;
+  auto c = choose(fx.request(), make_target({}), fx.loader(), reason);
+  ASSERT_TRUE(c && *c) << reason;
+  EXPECT_EQ((*c)->wheel->filename, "pkg-1.0-1-cp312-abi3-manylinux_2_36_x86_64.whl");
+}
+
 TEST(Choose, VariantsOfTheFirstSourceWinAndAreNeverMerged) {
   Fixture fx;
   fx.files.push_back(wheel("torch-2.13.0-py3-none-any-null.whl", 0));
