@@ -191,51 +191,44 @@ def test_enable_if_uses_profile_environment(vwheel, tmp_path, examples):
 # Every finding on the 236 real files, in file order: (file, location, rule). All are warnings:
 # PyTorch's draft files list sm_arch unsorted and use the hash-era empty label "00000000" (rules
 # only PEP 825 has), two use an unversioned $schema and uv's test file has none.
-SM = "nvidia.sm_arch"
 NULL_LABEL = ("variants.00000000", "null-label")
+UV = "astral-sh_uv__charlie_wheel-variant__built_by_uv-0.1.0-variants.json"
+GH = "variants-index-gh-pages/"
+REPACK = "wheelnext_variant-repack__HEAD__"
+
+
+def unsorted_sm_arch(rel):
+    """The two findings of a PyTorch file with cuda12.8 and cuda13.0 variants."""
+    return [(rel, f"variants.{label}.nvidia.sm_arch", "values-unsorted") for label in ("cuda12.8", "cuda13.0")]
+
+
 REAL_FINDINGS = [
-    ("astral-sh_uv__charlie_wheel-variant__built_by_uv-0.1.0-variants.json", "$schema", "schema-missing"),
-    ("astral-sh_uv__charlie_wheel-variant__built_by_uv-0.1.0-variants.json", "default-priorities.namespace",
-     "namespace-unlisted"),
-    ("astral-sh_uv__charlie_wheel-variant__built_by_uv-0.1.0-variants.json", "default-priorities.namespace",
-     "namespace-providers-mismatch"),
-    ("variants-index-gh-pages/other/0012668/torch/torch-2.8.0-variants.json", *NULL_LABEL),
-    ("variants-index-gh-pages/other/175a558/torch/torch-2.9.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/other/175a558/torch/torch-2.9.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/other/3004567/torch/torch-2.9.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/other/3004567/torch/torch-2.9.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/other/f3c1219/torch/torch-2.8.0-variants.json", *NULL_LABEL),
-    ("variants-index-gh-pages/other/f3c1219/torch/torch-2.9.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/other/f3c1219/torch/torch-2.9.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.2/torch/torch-2.8.0-variants.json", *NULL_LABEL),
-    ("variants-index-gh-pages/v0.0.2/torch/torch-2.9.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.2/torch/torch-2.9.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.2/torchvision/torchvision-0.23.0-variants.json", *NULL_LABEL),
-    ("variants-index-gh-pages/v0.0.2/torchvision/torchvision-0.24.0-variants.json", f"variants.cuda12.8.{SM}",
-     "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.2/torchvision/torchvision-0.24.0-variants.json", f"variants.cuda13.0.{SM}",
-     "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.3/torch/torch-2.8.0-variants.json", *NULL_LABEL),
-    ("variants-index-gh-pages/v0.0.3/torch/torch-2.9.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.3/torch/torch-2.9.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.3/torchvision/torchvision-0.23.0-variants.json", *NULL_LABEL),
-    ("variants-index-gh-pages/v0.0.3/torchvision/torchvision-0.24.0-variants.json", f"variants.cuda12.8.{SM}",
-     "values-unsorted"),
-    ("variants-index-gh-pages/v0.0.3/torchvision/torchvision-0.24.0-variants.json", f"variants.cuda13.0.{SM}",
-     "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torch-2.10.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torch-2.10.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torch-2.8.0-variants.json", "$schema", "schema-unversioned"),
-    ("wheelnext_variant-repack__HEAD__torch-2.8.0-variants.json", *NULL_LABEL),
-    ("wheelnext_variant-repack__HEAD__torch-2.9.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torch-2.9.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torchvision-0.23.0-variants.json", "$schema", "schema-unversioned"),
-    ("wheelnext_variant-repack__HEAD__torchvision-0.23.0-variants.json", *NULL_LABEL),
-    ("wheelnext_variant-repack__HEAD__torchvision-0.24.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torchvision-0.24.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torchvision-0.25.0-variants.json", f"variants.cuda12.8.{SM}", "values-unsorted"),
-    ("wheelnext_variant-repack__HEAD__torchvision-0.25.0-variants.json", f"variants.cuda13.0.{SM}", "values-unsorted"),
+    (UV, "$schema", "schema-missing"),
+    (UV, "default-priorities.namespace", "namespace-unlisted"),
+    (UV, "default-priorities.namespace", "namespace-providers-mismatch"),
+    (GH + "other/0012668/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "other/175a558/torch/torch-2.9.0-variants.json"),
+    *unsorted_sm_arch(GH + "other/3004567/torch/torch-2.9.0-variants.json"),
+    (GH + "other/f3c1219/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "other/f3c1219/torch/torch-2.9.0-variants.json"),
+    (GH + "v0.0.2/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.2/torch/torch-2.9.0-variants.json"),
+    (GH + "v0.0.2/torchvision/torchvision-0.23.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.2/torchvision/torchvision-0.24.0-variants.json"),
+    (GH + "v0.0.3/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.3/torch/torch-2.9.0-variants.json"),
+    (GH + "v0.0.3/torchvision/torchvision-0.23.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.3/torchvision/torchvision-0.24.0-variants.json"),
+    *unsorted_sm_arch(REPACK + "torch-2.10.0-variants.json"),
+    (REPACK + "torch-2.8.0-variants.json", "$schema", "schema-unversioned"),
+    (REPACK + "torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(REPACK + "torch-2.9.0-variants.json"),
+    (REPACK + "torchvision-0.23.0-variants.json", "$schema", "schema-unversioned"),
+    (REPACK + "torchvision-0.23.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(REPACK + "torchvision-0.24.0-variants.json"),
+    *unsorted_sm_arch(REPACK + "torchvision-0.25.0-variants.json"),
 ]
+assert len(REAL_FINDINGS) == 35
 UV_MESSAGES = {
     "schema-missing": "missing; expected the URL of the format's schema, e.g. "
     '"https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json" (read as draft v0.0.3)',
