@@ -117,6 +117,9 @@ class Builder {
   Result<void> merge_variants();
 
   void apply_yanked();
+  // Warns about each version with variant wheels but no other distribution: installers without
+  // variant support ignore variant wheels, so they find nothing for it.
+  void warn_variant_only_versions();
 
   [[nodiscard]] std::string file_url(const std::string& project, const std::string& filename) const;
 

@@ -10,6 +10,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <utility>
 #include <set>
 #include <system_error>
 
@@ -247,6 +248,29 @@ Result<void> Builder::merge_variants() {
   }
   variants_ = std::move(kept);
   return {};
+}
+
+void Builder::warn_variant_only_versions() {
+  struct Seen {
+    std::string version_text;  // as in the first file name, for the message
+    bool variant = false;
+    bool plain = false;  // a non-variant wheel or an sdist
+  };
+  // By project and normalized version: `1.0` and `1.0.0` are one version to an installer.
+  std::map<std::pair<std::string, std::string>, Seen> versions;
+  for (const Dist& d : dists_) {
+    if (d.dropped) continue;
+    auto& seen = versions[{d.name.project, d.name.version.to_string()}];
+    if (seen.version_text.empty()) seen.version_text = d.name.version_text;
+    (d.name.variant_namever ? seen.variant : seen.plain) = true;
+  }
+  for (const auto& [key, seen] : versions) {
+    if (!seen.variant || seen.plain) continue;
+    report_.warnings.push_back(fmt::format(
+        "{}: installers without variant support will find nothing for {} (it has only variant wheels; add a "
+        "non-variant wheel or an sdist)",
+        key.first, seen.version_text));
+  }
 }
 
 void Builder::apply_yanked() {

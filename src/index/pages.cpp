@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "index/text.hpp"
+#include "vwheel/simple/project_page.hpp"
 
 namespace vwheel::index::detail {
 namespace {
@@ -39,17 +40,18 @@ std::string render_project_html(const ProjectPage& page) {
     out += "#sha256=";
     out += f.sha256;
     out += '"';
-    if (f.requires_python) {
+    const bool attributes = !simple::is_variants_json_name(f.filename);  // PEP 825: none on these
+    if (attributes && f.requires_python) {
       out += " data-requires-python=\"";
       append_html(out, *f.requires_python);
       out += '"';
     }
-    if (f.yanked) {
+    if (attributes && f.yanked) {
       out += " data-yanked=\"";
       append_html(out, *f.yanked);
       out += '"';
     }
-    if (f.core_metadata_sha256) {
+    if (attributes && f.core_metadata_sha256) {
       out += " data-core-metadata=\"sha256=";
       out += *f.core_metadata_sha256;
       out += "\" data-dist-info-metadata=\"sha256=";
@@ -85,21 +87,24 @@ std::string render_project_json(const ProjectPage& page) {
     out += ", \"hashes\": {\"sha256\": ";
     append_json_string(out, f.sha256);
     out += '}';
-    if (f.requires_python) {
-      out += ", \"requires-python\": ";
-      append_json_string(out, *f.requires_python);
-    }
-    out += ", \"yanked\": ";
-    if (!f.yanked) {
-      out += "false";
-    } else if (f.yanked->empty()) {
-      out += "true";
-    } else {
-      append_json_string(out, *f.yanked);
+    // PEP 825: a `*-variants.json` entry carries no `requires-python`, `yanked` or core metadata.
+    if (!simple::is_variants_json_name(f.filename)) {
+      if (f.requires_python) {
+        out += ", \"requires-python\": ";
+        append_json_string(out, *f.requires_python);
+      }
+      out += ", \"yanked\": ";
+      if (!f.yanked) {
+        out += "false";
+      } else if (f.yanked->empty()) {
+        out += "true";
+      } else {
+        append_json_string(out, *f.yanked);
+      }
     }
     // PEP 714: `core-metadata` only. The old `dist-info-metadata` key is allowed in HTML alone:
     // pip 22.3 to 23.1 (Debian 12's pip 23.0.1 among them) crash on it in JSON.
-    if (f.core_metadata_sha256) append_metadata_hash(out, "core-metadata", *f.core_metadata_sha256);
+    if (!simple::is_variants_json_name(f.filename) && f.core_metadata_sha256) append_metadata_hash(out, "core-metadata", *f.core_metadata_sha256);
     out += fmt::format(", \"size\": {}", f.size);
     if (f.upload_time) {
       out += ", \"upload-time\": ";

@@ -3,7 +3,8 @@
 // `versions`, `size` and `upload-time`), for the project list and for one project. Pages are
 // built by appending to a string: a project page of thousands of files renders in microseconds.
 // Core metadata (PEP 658) is `data-core-metadata` plus the older `data-dist-info-metadata` in
-// HTML, and `core-metadata` alone in JSON, as PEP 714 specifies.
+// HTML, and `core-metadata` alone in JSON, as PEP 714 specifies. A `*-variants.json` entry gets
+// none of these nor `yanked`/`requires-python` (PEP 825: indexes MUST skip them there).
 
 #include <cstdint>
 #include <optional>

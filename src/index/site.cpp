@@ -78,6 +78,7 @@ Result<BuildReport> Builder::run() {
   if (auto ok = load_yanked(); !ok) return fail(ok.error());
   if (auto ok = scan(); !ok) return fail(ok.error());
   if (auto ok = merge_variants(); !ok) return fail(ok.error());
+  warn_variant_only_versions();
   apply_yanked();
   render_pages();
 

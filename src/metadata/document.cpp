@@ -101,11 +101,17 @@ ValidationReport check_json_document(std::string_view text, DocumentKind kind,
   auto root = parse_json_text(text);
   if (!root) {
     report.errors.push_back(root.error().message);
+    report.findings.push_back({Severity::Error, "invalid", "", "", root.error().message});
     return report;
   }
   auto outcome = detail::read_document(*root, kind, expected_label);
   report.errors = std::move(outcome.errors);
   report.conformance_problems = std::move(outcome.conformance);
+  report.findings = std::move(outcome.findings);
+  // Hard errors first, as in validate_json_document's lines.
+  std::stable_partition(report.findings.begin(), report.findings.end(),
+                        [](const Finding& f) { return f.rule == "invalid"; });
+  detail::fill_pointers(report.findings, &*root);
   return report;
 }
 

@@ -63,7 +63,12 @@ struct ReadOutcome {
   variant::VariantMetadata metadata;
   std::vector<std::string> errors;       // hard errors
   std::vector<std::string> conformance;  // conformance problems
+  std::vector<Finding> findings;         // both, in order, with severities (pointer filled by the caller)
 };
+
+/// Fills each finding's JSON pointer from its dotted `location`, resolving keys that contain dots
+/// against `root` when given (labels may contain dots); keys not found split at every dot.
+void fill_pointers(std::vector<Finding>& findings, const Json* root);
 
 /// Reads a parsed JSON tree as a document of `kind`. For Pyproject, `root` is the content of the
 /// `[variant]` table and key paths are prefixed `variant.`.

@@ -76,9 +76,14 @@ ValidationReport check_pyproject(std::string_view toml_text) {
   auto result = read_pyproject(toml_text);
   if (result.syntax_error) {
     report.errors.push_back(*result.syntax_error);
+    report.findings.push_back({Severity::Error, "invalid", "", "", *result.syntax_error});
   } else if (result.outcome) {
     report.errors = std::move(result.outcome->errors);
     report.conformance_problems = std::move(result.outcome->conformance);
+    report.findings = std::move(result.outcome->findings);
+    std::stable_partition(report.findings.begin(), report.findings.end(),
+                          [](const Finding& f) { return f.rule == "invalid"; });
+    detail::fill_pointers(report.findings, nullptr);
   }
   return report;
 }

@@ -69,13 +69,13 @@ class Reader {
     read_providers(root);
     static_ok_ = read_property_map(root, "static-properties", out_.metadata.static_properties);
     if (has_static_ && !draft_) {
-      problem(path("static-properties"), "not part of the PEP 825 format; read as PEP 817 static properties");
+      problem(Severity::Warning, "draft-key", path("static-properties"), "not part of the PEP 825 format; read as PEP 817 static properties");
     }
     read_variants(root);
     for (const auto& [key, value] : root.items()) {
       static const std::set<std::string, std::less<>> kKnown = {"$schema", "default-priorities", "providers",
                                                                 "static-properties", "variants"};
-      if (!kKnown.contains(key)) problem(path(key), "unknown key, ignored");
+      if (!kKnown.contains(key)) problem(Severity::Warning, "unknown-key", path(key), "unknown key, ignored");
     }
     check_providers_against_static_properties();
     check_namespace_rules();
@@ -98,12 +98,20 @@ class Reader {
 
   bool is_json() const { return kind_ != DocumentKind::Pyproject; }
   std::string path(std::string_view key) const { return child_path(root_, key); }
+  // Hard errors: the document cannot be used, whatever its version.
   void error(const std::string& where, const std::string& what) {
     out_.errors.push_back(single_line(where.empty() ? what : fmt::format("{}: {}", where, what)));
+    out_.findings.push_back({Severity::Error, "invalid", {}, where, single_line(what)});
   }
-  void problem(const std::string& where, const std::string& what) {
+  // Conformance problems: the document is used; `severity` says whether the declared format
+  // version requires what is missing (see Severity).
+  void problem(Severity severity, std::string rule, const std::string& where, const std::string& what) {
     out_.conformance.push_back(single_line(where.empty() ? what : fmt::format("{}: {}", where, what)));
+    out_.findings.push_back({severity, std::move(rule), {}, where, single_line(what)});
   }
+  // A PEP 825 MUST: an error in a PEP 825 document, a warning in a draft one (the drafts did not
+  // have the rule, or were never normative).
+  Severity pep825_must() const { return draft_ ? Severity::Warning : Severity::Error; }
 
   // ---- generic pieces ----
 
@@ -197,7 +205,7 @@ class Reader {
     md.schema = variant::kSchemaDraft003;
     md.schema_url.clear();
     if (it == root.end()) {
-      problem("$schema", fmt::format("missing; expected the URL of the format's schema, e.g. \"{}\" (read as draft "
+      problem(Severity::Warning, "schema-missing", "$schema", fmt::format("missing; expected the URL of the format's schema, e.g. \"{}\" (read as draft "
                                      "v0.0.3)",
                                      kSchemaUrlPep825));
     } else if (!it->is_string()) {
@@ -213,14 +221,14 @@ class Reader {
           return false;
         }
         if (version->major == variant::kSchemaPep825.major && version->minor > variant::kSchemaPep825.minor) {
-          problem("$schema", fmt::format("format version {} is newer than this tool knows ({}); read as {}, keys it "
+          problem(Severity::Warning, "schema-newer-minor", "$schema", fmt::format("format version {} is newer than this tool knows ({}); read as {}, keys it "
                                          "does not know are ignored",
                                          version_text(*version), version_text(variant::kSchemaPep825),
                                          version_text(variant::kSchemaPep825)));
         }
       } else if (is_wheelnext_schema_host(md.schema_url)) {
         md.schema = variant::kSchemaDraft002;
-        problem("$schema", fmt::format("{} has no version (expected a URL ending in /vMAJOR.MINOR.PATCH.json); "
+        problem(Severity::Warning, "schema-unversioned", "$schema", fmt::format("{} has no version (expected a URL ending in /vMAJOR.MINOR.PATCH.json); "
                                        "read as draft v0.0.2",
                                        python_json_string(md.schema_url)));
       } else {
@@ -240,7 +248,7 @@ class Reader {
     const auto where = path("default-priorities");
     const auto it = root.find("default-priorities");
     if (it == root.end()) {
-      problem(where, "missing; it must hold `namespace`, the namespaces of the variants in priority order");
+      problem(pep825_must(), "default-priorities-missing", where, "missing; it must hold `namespace`, the namespaces of the variants in priority order");
       return;
     }
     if (!expect_object(*it, where, "an object")) {
@@ -270,17 +278,17 @@ class Reader {
       } else if (key == "property") {
         read_property_map_value(value, key_path, md.property_priorities);
       } else {
-        problem(key_path, "unknown key, ignored");
+        problem(Severity::Warning, "unknown-key", key_path, "unknown key, ignored");
         continue;
       }
       if (key != "namespace" && is_json() && md.schema >= kPep825WithoutOverrides) {
-        problem(key_path, fmt::format("not part of the PEP 825 format v{} (removed in v0.1.1); read as a PEP 817 "
+        problem(Severity::Warning, "draft-key", key_path, fmt::format("not part of the PEP 825 format v{} (removed in v0.1.1); read as a PEP 817 "
                                       "priority override",
                                       version_text(md.schema)));
       }
     }
     if (!namespace_list_present_) {
-      problem(child_path(where, "namespace"), "missing; it must list the namespaces of the variants in priority order");
+      problem(pep825_must(), "namespace-list-missing", child_path(where, "namespace"), "missing; it must list the namespaces of the variants in priority order");
     }
   }
 
@@ -294,7 +302,7 @@ class Reader {
       providers_ok_ = false;
       return;
     }
-    if (!draft_) problem(where, "not part of the PEP 825 format; read as PEP 817 provider information");
+    if (!draft_) problem(Severity::Warning, "draft-key", where, "not part of the PEP 825 format; read as PEP 817 provider information");
     for (const auto& [ns, info] : it->items()) {
       if (!check_key(ns, where, "namespace", kNamePattern)) {
         providers_ok_ = false;
@@ -359,14 +367,14 @@ class Reader {
         if (value.is_string() && (value == "none" || value == "build" || value == "all")) {
           plugin_use = value.get<std::string>();
           if (out_.metadata.schema != variant::kSchemaDraft002) {
-            problem(key_path, "a draft v0.0.2 key; later formats use `install-time`");
+            problem(Severity::Warning, "draft-key", key_path, "a draft v0.0.2 key; later formats use `install-time`");
           }
         } else {
           error(key_path, fmt::format("expected one of \"none\", \"build\", \"all\", got {}", describe_value(value)));
           ok = false;
         }
       } else {
-        problem(key_path, "unknown key, ignored");
+        problem(Severity::Warning, "unknown-key", key_path, "unknown key, ignored");
       }
     }
     if (plugin_use) {
@@ -394,7 +402,7 @@ class Reader {
     const auto where = path("variants");
     const auto it = root.find("variants");
     if (!is_json()) {
-      if (it != root.end()) problem(where, "must not be given in pyproject.toml; ignored");
+      if (it != root.end()) problem(Severity::Warning, "unknown-key", where, "must not be given in pyproject.toml; ignored");
       return;
     }
     if (it == root.end()) {
@@ -444,7 +452,7 @@ class Reader {
           ok = false;
           continue;
         }
-        if (list.empty()) problem(feature_path, "empty list of values; PEP 825 requires at least one value");
+        if (list.empty()) problem(pep825_must(), "values-empty", feature_path, "empty list of values; PEP 825 requires at least one value");
         auto sorted = list;
         std::sort(sorted.begin(), sorted.end());
         if (const auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end()) {
@@ -453,7 +461,9 @@ class Reader {
           continue;
         }
         if (sorted != list) {
-          problem(feature_path, fmt::format("values are not sorted ({}); PEP 825 lists them sorted lexically",
+          // PEP 825 describes sorted lists but makes no MUST of it, and the drafts never did:
+          // PyTorch's published files list sm_arch unsorted and are read the same either way.
+          problem(Severity::Warning, "values-unsorted", feature_path, fmt::format("values are not sorted ({}); PEP 825 lists them sorted lexically",
                                             quoted_list(list)));
         }
         for (auto& value : sorted) properties.push_back({ns, feature, std::move(value)});
@@ -474,7 +484,7 @@ class Reader {
       return;
     }
     if (draft_ && label.size() > variant::kMaxPortableLabelLength) {
-      problem(label_path, fmt::format("label longer than {} characters: valid for PEP 825, but not in the draft "
+      problem(Severity::Warning, "label-length", label_path, fmt::format("label longer than {} characters: valid for PEP 825, but not in the draft "
                                       "format, and today's installers reject it",
                                       variant::kMaxPortableLabelLength));
     }
@@ -545,7 +555,9 @@ class Reader {
     const auto& md = out_.metadata;
     const auto ns_path = path("default-priorities.namespace");
     if (namespace_list_present_ && !namespaces_ok_) return;
-    append_model_problems(md, kind_, root_, namespace_list_present_, out_.conformance);
+    std::vector<Finding> model;
+    append_model_problems(md, kind_, root_, namespace_list_present_, pep825_must(), model);
+    for (auto& f : model) problem(f.severity, std::move(f.rule), f.location, f.message);
     // Draft formats (PEP 817): the namespace list and the providers keys name the same namespaces.
     if (draft_ && namespace_list_present_ && providers_ok_) {
       std::vector<std::string> unlisted;
@@ -558,7 +570,7 @@ class Reader {
         if (!md.providers.contains(ns)) without_provider.push_back(ns);
       }
       if (!unlisted.empty()) {
-        problem(ns_path, fmt::format("does not list {}, which {} in `providers` (draft format: the namespace list "
+        problem(Severity::Warning, "namespace-providers-mismatch", ns_path, fmt::format("does not list {}, which {} in `providers` (draft format: the namespace list "
                                      "and the providers keys must match)",
                                      quoted_list(unlisted), unlisted.size() == 1 ? "is" : "are"));
       }
@@ -573,7 +585,7 @@ class Reader {
         if (!md.providers.empty()) {
           error(ns_path, what);
         } else {
-          problem(ns_path, what);
+          problem(Severity::Warning, "namespace-providers-mismatch", ns_path, what);
         }
       }
     }
@@ -582,16 +594,17 @@ class Reader {
  public:
   // PEP 825 rules on a model (shared with the public conformance_problems()).
   static void append_model_problems(const VariantMetadata& md, DocumentKind kind, const std::string& root,
-                                    bool namespace_list_present, std::vector<std::string>& out) {
+                                    bool namespace_list_present, Severity must, std::vector<Finding>& out) {
     const auto ns_path = child_path(root, "default-priorities.namespace");
     const auto& list = md.namespace_priorities;
     if (namespace_list_present) {
-      if (list.empty()) out.push_back(fmt::format("{}: empty; it must list at least one namespace", ns_path));
+      if (list.empty()) out.push_back({must, "namespace-list-empty", {}, ns_path, "empty; it must list at least one namespace"});
       std::set<std::string> seen;
       std::set<std::string> reported;
       for (const auto& ns : list) {
         if (!seen.insert(ns).second && reported.insert(ns).second) {
-          out.push_back(fmt::format("{}: namespace {} is listed more than once", ns_path, python_json_string(ns)));
+          out.push_back({must, "namespace-repeated", {}, ns_path,
+                         fmt::format("namespace {} is listed more than once", python_json_string(ns))});
         }
       }
     }
@@ -602,15 +615,16 @@ class Reader {
       for (const auto& p : properties) namespaces.insert(p.ns);
       for (const auto& ns : namespaces) used[ns].push_back(label);
       if (properties.empty() && label != variant::kNullLabel) {
-        out.push_back(single_line(fmt::format("{}: a variant without properties must use the label \"null\"",
-                                              child_path("variants", label))));
+        out.push_back({must, "null-label", {}, child_path("variants", label),
+                       "a variant without properties must use the label \"null\""});
       }
     }
     if (!namespace_list_present) return;
     for (const auto& [ns, labels] : used) {
       if (std::find(list.begin(), list.end(), ns) == list.end()) {
-        out.push_back(fmt::format("{}: does not list namespace {}, used by {} {}", ns_path, python_json_string(ns),
-                                  labels.size() == 1 ? "variant" : "variants", quoted_list(labels, 4)));
+        out.push_back({must, "namespace-unlisted", {}, ns_path,
+                       fmt::format("does not list namespace {}, used by {} {}", python_json_string(ns),
+                                   labels.size() == 1 ? "variant" : "variants", quoted_list(labels, 4))});
       }
     }
   }
@@ -638,12 +652,22 @@ namespace vwheel::metadata {
 std::vector<std::string> conformance_problems(const variant::VariantMetadata& metadata, DocumentKind kind) {
   std::vector<std::string> out;
   const std::string root = kind == DocumentKind::Pyproject ? "variant" : "";
-  detail::Reader::append_model_problems(metadata, kind, root, true, out);
+  std::vector<Finding> findings;
+  detail::Reader::append_model_problems(metadata, kind, root, true, Severity::Error, findings);
+  for (const auto& f : findings) out.push_back(detail::single_line(fmt::format("{}: {}", f.location, f.message)));
   if (kind == DocumentKind::VariantJson && metadata.variants.size() != 1) {
     out.push_back(fmt::format("variants: a wheel's variant.json must describe exactly one variant, found {}",
                               metadata.variants.size()));
   }
   return out;
+}
+
+}  // namespace vwheel::metadata
+
+namespace vwheel::metadata {
+
+std::string_view severity_name(Severity severity) noexcept {
+  return severity == Severity::Error ? "error" : "warning";
 }
 
 }  // namespace vwheel::metadata

@@ -307,4 +307,95 @@ std::string child_path(std::string_view parent, std::string_view key) {
 
 std::string index_path(std::string_view parent, std::size_t index) { return fmt::format("{}[{}]", parent, index); }
 
+namespace {
+
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (const char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Walks one step down `node` (null once off the document).
+const Json* child_of(const Json* node, const std::string& key) {
+  if (node == nullptr || !node->is_object()) return nullptr;
+  const auto it = node->find(key);
+  return it == node->end() ? nullptr : &*it;
+}
+
+std::string location_to_pointer(std::string_view location, const Json* root) {
+  if (location.empty() || location == "(document)") return "";
+  std::string pointer;
+  const Json* node = root;
+  std::size_t i = 0;
+  while (i < location.size()) {
+    if (location[i] == '.') {
+      ++i;
+      continue;
+    }
+    if (location[i] == '[') {
+      // `[N]` (an index) or `["key"]` (a key python_json_string quoted).
+      std::size_t end = i + 1;
+      if (end < location.size() && location[end] == '"') {
+        ++end;
+        while (end < location.size() && location[end] != '"') end += location[end] == '\\' ? 2 : 1;
+        ++end;
+      } else {
+        while (end < location.size() && location[end] != ']') ++end;
+      }
+      const auto inner = location.substr(i + 1, std::min(end, location.size()) - i - 1);
+      std::string key(inner);
+      if (inner.starts_with('"')) {
+        const auto parsed = Json::parse(inner, nullptr, false);
+        if (parsed.is_string()) key = parsed.get<std::string>();
+        node = child_of(node, key);
+      } else {
+        node = node != nullptr && node->is_array() && !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return vwheel::is_ascii_digit(c); })
+                   ? (std::stoul(key) < node->size() ? &(*node)[std::stoul(key)] : nullptr)
+                   : nullptr;
+      }
+      pointer += "/" + pointer_token(key);
+      i = std::min(end + 1, location.size());
+      continue;
+    }
+    // A run of plain text up to the next `[`: keys joined by dots, where keys may hold dots too.
+    const auto stop = std::min(location.find('[', i), location.size());
+    const auto run = location.substr(i, stop - i);
+    std::size_t pos = 0;
+    while (pos < run.size()) {
+      auto take = run.find('.', pos);
+      if (take == std::string_view::npos) take = run.size();
+      // The longest dotted prefix that is a key here wins.
+      for (auto end = run.size(); node != nullptr && end > take;) {
+        if (child_of(node, std::string(run.substr(pos, end - pos))) != nullptr) {
+          take = end;
+          break;
+        }
+        const auto dot = run.rfind('.', end - 1);
+        if (dot == std::string_view::npos || dot < take) break;
+        end = dot;
+      }
+      const std::string key(run.substr(pos, take - pos));
+      node = child_of(node, key);
+      pointer += "/" + pointer_token(key);
+      pos = take + 1;
+    }
+    i = stop;
+  }
+  return pointer;
+}
+
+}  // namespace
+
+void fill_pointers(std::vector<Finding>& findings, const Json* root) {
+  for (auto& f : findings) f.pointer = location_to_pointer(f.location, root);
+}
+
 }  // namespace vwheel::metadata::detail

@@ -44,7 +44,8 @@ struct Fitting {
   std::size_t tag;
 };
 
-/// The best wheel (by tag, then build tag) among `wheels`.
+/// The best wheel (by tag, then build tag) among `wheels`. PEP 825: build numbers only break ties
+/// between otherwise equal wheels; they never group them (the label is chosen over all builds).
 const Fitting* best_by_tag(const std::vector<Fitting>& wheels) {
   const Fitting* best = nullptr;
   for (const auto& w : wheels) {

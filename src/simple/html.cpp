@@ -120,6 +120,7 @@ Result<FileLink> make_link(const RawAnchor& a, const detail::Resolver& base, std
   link.url = std::move(url->url);
   link.filename = std::move(url->filename);
   if (fragment) link.hashes = detail::fragment_hashes(*fragment);
+  if (is_variants_json_name(link.filename)) return link;  // PEP 825: its attributes are ignored
   if (a.requires_python) {
     const std::string_view rp = ascii_trim(*a.requires_python, is_html_space);
     if (!rp.empty()) link.requires_python = std::string(rp);

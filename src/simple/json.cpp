@@ -125,12 +125,14 @@ class FileReader {
     }
     if (link.hashes.empty() && fragment) link.hashes = detail::fragment_hashes(*fragment);
 
-    if (const auto rp = j.find("requires-python"); rp != j.end() && !rp->is_null()) {
+    // PEP 825: attributes on a `*-variants.json` entry are ignored, even malformed ones.
+    const bool attributes = !is_variants_json_name(filename_);
+    if (const auto rp = j.find("requires-python"); attributes && rp != j.end() && !rp->is_null()) {
       if (!rp->is_string()) return error("requires-python", "must be a string or null");
       const std::string_view v = ascii_trim(rp->get_ref<const std::string&>(), is_html_space);
       if (!v.empty()) link.requires_python = std::string(v);
     }
-    if (const auto y = j.find("yanked"); y != j.end() && !y->is_null()) {
+    if (const auto y = j.find("yanked"); attributes && y != j.end() && !y->is_null()) {
       if (y->is_boolean()) {
         if (y->get<bool>()) link.yanked = "";
       } else if (y->is_string()) {
@@ -141,6 +143,7 @@ class FileReader {
     }
     // PEP 714: `core-metadata` wins over the older `dist-info-metadata`.
     for (const char* key : {"core-metadata", "dist-info-metadata"}) {
+      if (!attributes) break;
       const auto m = j.find(key);
       if (m == j.end() || m->is_null()) continue;
       if (m->is_boolean()) {

@@ -175,7 +175,7 @@ def test_rank_two_sets_for_one_label_is_rejected(vwheel, tmp_path):
     )
     r = vwheel("validate", f)
     assert r.rc == 1
-    assert (r.out, r.err) == (f'{f}: variants: key "l" appears twice in the same object\n', "")
+    assert (r.out, r.err) == (f'{f}: error: variants: key "l" appears twice in the same object [invalid]\n', "")
 
 
 def test_enable_if_uses_profile_environment(vwheel, tmp_path, examples):
@@ -188,67 +188,102 @@ def test_enable_if_uses_profile_environment(vwheel, tmp_path, examples):
     assert vwheel("rank", examples / "torch-2.9.0-variants.json", "--target", p).out == "null\n"
 
 
-# What `vwheel validate` says today about the real files that fail (path relative to
-# data/real-variants, its problem lines without the path); every other real file passes silently.
-# Exact, so a change in what the validator reports on real data is noticed (until validator
-# severities separate warnings from errors).
-UV_DRAFT = [
-    '$schema: missing; expected the URL of the format\'s schema, e.g. "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json" (read as draft v0.0.3)',
-    'default-priorities.namespace: does not list namespace "mathlib", used by variants "cpu1", "cpu2", "cpu3", "cpu4"',
-    'default-priorities.namespace: does not list "mathlib", which is in `providers` (draft format: the namespace list and the providers keys must match)',
+# Every finding on the 236 real files, in file order: (file, location, rule). All are warnings:
+# PyTorch's draft files list sm_arch unsorted and use the hash-era empty label "00000000" (rules
+# only PEP 825 has), two use an unversioned $schema and uv's test file has none.
+NULL_LABEL = ("variants.00000000", "null-label")
+UV = "astral-sh_uv__charlie_wheel-variant__built_by_uv-0.1.0-variants.json"
+GH = "variants-index-gh-pages/"
+REPACK = "wheelnext_variant-repack__HEAD__"
+
+
+def unsorted_sm_arch(rel):
+    """The two findings of a PyTorch file with cuda12.8 and cuda13.0 variants."""
+    return [(rel, f"variants.{label}.nvidia.sm_arch", "values-unsorted") for label in ("cuda12.8", "cuda13.0")]
+
+
+REAL_FINDINGS = [
+    (UV, "$schema", "schema-missing"),
+    (UV, "default-priorities.namespace", "namespace-unlisted"),
+    (UV, "default-priorities.namespace", "namespace-providers-mismatch"),
+    (GH + "other/0012668/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "other/175a558/torch/torch-2.9.0-variants.json"),
+    *unsorted_sm_arch(GH + "other/3004567/torch/torch-2.9.0-variants.json"),
+    (GH + "other/f3c1219/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "other/f3c1219/torch/torch-2.9.0-variants.json"),
+    (GH + "v0.0.2/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.2/torch/torch-2.9.0-variants.json"),
+    (GH + "v0.0.2/torchvision/torchvision-0.23.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.2/torchvision/torchvision-0.24.0-variants.json"),
+    (GH + "v0.0.3/torch/torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.3/torch/torch-2.9.0-variants.json"),
+    (GH + "v0.0.3/torchvision/torchvision-0.23.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(GH + "v0.0.3/torchvision/torchvision-0.24.0-variants.json"),
+    *unsorted_sm_arch(REPACK + "torch-2.10.0-variants.json"),
+    (REPACK + "torch-2.8.0-variants.json", "$schema", "schema-unversioned"),
+    (REPACK + "torch-2.8.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(REPACK + "torch-2.9.0-variants.json"),
+    (REPACK + "torchvision-0.23.0-variants.json", "$schema", "schema-unversioned"),
+    (REPACK + "torchvision-0.23.0-variants.json", *NULL_LABEL),
+    *unsorted_sm_arch(REPACK + "torchvision-0.24.0-variants.json"),
+    *unsorted_sm_arch(REPACK + "torchvision-0.25.0-variants.json"),
 ]
-NULL_LABEL = [
-    'variants.00000000: a variant without properties must use the label "null"',
-]
-UNSORTED_SM_ARCH = [
-    'variants.cuda12.8.nvidia.sm_arch: values are not sorted ("70_real", "75_real", "80_real", "86_real", "90_real", "100_real", "120_real"); PEP 825 lists them sorted lexically',
-    'variants.cuda13.0.nvidia.sm_arch: values are not sorted ("75_real", "80_real", "86_real", "90_real", "100_real", "120_real", "120_virtual"); PEP 825 lists them sorted lexically',
-]
-UNVERSIONED_SCHEMA_NULL_LABEL = [
-    '$schema: "https://variants-schema.wheelnext.dev/" has no version (expected a URL ending in /vMAJOR.MINOR.PATCH.json); read as draft v0.0.2',
-    'variants.00000000: a variant without properties must use the label "null"',
-]
-REAL_FILES_FAILING = {
-    'astral-sh_uv__charlie_wheel-variant__built_by_uv-0.1.0-variants.json': UV_DRAFT,
-    'variants-index-gh-pages/other/0012668/torch/torch-2.8.0-variants.json': NULL_LABEL,
-    'variants-index-gh-pages/other/175a558/torch/torch-2.9.0-variants.json': UNSORTED_SM_ARCH,
-    'variants-index-gh-pages/other/3004567/torch/torch-2.9.0-variants.json': UNSORTED_SM_ARCH,
-    'variants-index-gh-pages/other/f3c1219/torch/torch-2.8.0-variants.json': NULL_LABEL,
-    'variants-index-gh-pages/other/f3c1219/torch/torch-2.9.0-variants.json': UNSORTED_SM_ARCH,
-    'variants-index-gh-pages/v0.0.2/torch/torch-2.8.0-variants.json': NULL_LABEL,
-    'variants-index-gh-pages/v0.0.2/torch/torch-2.9.0-variants.json': UNSORTED_SM_ARCH,
-    'variants-index-gh-pages/v0.0.2/torchvision/torchvision-0.23.0-variants.json': NULL_LABEL,
-    'variants-index-gh-pages/v0.0.2/torchvision/torchvision-0.24.0-variants.json': UNSORTED_SM_ARCH,
-    'variants-index-gh-pages/v0.0.3/torch/torch-2.8.0-variants.json': NULL_LABEL,
-    'variants-index-gh-pages/v0.0.3/torch/torch-2.9.0-variants.json': UNSORTED_SM_ARCH,
-    'variants-index-gh-pages/v0.0.3/torchvision/torchvision-0.23.0-variants.json': NULL_LABEL,
-    'variants-index-gh-pages/v0.0.3/torchvision/torchvision-0.24.0-variants.json': UNSORTED_SM_ARCH,
-    'wheelnext_variant-repack__HEAD__torch-2.10.0-variants.json': UNSORTED_SM_ARCH,
-    'wheelnext_variant-repack__HEAD__torch-2.8.0-variants.json': UNVERSIONED_SCHEMA_NULL_LABEL,
-    'wheelnext_variant-repack__HEAD__torch-2.9.0-variants.json': UNSORTED_SM_ARCH,
-    'wheelnext_variant-repack__HEAD__torchvision-0.23.0-variants.json': UNVERSIONED_SCHEMA_NULL_LABEL,
-    'wheelnext_variant-repack__HEAD__torchvision-0.24.0-variants.json': UNSORTED_SM_ARCH,
-    'wheelnext_variant-repack__HEAD__torchvision-0.25.0-variants.json': UNSORTED_SM_ARCH,
+assert len(REAL_FINDINGS) == 35
+UV_MESSAGES = {
+    "schema-missing": "missing; expected the URL of the format's schema, e.g. "
+    '"https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json" (read as draft v0.0.3)',
+    "namespace-unlisted": 'does not list namespace "mathlib", used by variants "cpu1", "cpu2", "cpu3", "cpu4"',
+    "namespace-providers-mismatch": 'does not list "mathlib", which is in `providers` (draft format: the namespace '
+    "list and the providers keys must match)",
 }
+
+
+def expected_real_line(root, rel, location, rule):
+    f = root / rel
+    if rule == "values-unsorted":
+        label = location.split(".nvidia")[0][len("variants."):]
+        values = json.loads(f.read_text())["variants"][label]["nvidia"]["sm_arch"]
+        message = "values are not sorted ({}); PEP 825 lists them sorted lexically".format(
+            ", ".join(json.dumps(v) for v in values))
+    elif rule == "null-label":
+        message = 'a variant without properties must use the label "null"'
+    elif rule == "schema-unversioned":
+        message = ('"https://variants-schema.wheelnext.dev/" has no version (expected a URL ending in '
+                   "/vMAJOR.MINOR.PATCH.json); read as draft v0.0.2")
+    else:
+        message = UV_MESSAGES[rule]
+    return f"{f}: warning: {location}: {message} [{rule}]"
 
 
 def test_validate_real_files(vwheel, shared):
     root = shared / "data/real-variants"
     files = sorted(root.rglob("*.json"))
     assert len(files) == 236
-    failing = {}
+    expected = [expected_real_line(root, *finding) for finding in REAL_FINDINGS]
+    # Without --strict: 0 errors, 35 warnings on 20 files, exit 0.
+    r = vwheel("validate", *files)
+    assert r.rc == 0 and r.err == ""
+    assert r.out.splitlines() == expected
+    assert len({line.split(": warning: ")[0] for line in expected}) == 20
+    # --strict: the same lines, exit 1.
+    r = vwheel("validate", "--strict", *files)
+    assert r.rc == 1 and r.err == ""
+    assert r.out.splitlines() == expected
+    # Each file alone: exit 0, exactly its own lines.
     for f in files:
         r = vwheel("validate", f)
-        assert r.err == "", (f, r.err)
-        assert r.rc in (0, 1), (f, r.rc)
-        if r.rc == 0:
-            assert r.out == "", (f, r.out)
-            continue
-        prefix = f"{f}: "
-        lines = r.out.splitlines()
-        assert all(l.startswith(prefix) for l in lines), (f, r.out)
-        failing[str(f.relative_to(root))] = [l[len(prefix):] for l in lines]
-    assert failing == REAL_FILES_FAILING
+        assert r.rc == 0 and r.err == "", (f, r.err)
+        assert r.out.splitlines() == [line for line in expected if line.startswith(f"{f}: ")], f
+    # --json: the same findings with JSON pointers.
+    r = vwheel("validate", "--json", *files)
+    assert r.rc == 0
+    found = json.loads(r.out)
+    assert [(x["file"], x["severity"], x["rule"]) for x in found] == [
+        (str(root / rel), "warning", rule) for rel, _, rule in REAL_FINDINGS
+    ]
+    assert found[4]["pointer"] == "/variants/cuda12.8/nvidia/sm_arch"
+    assert found[3]["pointer"] == "/variants/00000000"
+    assert found[0]["pointer"] == "/$schema"
 
 
 def test_validate_reports_every_problem(vwheel, tmp_path):
@@ -281,10 +316,17 @@ def test_validate_good_and_missing(vwheel, tmp_path, examples):
     )
     r = vwheel("validate", good)
     assert r.rc == 0 and r.out == "" and r.err == ""
-    # PyTorch's published file lists sm_arch values unsorted: usable, but not PEP 825-clean.
-    r = vwheel("validate", examples / "torch-2.9.0-variants.json")
-    assert r.rc == 1
-    assert all("not sorted" in line for line in r.out.splitlines()), r.out
+    # PyTorch's published file lists sm_arch values unsorted: a warning (the draft format never
+    # required sorting), an error only with --strict.
+    torch = examples / "torch-2.9.0-variants.json"
+    r = vwheel("validate", torch)
+    assert r.rc == 0 and r.err == ""
+    lines = r.out.splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith(f"{torch}: warning: variants.cuda1") and line.endswith("[values-unsorted]")
+               for line in lines), r.out
+    r = vwheel("validate", "--strict", torch)
+    assert r.rc == 1 and r.out.splitlines() == lines
     r = vwheel("validate", tmp_path / "missing.json")
     assert r.rc == 1 and "missing.json" in r.err
 
@@ -301,3 +343,51 @@ def test_validate_pyproject(vwheel, tmp_path):
     bad.write_text('[variant.default-priorities]\nnamespace = ["Bad"]\n')
     r = vwheel("validate", bad)
     assert r.rc == 1 and "Bad" in r.out
+
+
+def test_validate_severities_and_json(vwheel, tmp_path):
+    # A PEP 825 file: a non-null label on the empty variant breaks a MUST (error); an unknown key
+    # and unsorted values are warnings.
+    f = write(
+        tmp_path / "x-1.0-variants.json",
+        {
+            "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            "default-priorities": {"namespace": ["a"]},
+            "extra": 1,
+            "variants": {"00000000": {}, "l.1": {"a": {"f": ["y", "x"]}}},
+        },
+    )
+    r = vwheel("validate", f)
+    assert r.rc == 1 and r.err == ""
+    assert r.out.splitlines() == [
+        f'{f}: warning: variants.l.1.a.f: values are not sorted ("y", "x"); PEP 825 lists them sorted lexically '
+        "[values-unsorted]",
+        f"{f}: warning: extra: unknown key, ignored [unknown-key]",
+        f'{f}: error: variants.00000000: a variant without properties must use the label "null" [null-label]',
+    ]
+    r = vwheel("validate", "--json", f)
+    assert r.rc == 1
+    assert json.loads(r.out) == [
+        {"file": str(f), "pointer": "/variants/l.1/a/f", "severity": "warning", "rule": "values-unsorted",
+         "message": 'values are not sorted ("y", "x"); PEP 825 lists them sorted lexically'},
+        {"file": str(f), "pointer": "/extra", "severity": "warning", "rule": "unknown-key",
+         "message": "unknown key, ignored"},
+        {"file": str(f), "pointer": "/variants/00000000", "severity": "error", "rule": "null-label",
+         "message": 'a variant without properties must use the label "null"'},
+    ]
+    # Only warnings: exit 0, and 1 with --strict.
+    g = write(
+        tmp_path / "y-1.0-variants.json",
+        {
+            "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            "default-priorities": {"namespace": ["a"]},
+            "variants": {"l": {"a": {"f": ["y", "x"]}}},
+        },
+    )
+    assert vwheel("validate", g).rc == 0
+    assert vwheel("validate", "--strict", g).rc == 1
+    missing = tmp_path / "missing.json"
+    r = vwheel("validate", "--json", missing)
+    assert r.rc == 1
+    [entry] = json.loads(r.out)
+    assert entry["file"] == str(missing) and entry["rule"] == "unreadable" and entry["severity"] == "error"

@@ -2,11 +2,13 @@
 `*-variants.json`) built from real wheels, then served by a real nginx with the README's
 content-negotiation configuration and installed from with a real pip."""
 import hashlib
+import io
 import json
 import os
 import shutil
 import socket
 import subprocess
+import tarfile
 import time
 import urllib.request
 import zipfile
@@ -144,6 +146,10 @@ def test_build_writes_pep503_691_658_and_825_files(vwheel, wheels, tmp_path):
             assert f["core-metadata"] == {"sha256": sha256(meta)} and "dist-info-metadata" not in f
             assert links[name]["data-core-metadata"] == links[name]["data-dist-info-metadata"] == f"sha256={sha256(meta)}"
             assert f["yanked"] is False and "upload-time" in f
+    # PEP 825: the `*-variants.json` entry carries nothing but file name, URL, hash and size.
+    for name in ("Mixed_Pkg-1.0-variants.json",):
+        assert sorted(files[name]) == ["filename", "hashes", "size", "url"], files[name]
+        assert sorted(links[name]) == ["href", "text"], links[name]
     assert files["Mixed_Pkg-1.0-py3-none-any.whl"]["requires-python"] == ">=3.8"
     assert links["Mixed_Pkg-1.0-py3-none-any.whl"]["data-requires-python"] == ">=3.8"
     assert 'data-requires-python="&gt;=3.8"' in html
@@ -219,7 +225,8 @@ def test_yanked_and_base_url(vwheel, wheels, tmp_path):
     files = {f["filename"]: f for f in page["files"]}
     assert files["Mixed_Pkg-0.9-py3-none-any.whl"]["yanked"] is True
     assert files["Mixed_Pkg-1.0-py3-none-any.whl"]["yanked"] == "broken <build>"
-    assert files["Mixed_Pkg-1.0-variants.json"]["yanked"] is False
+    # The whole version is yanked, but PEP 825 forbids `yanked` on its `*-variants.json` entry.
+    assert "yanked" not in files["Mixed_Pkg-1.0-variants.json"]
     assert files["Mixed_Pkg-1.0-py3-none-any.whl"]["url"] == \
         "https://example.org/pypi/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl"
     links = anchors((site / "simple/mixed-pkg/index.html").read_text())
@@ -431,3 +438,27 @@ def test_pip_finds_nothing_when_only_variant_wheels_exist(served):
     assert r.returncode != 0
     assert "No matching distribution found for onlyvariant" in r.stdout + r.stderr, r.stdout + r.stderr
     assert not list((served["tmp"] / "target2").glob("*.dist-info"))
+
+
+def test_warns_about_versions_with_only_variant_wheels(vwheel, wheels, tmp_path):
+    # onlyvariant 2.0 has one variant wheel and nothing else: pip & co. would find nothing for it.
+    # mixed-pkg 1.0 has a non-variant wheel beside its variants, 0.9 none: no warning for either.
+    site = tmp_path / "site"
+    r = build(vwheel, wheels, site, "-q")
+    assert [line for line in r.err.splitlines() if line.startswith("vwheel: warning: ")] == [
+        "vwheel: warning: onlyvariant: installers without variant support will find nothing for 2.0 (it has only "
+        "variant wheels; add a non-variant wheel or an sdist)"
+    ], r.err
+    # An sdist (or a non-variant wheel) of that version is enough; other versions are judged alone.
+    with tarfile.open(wheels / "onlyvariant-2.0.tar.gz", "w:gz") as tf:
+        info = tarfile.TarInfo("onlyvariant-2.0/PKG-INFO")
+        body = b"Metadata-Version: 2.1\nName: onlyvariant\nVersion: 2.0\n"
+        info.size = len(body)
+        tf.addfile(info, io.BytesIO(body))
+    make_dist(wheels, "onlyvariant-3.0-py3-none-any-v3.whl", variant={"v3": {"x86_64": {"level": ["v3"]}}})
+    make_dist(wheels, "onlyvariant-3.0-py3-none-any-v4.whl", variant={"v4": {"x86_64": {"level": ["v4"]}}})
+    r = build(vwheel, wheels, site, "-q")
+    assert [line for line in r.err.splitlines() if line.startswith("vwheel: warning: ")] == [
+        "vwheel: warning: onlyvariant: installers without variant support will find nothing for 3.0 (it has only "
+        "variant wheels; add a non-variant wheel or an sdist)"
+    ], r.err

@@ -164,7 +164,7 @@ void add_remove_provider(CLI::App& parent, Dispatch& dispatch) {
 void add_validate(CLI::App& parent, Dispatch& dispatch) {
   auto file = std::make_shared<std::string>("pyproject.toml");
   CLI::App* cmd = parent.add_subcommand(
-      "validate", "Check the [variant] table; one line per problem (like `vwheel validate`), exit 1 if any");
+      "validate", "Check the [variant] table; one line per finding (like `vwheel validate`), exit 1 on errors");
   cmd->add_option("-f,--file", *file, "The pyproject.toml to check (default: ./pyproject.toml)");
   cmd->callback([file, &dispatch] {
     dispatch.action = [file]() -> int {
@@ -173,8 +173,12 @@ void add_validate(CLI::App& parent, Dispatch& dispatch) {
         report_error(problems.error());
         return kUserError;
       }
-      for (const auto& p : *problems) fmt::print("{}\n", p);
-      return problems->empty() ? kOk : kUserError;
+      bool has_error = false;
+      for (const auto& p : *problems) {
+        fmt::print("{}\n", api::format_finding(p));
+        has_error = has_error || p.finding.severity == metadata::Severity::Error;
+      }
+      return has_error ? kUserError : kOk;
     };
   });
 }

@@ -1,4 +1,5 @@
-// `vwheel validate FILE...`: exit 0 when every file is valid, else one line per problem.
+// `vwheel validate [--strict] [--json] FILE...`: one line per finding; exit 1 when there is an
+// error (with --strict: any finding) or an unreadable file, else 0.
 
 #include <fmt/format.h>
 
@@ -8,16 +9,28 @@
 namespace vwheel::cli {
 
 void add_validate_command(CLI::App& app, Dispatch& dispatch) {
-  auto files = std::make_shared<std::vector<std::string>>();
+  struct Options {
+    std::vector<std::string> files;
+    bool strict = false;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "validate", "Check variant.json, *-variants.json or pyproject.toml files; one line per problem");
-  cmd->add_option("files", *files, "Files to check")->required();
-  cmd->callback([files, &dispatch] {
-    dispatch.action = [files]() -> int {
-      const auto report = api::validate_files({files->begin(), files->end()});
-      for (const auto& e : report.errors) report_error(e);
-      for (const auto& p : report.problems) fmt::print("{}\n", p);
-      return report.valid() ? kOk : kUserError;
+      "validate",
+      "Check variant.json, *-variants.json or pyproject.toml files; one line per error or warning, exit 1 on errors");
+  cmd->add_option("files", o->files, "Files to check")->required();
+  cmd->add_flag("--strict", o->strict, "Treat warnings as errors (exit 1 on any finding)");
+  cmd->add_flag("--json", o->json, "Print the findings as a JSON array (file, pointer, severity, rule, message)");
+  cmd->callback([o, &dispatch] {
+    dispatch.action = [o]() -> int {
+      const auto report = api::validate_files({o->files.begin(), o->files.end()});
+      if (o->json) {
+        fmt::print("{}\n", api::findings_json(report));
+      } else {
+        for (const auto& e : report.errors) report_error(e.error);
+        for (const auto& f : report.findings) fmt::print("{}\n", api::format_finding(f));
+      }
+      return report.valid(o->strict) ? kOk : kUserError;
     };
   });
 }

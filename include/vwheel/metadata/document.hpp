@@ -66,10 +66,32 @@ struct ParsedDocument {
   std::vector<std::string> conformance_problems;  ///< one line each, naming the key; empty = conforming
 };
 
+/// How bad a finding of `vwheel validate` is.
+///
+/// * Error: breaks a MUST of the format version the document declares (a draft v0.0.x file is
+///   judged by its draft, a v0.1.x file by PEP 825), or makes the document unusable.
+/// * Warning: advice, or a rule that only a newer format version has (e.g. PEP 825's sorted
+///   values or `null` label in a v0.0.x file, which the drafts never required).
+enum class Severity { Error, Warning };
+
+/// `"error"` or `"warning"`.
+[[nodiscard]] std::string_view severity_name(Severity severity) noexcept;
+
+/// One finding about a document, with where it is and which rule it breaks.
+struct Finding {
+  Severity severity = Severity::Error;
+  std::string rule;      ///< a stable id, e.g. `values-unsorted`, `unknown-key`, `invalid`
+  std::string pointer;   ///< RFC 6901 JSON pointer into the document (pyproject.toml: into its TOML as JSON)
+  std::string location;  ///< the same place as a dotted key path, for people (`variants.l.ns.f`)
+  std::string message;   ///< what is wrong, without the location
+};
+
 /// Everything wrong with a document: `errors` prevent its use, `conformance_problems` do not.
+/// `findings` holds the same problems (errors first) with severities, rule ids and JSON pointers.
 struct ValidationReport {
   std::vector<std::string> errors;
   std::vector<std::string> conformance_problems;
+  std::vector<Finding> findings;
 
   /// True when there are no hard errors (conformance problems allowed).
   [[nodiscard]] bool usable() const noexcept { return errors.empty(); }

@@ -17,8 +17,16 @@
 
 namespace vwheel::simple {
 
+/// Whether a file name is an index-level `*-variants.json` (PEP 825). On such an entry indexes MUST
+/// NOT publish `yanked`, `requires-python`, `core-metadata`, `dist-info-metadata` or other `data-*`
+/// attributes, and clients MUST ignore them: the parsers here drop them.
+[[nodiscard]] constexpr bool is_variants_json_name(std::string_view filename) noexcept {
+  return filename.ends_with("-variants.json");
+}
+
 /// One distribution file listed on a project page (a wheel, an sdist, a `*-variants.json`, ...).
 /// Every file link of the page becomes a `FileLink`; the caller decides which file names it wants.
+/// A `*-variants.json` link never carries `requires_python`, `yanked` or `core_metadata`.
 struct FileLink {
   std::string filename;  ///< last path segment of the URL, percent-decoded (JSON: the `filename` field)
   std::string url;       ///< absolute, resolved against the page URL (or `<base href>`), fragment removed

@@ -117,6 +117,35 @@ TEST(IndexPages, ProjectJsonHasPep691And700Fields) {
   EXPECT_EQ(doc["files"][2]["yanked"], "bad");
 }
 
+// PEP 825: indexes MUST skip `yanked`, `requires-python`, `core-metadata`, `dist-info-metadata` and
+// `data-*` attributes on the `*-variants.json` entry, even when the builder has values for them.
+TEST(IndexPages, VariantsJsonEntriesCarryNoAttributes) {
+  ProjectPage page;
+  page.name = "pkg";
+  page.versions = {"1.0"};
+  PageFile v = sample_file();
+  v.filename = "pkg-1.0-variants.json";
+  v.url = "../../files/pkg/pkg-1.0-variants.json";
+  v.yanked = "";
+  page.files.push_back(v);
+  page.files.push_back(sample_file());
+  const auto doc = json::parse(render_project_json(page));
+  ASSERT_EQ(doc["files"].size(), 2U);
+  EXPECT_EQ(doc["files"][0], json({{"filename", "pkg-1.0-variants.json"},
+                                   {"url", "../../files/pkg/pkg-1.0-variants.json"},
+                                   {"hashes", {{"sha256", std::string(64, 'a')}}},
+                                   {"size", 1234},
+                                   {"upload-time", "2024-05-06T07:08:10.000000Z"}}));
+  EXPECT_EQ(doc["files"][1]["yanked"], false);
+  EXPECT_EQ(doc["files"][1]["requires-python"], ">=3.8, <4");
+  const std::string html = render_project_html(page);
+  EXPECT_NE(html.find(R"(<a href="../../files/pkg/pkg-1.0-variants.json#sha256=)" + std::string(64, 'a') +
+                      R"(">pkg-1.0-variants.json</a><br>)"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("data-requires-python"), std::string::npos);  // the wheel keeps its attributes
+}
+
 TEST(IndexPages, EmptyProjectAndRootPagesAreValid) {
   ProjectPage page;
   page.name = "empty";

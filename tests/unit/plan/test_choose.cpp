@@ -167,14 +167,34 @@ TEST(Choose, TagsRequiresPythonAndYankedFilter) {
   ASSERT_TRUE(pinned && *pinned);
 }
 
-TEST(Choose, BestTagWinsWithinALabel) {
+// The label (empty for a non-variant wheel) and file name chosen among `filenames` for `target`;
+// both empty when nothing is chosen.
+std::pair<std::string, std::string> chosen_among(std::initializer_list<const char*> filenames,
+                                                 const selection::Selection& target) {
   Fixture fx;
-  fx.files.push_back(wheel("pkg-1.0-py3-none-any.whl"));
-  fx.files.push_back(wheel("pkg-1.0-cp312-abi3-manylinux_2_36_x86_64.whl"));
+  for (const auto* f : filenames) fx.files.push_back(wheel(f));
   std::string reason;
-  auto c = choose(fx.request(), make_target({}), fx.loader(), reason);
-  ASSERT_TRUE(c && *c);
-  EXPECT_EQ((*c)->wheel->filename, "pkg-1.0-cp312-abi3-manylinux_2_36_x86_64.whl");
+  auto c = choose(fx.request(), target, fx.loader(), reason);
+  EXPECT_TRUE(c && *c) << (c ? reason : c.error().message);
+  if (!c || !*c) return {};
+  return {(*c)->label.value_or(""), (*c)->wheel->filename};
+}
+
+TEST(Choose, BestTagWinsWithinALabel) {
+  // Build numbers break ties between equal tags only: a high build of a worse tag loses.
+  EXPECT_EQ(chosen_among({"pkg-1.0-py3-none-any.whl", "pkg-1.0-cp312-abi3-manylinux_2_36_x86_64.whl",
+                          "pkg-1.0-9-py3-none-any.whl", "pkg-1.0-1-cp312-abi3-manylinux_2_36_x86_64.whl"},
+                         make_target({})),
+            std::make_pair(std::string(), std::string("pkg-1.0-1-cp312-abi3-manylinux_2_36_x86_64.whl")));
+}
+
+// PEP 825 (after August 2026): build numbers only break ties between otherwise equal wheels; they
+// never group wheels, so a higher build of a worse-ranked label does not hide the best label.
+TEST(Choose, BuildNumbersOnlyBreakTiesAndNeverGroupVariants) {
+  EXPECT_EQ(chosen_among({"torch-2.13.0-1-py3-none-any-cu128.whl", "torch-2.13.0-2-py3-none-any-cu128.whl",
+                          "torch-2.13.0-5-py3-none-any-null.whl", "torch-2.13.0-9-py3-none-any.whl"},
+                         cuda_target()),
+            std::make_pair(std::string("cu128"), std::string("torch-2.13.0-2-py3-none-any-cu128.whl")));
 }
 
 TEST(Choose, VariantsOfTheFirstSourceWinAndAreNeverMerged) {

@@ -238,3 +238,22 @@ TEST(ProjectPage, DispatchesOnContentType) {
 }
 
 }  // namespace
+
+namespace {
+
+// PEP 825: clients MUST ignore these attributes on a `*-variants.json` entry.
+TEST(HtmlPage, VariantsJsonEntryAttributesAreIgnored) {
+  const auto page = parsed(R"(<a href="torch-2.9.0-variants.json#sha256=aa" data-yanked="" data-requires-python="&gt;=3.99"
+    data-core-metadata="sha256=bb" data-dist-info-metadata="true">torch-2.9.0-variants.json</a>
+    <a href="torch-2.9.0.tar.gz" data-yanked="old" data-requires-python="&gt;=3.10">torch-2.9.0.tar.gz</a>)");
+  ASSERT_EQ(page.files.size(), 2U);
+  EXPECT_EQ(page.files[0].filename, "torch-2.9.0-variants.json");
+  EXPECT_FALSE(page.files[0].yanked);
+  EXPECT_FALSE(page.files[0].requires_python);
+  EXPECT_FALSE(page.files[0].core_metadata);
+  EXPECT_EQ(page.files[0].hashes.at("sha256"), "aa");
+  EXPECT_EQ(page.files[1].yanked, "old");
+  EXPECT_EQ(page.files[1].requires_python, ">=3.10");
+}
+
+}  // namespace

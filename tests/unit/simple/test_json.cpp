@@ -179,3 +179,30 @@ TEST(JsonPage, LargePageParses) {
 }
 
 }  // namespace
+
+namespace {
+
+// PEP 825: clients MUST ignore these attributes on a `*-variants.json` entry, even malformed ones.
+TEST(JsonPage, VariantsJsonEntryAttributesAreIgnored) {
+  const auto page = parsed(page_with_file(R"(
+    {"filename": "torch-2.9.0-variants.json", "url": "torch-2.9.0-variants.json", "hashes": {"sha256": "aa"},
+     "yanked": true, "requires-python": ">=3.99", "core-metadata": {"sha256": "bb"}, "size": 7},
+    {"filename": "torch-2.9.0.dev1-variants.json", "url": "x-variants.json", "hashes": {},
+     "yanked": 3, "requires-python": 4, "dist-info-metadata": "bad"},
+    {"filename": "torch-2.9.0.tar.gz", "url": "torch-2.9.0.tar.gz", "hashes": {}, "yanked": true,
+     "requires-python": ">=3.10"})"));
+  ASSERT_EQ(page.files.size(), 3U);
+  EXPECT_FALSE(page.files[0].yanked);
+  EXPECT_FALSE(page.files[0].requires_python);
+  EXPECT_FALSE(page.files[0].core_metadata);
+  EXPECT_EQ(page.files[0].size, 7U);
+  EXPECT_EQ(page.files[0].hashes, (Hashes{{"sha256", "aa"}}));
+  EXPECT_FALSE(page.files[1].yanked);
+  EXPECT_FALSE(page.files[1].requires_python);
+  EXPECT_FALSE(page.files[1].core_metadata);
+  // Other files keep them.
+  EXPECT_EQ(page.files[2].yanked, "");
+  EXPECT_EQ(page.files[2].requires_python, ">=3.10");
+}
+
+}  // namespace
