@@ -12,6 +12,7 @@
 
 // Private header of the provider component (the fuzzer checks the incremental reader too).
 #include "provider/cpu_cpuinfo.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/provider/cpu.hpp"
 
 namespace {
@@ -73,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const auto words = vwheel::provider::cpu::split_words(text);
   for (const auto w : words) {
-    if (w.empty() || vwheel::provider::cpu::strip_words(w) != w) __builtin_trap();
+    if (w.empty() || vwheel::python_strip(w) != w) __builtin_trap();
   }
   return 0;
 }
