@@ -65,3 +65,21 @@ TEST(Profile, RejectsInvalidInputNamingTheKey) {
     EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
   }
 }
+
+TEST(Profile, UntrustedJsonErrorsArePlaced) {
+  auto dup = parse_target_profile(R"({"properties": {"a": [], "a": []}})");
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().message,
+            "not valid JSON (expected a target profile object): key \"a\" appears twice in the same object at "
+            "/properties/a (line 1, column 28)");
+  auto deep = parse_target_profile(std::string(100'000, '[') + std::string(100'000, ']'));
+  ASSERT_FALSE(deep);
+  EXPECT_TRUE(deep.error().message.starts_with(
+      "not valid JSON (expected a target profile object): nested more than 64 levels deep at /0/0/"))
+      << deep.error().message.substr(0, 300);
+  auto broken = parse_target_profile("{");
+  ASSERT_FALSE(broken);
+  EXPECT_TRUE(
+      broken.error().message.starts_with("not valid JSON (expected a target profile object): parse error at line 1, column 2"))
+      << broken.error().message;
+}
