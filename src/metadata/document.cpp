@@ -26,7 +26,8 @@ std::optional<int> parse_component(std::string_view text) {
 }
 
 // Why a document could not be read as JSON, placed as a finding is: `location` (dotted, as the
-// reader's findings are; empty for the document or when the message names its place itself),
+// reader's findings are; `(document)` for the top-level object; empty when the message names its
+// place itself: syntax errors by line and column, nesting by JSON pointer),
 // `pointer` (RFC 6901) and a one-line `message`.
 struct JsonFailure {
   std::string location;
