@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "server/connection.hpp"
 #include "server/files.hpp"
 #include "server/http.hpp"
 #include "server/multipart.hpp"
@@ -48,16 +49,8 @@ constexpr std::size_t kMaxParts = 256;
 constexpr std::uint64_t kCacheFileMax = 1ULL << 20;
 constexpr std::uint64_t kCacheTotalMax = 64ULL << 20;
 constexpr std::size_t kStreamChunk = std::size_t{256} * 1024;
-constexpr std::size_t kKeepAliveMaxCount = 100;
-constexpr time_t kKeepAliveSeconds = 2;
 
 constexpr const char* kTextPlain = "text/plain; charset=utf-8";
-
-// Gives access to the listening socket, to raise httplib's listen backlog of 5.
-class HttpServer : public httplib::Server {
- public:
-  void raise_backlog(int backlog) { (void)::listen(svr_sock_, backlog); }
-};
 
 void set_error(httplib::Response& res, int status, std::string_view message) {
   res.status = status;
@@ -150,9 +143,10 @@ class ServerImpl final : public Server {
   void wait() override {
     std::lock_guard lock(wait_mutex_);
     if (thread_.joinable()) thread_.join();
+    http_.close_waiting();
   }
 
-  void stop() override { http_.stop(); }
+  void stop() override { http_.stop_all(); }
 
  private:
   void configure();
@@ -168,22 +162,17 @@ class ServerImpl final : public Server {
   std::string root_;  // canonical
   std::unique_ptr<Uploader> uploader_;
   FileCache cache_{kCacheFileMax, kCacheTotalMax};
-  HttpServer http_;
+  ConnectionServer http_{options_.connections, std::max(1U, options_.threads)};
   std::thread thread_;
   std::mutex wait_mutex_;
   int port_ = 0;
 };
 
 void ServerImpl::configure() {
-  const std::size_t threads = std::max(1U, options_.threads);
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Worker threads, keep-alive and deadlines are set up by ConnectionServer.
   // Headers and body go out in separate writes: without TCP_NODELAY the body waits for the
   // client's delayed ACK (40 ms), which caps a keep-alive connection at 25 requests a second.
   http_.set_tcp_nodelay(true);
-  http_.set_keep_alive_max_count(kKeepAliveMaxCount);
-  // A worker serves one connection until it closes or idles this long; stop() waits for idle
-  // connections to time out.
-  http_.set_keep_alive_timeout(kKeepAliveSeconds);
   http_.set_payload_max_length(static_cast<std::size_t>(options_.max_upload_size + kMaxFieldBytes + (1U << 20)));
   http_.set_pre_routing_handler(
       [this](const httplib::Request& req, httplib::Response& res) { return pre_route(req, res); });
@@ -498,6 +487,12 @@ Result<std::unique_ptr<Server>> Server::start(const ServeOptions& options) {
   }
   if (options.upload_token && options.upload_token->empty()) return fail("the upload token is empty");
   if (options.max_upload_size == 0) return fail("the upload size limit must be positive");
+  const auto& limits = options.connections;
+  if (limits.header_timeout.count() <= 0 || limits.body_timeout.count() <= 0 ||
+      limits.keep_alive_timeout.count() <= 0) {
+    return fail("the connection timeouts must be positive");
+  }
+  if (limits.keep_alive_requests == 0) return fail("the requests per connection must be at least 1");
 
   std::string error;
   fs::path site;
