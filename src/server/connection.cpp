@@ -34,6 +34,8 @@ constexpr milliseconds kLinger{500};
 // Set by the post-routing handler when a response carries `Connection: close` (a handler refused
 // a request before reading its body): the connection loop of this thread then ends.
 thread_local bool t_close_requested = false;
+// Set when a read of the current request ran past its deadline.
+thread_local bool t_timed_out = false;
 
 int poll_timeout(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
@@ -104,6 +106,7 @@ class ConnectionStream final : public httplib::Stream {
     if (begin_ == end_) {
       if (!wait(POLLIN, io_deadline())) {
         timed_out_ = true;
+        t_timed_out = !failed_;
         return -1;
       }
       if (!fill()) return -1;
@@ -234,6 +237,8 @@ void refuse_busy(int sock, const std::string& address) {
 
 }  // namespace
 
+bool request_timed_out() noexcept { return t_timed_out; }
+
 WorkerPool::WorkerPool(std::size_t threads) {
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
@@ -361,6 +366,7 @@ void ConnectionServer::serve_connection(int sock) {
   for (std::size_t count = 1; !stopping_; ++count) {
     if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, pool_)) break;
     t_close_requested = false;
+    t_timed_out = false;
     const bool last = count >= limits_.keep_alive_requests;
     bool closed = false;
     const bool ok = process_request(stream, last, closed, [&](httplib::Request&) { stream.headers_done(); });

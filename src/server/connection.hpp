@@ -49,6 +49,10 @@ class WorkerPool final : public httplib::TaskQueue {
   bool shutdown_ = false;
 };
 
+/// True when a read of the request being handled on this thread gave up on its deadline (for a
+/// handler to answer 408 rather than "malformed").
+[[nodiscard]] bool request_timed_out() noexcept;
+
 /// httplib::Server with deadlines and caps per connection (see the file comment).
 class ConnectionServer : public httplib::Server {
  public:

@@ -453,7 +453,10 @@ void ServerImpl::handle_upload(const httplib::Request& req, httplib::Response& r
       [&](const char* data, std::size_t n) { return receiver.on_data(data, n); });
   if (!ok && !receiver.failed()) {
     // httplib gave up on its own: a body over the payload limit (413) or not parseable.
-    if (res.status == 413) {
+    if (request_timed_out()) {
+      receiver.refuse(408, fmt::format("the upload stalled for more than {} ms",
+                                       options_.connections.body_timeout.count()));
+    } else if (res.status == 413) {
       receiver.refuse(413, "the upload is too large");
     } else {
       receiver.refuse(400, "malformed multipart/form-data body");

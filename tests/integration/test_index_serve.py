@@ -592,3 +592,17 @@ def test_stop_does_not_wait_for_a_half_sent_request(serve, tmp_path):
         time.sleep(0.5)  # not a bound: lets a worker take the connection
         assert s.stop() == 0  # within the 20 s failsafe of stop(), not the 600 s deadlines
         assert wait_closed(c, 30) == b""
+
+
+def test_a_stalled_upload_body_gets_408_and_leaves_nothing(serve, wheels, tmp_path):
+    s = serve("--wheels", wheels, "--upload-token", TOKEN, "--body-timeout", "1")
+    before = snapshot(wheels)
+    part = (b"--b\r\nContent-Disposition: form-data; name=\"content\"; filename=\"late-1.0-py3-none-any.whl\"\r\n\r\n"
+            b"PK\x03\x04")
+    with socket.create_connection(("127.0.0.1", s.port), timeout=30) as c:
+        c.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN.encode() +
+                  b"\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n" + part)
+        answer = wait_closed(c, 30)  # the rest of the body never comes
+    assert raw_status(answer) == 408, answer
+    assert answer.endswith(b"408 the upload stalled for more than 1000 ms\n"), answer
+    assert snapshot(wheels) == before
