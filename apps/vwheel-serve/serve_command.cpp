@@ -1,6 +1,7 @@
 // `vwheel index serve (SITE | --wheels DIR) [--site-dir PATH] [--host H] [--port N]
 //  [--upload-token T] [--max-upload-size SIZE] [--threads N] [--max-age S] [--header-timeout S]
-//  [--body-timeout S] [--keep-alive-timeout S] [--keep-alive-requests N] [--max-connections-per-ip N] [-v]`: built into the separate
+//  [--body-timeout S] [--keep-alive-timeout S] [--keep-alive-requests N] [--max-connections-per-ip N]
+//  [--max-waiting-per-ip N] [-v]`: built into the separate
 // `vwheel-serve` executable (see apps/vwheel-serve/main.cpp), which `vwheel index serve` runs.
 
 #include <pthread.h>
@@ -70,6 +71,7 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
     double keep_alive_timeout = 5;
     std::size_t keep_alive_requests = 100;
     std::size_t per_ip = 8;
+    std::size_t per_ip_waiting = 64;
     bool verbose = false;
   };
   auto o = std::make_shared<Options>();
@@ -119,8 +121,11 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
                   "Requests per connection; the last is answered with `Connection: close` (default: 100)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   cmd->add_option("--max-connections-per-ip", o->per_ip,
-                  "Connections one client address may have served at once; as many more wait their turn, and "
-                  "further ones get 503 with `Connection: close` (0: no limit; default: 8)")
+                  "Connections one client address may have served at once (0: no limit; default: 8)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
+  cmd->add_option("--max-waiting-per-ip", o->per_ip_waiting,
+                  "Connections of one address over --max-connections-per-ip that wait for one of its connections "
+                  "to end; further ones get 503 with `Connection: close` (default: 64)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   cmd->add_flag("-v,--verbose", o->verbose, "Log one line per request to stderr");
   cmd->callback([o, &dispatch] {
@@ -150,6 +155,7 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       options.connections.keep_alive_timeout = ms(o->keep_alive_timeout);
       options.connections.keep_alive_requests = o->keep_alive_requests;
       options.connections.per_ip = o->per_ip;
+      options.connections.per_ip_waiting = o->per_ip_waiting;
       options.on_warning = [](const std::string& w) { report_warning(w); };
       const auto limit = parse_size(o->max_upload_size);
       if (!limit || *limit == 0) {

@@ -69,18 +69,16 @@ class ConnectionStream final : public httplib::Stream {
 
   /// Waits for the first byte of the next request until `deadline` (or at once when one is
   /// buffered); then starts the header deadline.
-  bool next_request(Clock::time_point deadline, const WorkerPool* pool) {
+  bool next_request(Clock::time_point deadline, const std::function<bool()>& others_wait) {
     if (begin_ == end_) {
       for (;;) {
-        auto until = deadline;
-        if (pool != nullptr) {
-          // Others wait: keep the worker only briefly; otherwise look again every slice.
-          if (pool->pending() > 0) until = std::min(until, idle_since_ + kBusyIdle);
-          until = std::min(until, Clock::now() + kIdleSlice);
-        }
+        // Others wait for a worker: keep this one only briefly; otherwise look again every slice.
+        const bool yield = others_wait();
+        auto until = std::min(deadline, Clock::now() + kIdleSlice);
+        if (yield) until = std::min(until, idle_since_ + kBusyIdle);
         if (wait(POLLIN, until)) break;
         if (failed_ || Clock::now() >= deadline) return false;
-        if (pool != nullptr && pool->pending() > 0 && Clock::now() >= idle_since_ + kBusyIdle) return false;
+        if (yield && Clock::now() >= idle_since_ + kBusyIdle) return false;
       }
       if (!fill()) return false;
     }
@@ -336,7 +334,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     if (limits_.per_ip == 0 || peer.active < limits_.per_ip) {
       ++peer.active;
       admitted = true;
-    } else if (peer.waiting.size() < limits_.per_ip) {
+    } else if (peer.waiting.size() < limits_.per_ip_waiting) {
       peer.waiting.push_back(sock);  // served by the worker of one of its connections, as that ends
       return true;
     }
@@ -346,7 +344,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     return false;
   }
   for (int current = sock; current >= 0;) {
-    serve_connection(current);
+    serve_connection(current, address);
     std::lock_guard lock(peers_mutex_);
     auto& peer = peers_[address];
     if (!peer.waiting.empty() && !stopping_) {
@@ -360,11 +358,19 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
   return true;
 }
 
-void ConnectionServer::serve_connection(int sock) {
+void ConnectionServer::serve_connection(int sock, const std::string& address) {
   ConnectionStream stream(sock, stop_fd_, limits_);
+  // Connections accepted but not yet given a worker, or this address's connections over its cap.
+  const auto others_wait = [this, &address] {
+    if (pool_ != nullptr && pool_->pending() > 0) return true;
+    if (limits_.per_ip == 0) return false;
+    std::lock_guard lock(peers_mutex_);
+    const auto it = peers_.find(address);
+    return it != peers_.end() && !it->second.waiting.empty();
+  };
   bool answered_last = false;
   for (std::size_t count = 1; !stopping_; ++count) {
-    if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, pool_)) break;
+    if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, others_wait)) break;
     t_close_requested = false;
     t_timed_out = false;
     const bool last = count >= limits_.keep_alive_requests;

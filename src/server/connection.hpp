@@ -76,7 +76,7 @@ class ConnectionServer : public httplib::Server {
   };
 
   bool process_and_close_socket(socket_t sock) override;
-  void serve_connection(int sock);
+  void serve_connection(int sock, const std::string& address);
 
   ConnectionLimits limits_;
   WorkerPool* pool_ = nullptr;  // owned by httplib (new_task_queue), alive while connections run

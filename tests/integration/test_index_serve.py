@@ -553,8 +553,8 @@ def test_keep_alive_requests_are_capped(serve, tmp_path):
 
 
 def test_connections_per_ip_are_capped(serve, tmp_path):
-    s = serve("--threads", "4", "--max-connections-per-ip", "1", "--header-timeout", "60",
-              "--keep-alive-timeout", "60", _site(tmp_path))
+    s = serve("--threads", "4", "--max-connections-per-ip", "1", "--max-waiting-per-ip", "1",
+              "--header-timeout", "60", "--keep-alive-timeout", "60", _site(tmp_path))
     request = b"GET /simple/pkg/ HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n"
     a = socket.create_connection(("127.0.0.1", s.port), timeout=60)
     a.sendall(request + b"\r\n")
@@ -606,3 +606,17 @@ def test_a_stalled_upload_body_gets_408_and_leaves_nothing(serve, wheels, tmp_pa
     assert raw_status(answer) == 408, answer
     assert answer.endswith(b"408 the upload stalled for more than 1000 ms\n"), answer
     assert snapshot(wheels) == before
+
+
+def test_an_idle_connection_gives_way_to_a_waiting_one(serve, tmp_path):
+    s = serve("--threads", "2", "--max-connections-per-ip", "1", "--keep-alive-timeout", "600", _site(tmp_path))
+    request = b"GET /simple/pkg/ HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", s.port), timeout=60) as a, \
+            socket.create_connection(("127.0.0.1", s.port), timeout=60) as b:
+        a.sendall(request)
+        assert read_response(a)[0] == 200  # `a` holds the address's one slot, idle from now on
+        b.sendall(request)
+        # Far within the 600 s keep-alive: `a` is closed so that `b` is served.
+        status, _, body, _ = read_response(b)
+        assert status == 200 and body == b"<!DOCTYPE html>pkg\n"
+        assert wait_closed(a, 30) == b""

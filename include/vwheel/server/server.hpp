@@ -30,10 +30,12 @@ struct ConnectionLimits {
   std::chrono::milliseconds keep_alive_timeout{5'000};
   /// Requests per connection; the last one is answered with `Connection: close`.
   std::size_t keep_alive_requests = 100;
-  /// Connections one client address may have served at once (0: no limit). Up to as many more wait
-  /// (without a worker) until one of its connections ends; beyond that a connection is answered
-  /// `503` with `Connection: close` and `Retry-After: 1`.
+  /// Connections one client address may have served at once (0: no limit).
   std::size_t per_ip = 8;
+  /// Connections of one address over `per_ip` that wait, without a worker, until one of its
+  /// connections ends (an idle one then gives its worker up); beyond that a connection is
+  /// answered `503` with `Connection: close` and `Retry-After: 1`.
+  std::size_t per_ip_waiting = 64;
 };
 
 /// How to serve.
