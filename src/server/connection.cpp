@@ -28,8 +28,10 @@ constexpr milliseconds kBusyIdle{100};
 // How often an idle connection looks whether others wait.
 constexpr milliseconds kIdleSlice{50};
 // After a response that ends the connection: how long unread request bytes are drained, so that
-// closing does not reset the connection before the client read the response.
+// closing does not reset the connection before the client read the response. Shorter for the
+// 503 to a connection over its address's cap, which a flood of connections could repeat.
 constexpr milliseconds kLinger{500};
+constexpr milliseconds kRefusalLinger{100};
 
 // Set by the post-routing handler when a response carries `Connection: close` (a handler refused
 // a request before reading its body): the connection loop of this thread then ends.
@@ -68,12 +70,14 @@ class ConnectionStream final : public httplib::Stream {
       : sock_(sock), stop_fd_(stop_fd), limits_(limits) {}
 
   /// Waits for the first byte of the next request until `deadline` (or at once when one is
-  /// buffered); then starts the header deadline.
-  bool next_request(Clock::time_point deadline, const std::function<bool()>& others_wait) {
+  /// buffered); then starts the header deadline. After a first request, an idle connection gives
+  /// its worker up early while `others_wait()` (clients retry a request on a reused connection
+  /// that closes; a fresh connection is not cut short so).
+  bool next_request(Clock::time_point deadline, bool reused, const std::function<bool()>& others_wait) {
     if (begin_ == end_) {
       for (;;) {
         // Others wait for a worker: keep this one only briefly; otherwise look again every slice.
-        const bool yield = others_wait();
+        const bool yield = reused && others_wait();
         auto until = std::min(deadline, Clock::now() + kIdleSlice);
         if (yield) until = std::min(until, idle_since_ + kBusyIdle);
         if (wait(POLLIN, until)) break;
@@ -230,7 +234,7 @@ void refuse_busy(int sock, const std::string& address) {
       "Retry-After: 1\r\nConnection: close\r\n\r\n{}",
       body.size(), body);
   (void)::send(sock, response.data(), response.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  linger_close(sock, kLinger);
+  linger_close(sock, kRefusalLinger);
 }
 
 }  // namespace
@@ -370,7 +374,7 @@ void ConnectionServer::serve_connection(int sock, const std::string& address) {
   };
   bool answered_last = false;
   for (std::size_t count = 1; !stopping_; ++count) {
-    if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, others_wait)) break;
+    if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, count > 1, others_wait)) break;
     t_close_requested = false;
     t_timed_out = false;
     const bool last = count >= limits_.keep_alive_requests;

@@ -25,8 +25,8 @@ struct ConnectionLimits {
   std::chrono::milliseconds header_timeout{10'000};
   /// The longest pause while a request body is read or a response is sent.
   std::chrono::milliseconds body_timeout{30'000};
-  /// How long a connection may wait for its next request (also for its first). Shortened to
-  /// 100 ms while other connections wait for a worker.
+  /// How long a connection may wait for its next request (also for its first). After a first
+  /// request, shortened to 100 ms while other connections wait for a worker.
   std::chrono::milliseconds keep_alive_timeout{5'000};
   /// Requests per connection; the last one is answered with `Connection: close`.
   std::size_t keep_alive_requests = 100;
