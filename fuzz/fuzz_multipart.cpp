@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 // Debian's shared libcpp-httplib is built with these (`pkg-config --cflags cpp-httplib`), and the
 // classes' layout depends on them.
@@ -93,13 +94,23 @@ class InMemoryServer : public httplib::Server {
   using httplib::Server::process_request;
 };
 
-const fs::path& temp_root() {
-  static const fs::path root = [] {
+// One folder for the whole run, removed at exit.
+struct TempRoot {
+  fs::path path;
+  TempRoot() {
     std::string pattern = (fs::temp_directory_path() / "fuzz_multipart.XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) die("cannot create a temporary folder");
-    return fs::path(pattern);
-  }();
-  return root;
+    path = pattern;
+  }
+  ~TempRoot() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+const fs::path& temp_root() {
+  static const TempRoot root;
+  return root.path;
 }
 
 std::string read_file(const fs::path& path) {

@@ -480,6 +480,10 @@ def test_slow_clients_do_not_starve_a_normal_request(serve, tmp_path):
             c.sendall(b"GET /simple/pkg/ HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\n\r\n")
             status, _, body, _ = read_response(c)
         assert status == 200 and body == b"<!DOCTYPE html>pkg\n"
+        for _ in range(600):  # failsafe: the slow clients notice being cut off within a send or two
+            if slow.cut_off > 0:
+                break
+            time.sleep(0.1)
     finally:
         slow.close()
     assert slow.cut_off > 0
