@@ -85,15 +85,26 @@ TEST_F(MultipartTest, ARepeatedFieldKeepsTheLastValue) {
   EXPECT_EQ(r.field_bytes(), 11U);  // both count against the limit
 }
 
-TEST_F(MultipartTest, AFormWithoutContentHasNoFile) {
+TEST_F(MultipartTest, AFormWithoutContentHasNoFileAndTheUploaderSaysSo) {
   MultipartReceiver r(root_, limits_);
   ASSERT_TRUE(r.on_part(":action", ""));
   ASSERT_TRUE(send(r, "file_upload"));
+  ASSERT_TRUE(r.on_part("content", ""));  // a plain field named `content`, not a file
+  ASSERT_TRUE(send(r, "text"));
   ASSERT_TRUE(r.finish());
   EXPECT_TRUE(r.form().filename.empty());
   EXPECT_TRUE(r.form().file.empty());
   EXPECT_TRUE(r.form().sha256.empty());
   EXPECT_TRUE(fs::is_empty(root_));  // no temporary folder made
+  UploadConfig config;
+  config.wheel_dir = root_;
+  config.site_dir = root_ / "site";
+  config.token = "t";
+  config.max_file_size = limits_.max_file_size;
+  Uploader uploader(config);
+  const auto outcome = uploader.commit(r.form());
+  EXPECT_EQ(outcome.status, 400);
+  EXPECT_EQ(outcome.message, "missing the `content` file");
 }
 
 TEST_F(MultipartTest, TooManyParts) {
