@@ -71,7 +71,7 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
     double keep_alive_timeout = 5;
     std::size_t keep_alive_requests = 100;
     std::size_t per_ip = 8;
-    std::size_t per_ip_waiting = 64;
+    std::size_t per_ip_waiting = 256;
     bool verbose = false;
   };
   auto o = std::make_shared<Options>();
@@ -125,7 +125,7 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   cmd->add_option("--max-waiting-per-ip", o->per_ip_waiting,
                   "Connections of one address over --max-connections-per-ip that wait for one of its connections "
-                  "to end; further ones get 503 with `Connection: close` (default: 64)")
+                  "to end; further ones get 503 with `Connection: close` (default: 256)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   cmd->add_flag("-v,--verbose", o->verbose, "Log one line per request to stderr");
   cmd->callback([o, &dispatch] {

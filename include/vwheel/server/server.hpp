@@ -35,7 +35,7 @@ struct ConnectionLimits {
   /// Connections of one address over `per_ip` that wait, without a worker, until one of its
   /// connections ends (an idle one then gives its worker up); beyond that a connection is
   /// answered `503` with `Connection: close` and `Retry-After: 1`.
-  std::size_t per_ip_waiting = 64;
+  std::size_t per_ip_waiting = 256;
 };
 
 /// How to serve.
