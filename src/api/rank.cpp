@@ -47,6 +47,7 @@ Result<RankReport> rank_metadata(const variant::VariantMetadata& metadata, const
   report.variants = metadata.variants;
   report.target_description = selection.description;
   report.notes = selection.notes;
+  report.property_sources = selection.property_sources;
 
   complete_environment(selection, metadata);
   std::optional<markers::Environment> env;
@@ -92,6 +93,15 @@ std::string describe_properties(const std::vector<variant::Property>& props) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+/// Where a namespace's answer came from: the selection's source for the target's answers (a
+/// profile file, or detection), else the ranking's ("static-properties", ...).
+std::string origin_of(const RankReport& report, const variant::NamespaceReport& r) {
+  if (r.source == "target") {
+    if (auto it = report.property_sources.find(r.ns); it != report.property_sources.end()) return it->second;
+  }
+  return r.source;
+}
+
 }  // namespace
 
 std::string format_rank_explain(const RankReport& report) {
@@ -110,7 +120,7 @@ std::string format_rank_explain(const RankReport& report) {
       out += fmt::format("  {}: unsupported{}\n", ns, r->note.empty() ? "" : fmt::format(" ({})", r->note));
       continue;
     }
-    out += fmt::format("  {} (from {}):\n", ns, r->source);
+    out += fmt::format("  {} (from {}):\n", ns, origin_of(report, *r));
     for (const auto& fc : it->second) {
       if (fc.values.size() <= 10) {
         out += fmt::format("    {}: {}\n", fc.name, fmt::join(fc.values, " > "));
@@ -180,6 +190,7 @@ std::string format_rank_json(const RankReport& report) {
   ordered_json namespaces = ordered_json::array();
   for (const auto& n : report.ranking.namespaces) {
     ordered_json j{{"namespace", n.ns}, {"source", n.source}};
+    if (auto origin = origin_of(report, n); origin != n.source) j["origin"] = origin;
     if (!n.note.empty()) j["note"] = n.note;
     namespaces.push_back(std::move(j));
   }

@@ -12,9 +12,11 @@
 namespace vwheel::plan::detail {
 
 // Reads the combined variant metadata of one source's variant wheels of a version: from the
-// `*-variants.json` file when the source has one (`variants_json`), else from the wheels.
+// `*-variants.json` file when the source has one (`variants_json`), else from the wheels. Labels
+// the file lacks may be read from their wheels; `notes` gets one line each (for --explain).
 using MetadataLoader = std::function<Result<variant::VariantMetadata>(
-    const finder::File* variants_json, const std::vector<const finder::File*>& variant_wheels)>;
+    const finder::File* variants_json, const std::vector<const finder::File*>& variant_wheels,
+    std::vector<std::string>& notes)>;
 
 struct ChooseRequest {
   std::string name;     // canonical

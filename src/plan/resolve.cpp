@@ -20,16 +20,64 @@ using detail::Choice;
 
 namespace {
 
+/// A wheel's own `variant.json`, for its label (nullopt with a note in `why` when the wheel has
+/// none or it does not parse).
+Result<std::optional<variant::VariantMetadata>> wheel_variant_json(finder::Finder& finder, const finder::File& w,
+                                                                  std::string& why) {
+  auto text = finder.dist_info_member(w, "variant.json");
+  if (!text) return fail(text.error());
+  if (!*text) {
+    why = fmt::format("{} has no variant.json", w.filename);
+    return std::optional<variant::VariantMetadata>{};
+  }
+  auto doc = metadata::parse_json_document(**text, metadata::DocumentKind::VariantJson, *w.wheel->label);
+  if (!doc) {
+    why = fmt::format("{}: variant.json: {}", w.filename, doc.error().message);
+    return std::optional<variant::VariantMetadata>{};
+  }
+  return std::optional<variant::VariantMetadata>{std::move(doc->metadata)};
+}
+
 /// Reads the combined variant metadata of one source's variant wheels of a version.
+///
+/// PEP 825 lets clients read `variant.json` from wheels whose labels the index-level file lacks:
+/// such a label is read from its wheel (a local file directly; a remote one with HTTP range
+/// requests on its zip directory, the whole wheel only where the server refuses ranges) and
+/// merged in, with a note. A wheel whose own metadata cannot be read or disagrees with the file
+/// is left out with a note (its label stays "not in the variant metadata"), never failing the
+/// versions the file describes.
 detail::MetadataLoader finder_loader(finder::Finder& finder) {
-  return [&finder](const finder::File* variants_json,
-                   const std::vector<const finder::File*>& wheels) -> Result<variant::VariantMetadata> {
+  return [&finder](const finder::File* variants_json, const std::vector<const finder::File*>& wheels,
+                   std::vector<std::string>& notes) -> Result<variant::VariantMetadata> {
     if (variants_json) {
       auto text = finder.text(*variants_json);
       if (!text) return fail(text.error());
       auto doc = metadata::parse_json_document(*text, metadata::DocumentKind::VariantsJson);
       if (!doc) return fail(doc.error().with_context(variants_json->location()));
-      return std::move(doc->metadata);
+      auto md = std::move(doc->metadata);
+      std::set<std::string> seen;
+      for (const auto* w : wheels) {
+        const auto& label = *w->wheel->label;
+        if (md.variants.contains(label) || !seen.insert(label).second) continue;
+        std::string why;
+        auto own = wheel_variant_json(finder, *w, why);
+        if (!own) why = own.error().message;
+        if (own && *own) {
+          const variant::VariantMetadata both[] = {md, **own};
+          auto merged = metadata::merge_all(both);
+          if (merged) {
+            md = std::move(*merged);
+            notes.push_back(fmt::format("label {}: properties read from the wheel's variant.json, not in {}", label,
+                                        variants_json->filename));
+            continue;
+          }
+          why = fmt::format("{}: its variant.json disagrees with {}: {}", w->filename, variants_json->filename,
+                            merged.error().message);
+        }
+        notes.push_back(fmt::format("label {}: not in {}, and not read from the wheel: {}", label,
+                                    variants_json->filename, why));
+      }
+      return md;
     }
     // No index-level file: one wheel per label (PEP 825, step 5).
     std::vector<variant::VariantMetadata> parts;
@@ -265,7 +313,8 @@ class IndexProvider final : public resolve::Provider {
       if (variants_json && variants_json->source != variant_wheels.front()->source) variants_json = nullptr;
       const auto source = variant_wheels.front()->source;
       std::erase_if(variant_wheels, [&](const auto* f) { return f->source != source; });
-      auto vmd = load_(variants_json, variant_wheels);
+      std::vector<std::string> notes;  // --explain shows them for installs; a lock has no explanation
+      auto vmd = load_(variants_json, variant_wheels, notes);
       if (!vmd) return fail(vmd.error());
       std::vector<markers::Environment> envs;
       for (const auto& [label, props] : vmd->variants) envs.push_back(detail::label_environment(base, label, props));
@@ -492,7 +541,8 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
       std::optional<variant::VariantMetadata> md;
       if (!variant_wheels.empty()) {
-        auto m = load(variants_json, variant_wheels);
+        std::vector<std::string> notes;
+        auto m = load(variants_json, variant_wheels, notes);
         if (!m) return fail(m.error());
         md = std::move(*m);
       }

@@ -30,6 +30,9 @@ struct RankReport {
   std::string target_description;
   /// The supported properties per namespace that the ranking used.
   variant::SupportedProperties supported;
+  /// Where the target's answer for each namespace came from ("target profile FILE", "detected:
+  /// ..."), from the selection.
+  std::map<std::string, std::string, std::less<>> property_sources;
   /// Conformance problems of the file (PEP 825), one line each, shown by --explain and --json;
   /// ranking still happened (`vwheel validate` reports them as problems).
   std::vector<std::string> warnings;

@@ -51,7 +51,8 @@ struct Fixture {
   variant::VariantMetadata md = torch_metadata();
   int loads = 0;
   MetadataLoader loader() {
-    return [this](const finder::File*, const std::vector<const finder::File*>&) -> Result<variant::VariantMetadata> {
+    return [this](const finder::File*, const std::vector<const finder::File*>&,
+                  std::vector<std::string>&) -> Result<variant::VariantMetadata> {
       ++loads;
       return md;
     };
@@ -202,7 +203,8 @@ TEST(Choose, VariantsOfTheFirstSourceWinAndAreNeverMerged) {
   fx.files.push_back(wheel("torch-2.13.0-py3-none-any-null.whl", 0));
   fx.files.push_back(wheel("torch-2.13.0-py3-none-any-cu128.whl", 1));
   std::vector<std::size_t> sources_loaded;
-  auto loader = [&](const finder::File*, const std::vector<const finder::File*>& wheels) -> Result<variant::VariantMetadata> {
+  auto loader = [&](const finder::File*, const std::vector<const finder::File*>& wheels,
+                    std::vector<std::string>&) -> Result<variant::VariantMetadata> {
     sources_loaded.push_back(wheels.front()->source);
     return fx.md;
   };
