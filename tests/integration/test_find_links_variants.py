@@ -141,3 +141,21 @@ def test_index_ignores_attributes_on_variants_json_and_reads_missing_labels(vwhe
     # The wheel whose label the file lacks is read with range requests, not downloaded whole.
     v3 = [(rng, status) for _, path, rng, status in requests if path == "/files/vpkg-1.0-py3-none-any-v3.whl"]
     assert v3 and v3[0][0] is not None and v3[0][1] == 206, requests
+
+
+def test_a_wheel_that_disagrees_with_the_file_is_left_out(vwheel, tmp_path, target, python):
+    links = tmp_path / "links"
+    links.mkdir()
+    wheel(links, "v2")
+    wheel(links, "null")
+    other = document(["v4"])
+    other["providers"]["x86_64"]["requires"] = ["another-x86-64-provider >=1"]
+    wheel(links, "v4", variant_json=other)
+    (links / "vpkg-1.0-variants.json").write_text(json.dumps(document(["v2", "null"])))
+    r = vwheel("install", "vpkg", "--find-links", links, "--python", python, "--target", target, "--explain",
+               "--dry-run")
+    assert r.rc == 0, r.err
+    assert "vpkg 1.0: vpkg-1.0-py3-none-any-v2.whl (variant v2: x86_64 :: level :: v2)" in r.out, r.out
+    note = [line for line in explain_lines(r.out) if line.startswith("label v4: ")]
+    assert len(note) == 1 and "its variant.json disagrees with vpkg-1.0-variants.json" in note[0], r.out
+    assert "providers.x86_64" in note[0]

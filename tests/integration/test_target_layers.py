@@ -73,6 +73,11 @@ def test_detect_true_pins_the_listed_namespace_and_detects_the_rest(vwheel, tmp_
     assert f"Target: target profile {partial} (namespaces not listed: this machine, detected)" in out
     # The missing NVIDIA library is not reported: the profile answers that namespace.
     assert "libnvidia-ml" not in out
+    f = tmp_path / "pkg-1.0-variants.json"
+    j = vwheel("rank", f, "--json", "--target", partial, env=machine(tmp_path)).json()
+    origins = {n["namespace"]: n.get("origin") for n in j["namespaces"]}
+    assert origins["nvidia"] == f"target profile {partial}"
+    assert origins["x86_64"].startswith("detected: ")
 
     # Without `detect`, a namespace the profile does not list is unsupported.
     whole = write(tmp_path / "whole.json", {"properties": cuda("12.8", "12.7", "12.6", "12")})

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "plan/choose.hpp"
 
 namespace vwheel::plan::detail {
@@ -236,4 +238,24 @@ TEST(Choose, LabelEnvironmentCountsEveryPropertyOfTheLabel) {
 }
 
 }  // namespace
+TEST(Choose, ExplainsTheLoadersNotesAndWhereEachNamespaceCameFrom) {
+  auto fx = torch_files();
+  auto target = cuda_target();
+  target.property_sources["nvidia"] = "target profile cuda.json";
+  auto loader = [&](const finder::File*, const std::vector<const finder::File*>&,
+                    std::vector<std::string>& notes) -> Result<variant::VariantMetadata> {
+    notes.push_back("label cu128: properties read from the wheel's variant.json, not in torch-2.13.0-variants.json");
+    return fx.md;
+  };
+  std::string reason;
+  auto c = choose(fx.request(), target, loader, reason);
+  ASSERT_TRUE(c && *c);
+  const auto& lines = (*c)->explain;
+  auto has = [&](const std::string& line) { return std::find(lines.begin(), lines.end(), line) != lines.end(); };
+  EXPECT_TRUE(has("  label cu128: properties read from the wheel's variant.json, not in torch-2.13.0-variants.json"));
+  EXPECT_TRUE(has("  namespace nvidia: from target profile cuda.json"));
+  // x86_64 is unsupported by this target: no source to name.
+  for (const auto& l : lines) EXPECT_EQ(l.find("namespace x86_64"), std::string::npos) << l;
+}
+
 }  // namespace vwheel::plan::detail
