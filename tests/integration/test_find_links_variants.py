@@ -159,3 +159,21 @@ def test_a_wheel_that_disagrees_with_the_file_is_left_out(vwheel, tmp_path, targ
     note = [line for line in explain_lines(r.out) if line.startswith("label v4: ")]
     assert len(note) == 1 and "its variant.json disagrees with vpkg-1.0-variants.json" in note[0], r.out
     assert "providers.x86_64" in note[0]
+
+
+def test_rank_reads_the_labels_the_file_lacks_from_the_wheels_beside_it(vwheel, tmp_path, target):
+    links = tmp_path / "links"
+    wheels(links)
+    f = links / "vpkg-1.0-variants.json"
+    f.write_text(json.dumps(document(["v2", "null"])))
+    r = vwheel("rank", f, "--target", target)
+    assert r.rc == 0, r.err
+    assert r.out.split() == ["v3", "v2", "null"]
+    e = vwheel("rank", f, "--target", target, "--explain")
+    assert "  note: label v3: properties read from the wheel's variant.json, not in vpkg-1.0-variants.json" in e.out
+    assert "  note: label v4: not in vpkg-1.0-variants.json, and not read from the wheel: " in e.out, e.out
+    # Alone, the file ranks only its own labels.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / f.name).write_text(f.read_text())
+    assert vwheel("rank", alone / f.name, "--target", target).out.split() == ["v2", "null"]

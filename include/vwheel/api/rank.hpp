@@ -41,6 +41,8 @@ struct RankReport {
 };
 
 /// Loads the file, the target (or detects this machine), the user configuration, and ranks.
+/// Labels the file lacks are read from the `variant.json` of the project version's wheels beside
+/// it, one note each (PEP 825: clients may read wheels whose labels the index-level file lacks).
 [[nodiscard]] Result<RankReport> rank(const RankRequest& request);
 
 /// Ranks metadata already in memory (e.g. merged from wheels) for `selection`; `source` names the
