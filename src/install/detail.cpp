@@ -213,7 +213,7 @@ Result<void> Transaction::ensure_dir(const fs::path& dir) {
 }
 
 Result<void> Transaction::prune_later(const fs::path& dir) {
-  if (journal_ == nullptr) return {};
+  if (journal_ == nullptr || !pruned_.insert(dir).second) return {};
   return journal_->append({JournalStep::Kind::Prune, dir, {}});
 }
 

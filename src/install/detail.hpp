@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,7 @@ class Transaction {
   std::function<bool(std::size_t)> fail_at_;
   Journal* journal_ = nullptr;
   std::vector<JournalStep> steps_;
+  std::set<std::filesystem::path> pruned_;
   std::size_t moves_ = 0;
   std::size_t backups_ = 0;
   bool finished_ = false;
