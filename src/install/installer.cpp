@@ -280,6 +280,14 @@ void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const 
   if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
 }
 
+/// What a prepared wheel's file comes from, for errors: its member, or a file vwheel writes.
+std::string file_label(const Prepared& p, const PlannedFile& f) {
+  if (f.entry == SIZE_MAX) return fmt::format("`{}` (written by the installer)", f.relative);
+  if (f.key == p.root) return fmt::format("member `{}`", f.relative);
+  const auto stem = p.dist_info.substr(0, p.dist_info.size() - std::string_view(".dist-info").size());
+  return fmt::format("member `{}.data/{}/{}`", stem, to_string(f.key), f.relative);
+}
+
 /// Rewrites `#!python` shebangs, makes scripts executable, writes entry-point launchers and the
 /// dist-info files vwheel adds.
 Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const WheelRequest& request,
@@ -319,6 +327,17 @@ Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const
     p.files.push_back({SIZE_MAX, key, rel, detail::record_sha256(content), std::to_string(content.size()), mode});
     return {};
   };
+  // A launcher clashing with a member under the script's name (a directory there): the error
+  // names both, not the staging path the write would fail on.
+  for (const auto& ep : entry_points) {
+    const auto group = [](const EntryPoint& e) { return e.gui ? "[gui_scripts]" : "[console_scripts]"; };
+    for (const auto& f : p.files) {
+      if (f.key == SchemeKey::Scripts && f.relative.starts_with(ep.name + "/")) {
+        return fail(fmt::format("entry_points.txt: script `{}` in {} clashes with {}, which makes `{}` a directory",
+                                ep.name, group(ep), file_label(p, f), ep.name));
+      }
+    }
+  }
   for (const auto& ep : entry_points) {
     if (auto ok = add_generated(SchemeKey::Scripts, ep.name, make_launcher(ep, env.python), 0755); !ok) return ok;
   }
@@ -503,14 +522,6 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
   return p;
 }
 
-/// What a prepared wheel's file comes from, for errors: its member, or a file vwheel writes.
-std::string file_label(const Prepared& p, const PlannedFile& f) {
-  if (f.entry == SIZE_MAX) return fmt::format("`{}` (written by the installer)", f.relative);
-  if (f.key == p.root) return fmt::format("member `{}`", f.relative);
-  const auto stem = p.dist_info.substr(0, p.dist_info.size() - std::string_view(".dist-info").size());
-  return fmt::format("member `{}.data/{}/{}`", stem, to_string(f.key), f.relative);
-}
-
 /// A file that would replace a directory, or a directory needed where the environment has a
 /// file, is an error before anything moves (except the replaced version's own files).
 Result<void> check_conflicts(const Environment& env, const Prepared& p) {
@@ -572,6 +583,8 @@ struct Session::Impl {
   std::vector<WheelRequest> requests;
   std::vector<std::optional<Result<Prepared>>> prepared;
   std::vector<bool> added;
+  std::vector<std::string> to_remove;
+  std::vector<Uninstalled> removed;
 
   std::mutex mutex;
   std::condition_variable wake;
@@ -690,7 +703,11 @@ Result<std::vector<Installed>> Session::finish() {
     if (!*s.prepared[i]) return fail(s.prepared[i]->error().with_context(s.requests[i].path.filename().string()));
   }
   // Type conflicts stop the run before anything moves.
-  bool changes = false;
+  std::vector<Distribution> removing;
+  for (const auto& name : s.to_remove) {
+    if (auto d = detail::find_in_index(s.installed, name)) removing.push_back(std::move(*d));
+  }
+  bool changes = !removing.empty();
   for (std::size_t i = 0; i < s.prepared.size(); ++i) {
     const auto& p = **s.prepared[i];
     if (p.skipped) continue;
@@ -726,16 +743,32 @@ Result<std::vector<Installed>> Session::finish() {
       if (!done) return undo(done.error().with_context(s.requests[i].path.filename().string()));
       out.push_back(std::move(*done));
     }
+    std::vector<detail::Removal> removals;
+    for (const auto& d : removing) {
+      auto r = detail::remove_distribution(s.env, d, tx);
+      if (!r) return undo(r.error());
+      for (const auto& parent : r->parents) {
+        if (auto ok = tx.prune_later(parent); !ok) return undo(ok.error());
+      }
+      s.removed.push_back({d.name, d.version, r->files, r->warnings});
+      removals.push_back(std::move(*r));
+    }
     if (auto ok = tx.commit(); !ok) {
+      s.removed.clear();
       if (journal) journal->finish();
       return fail(ok.error());
     }
+    for (const auto& r : removals) detail::cleanup_parents(s.env, r);
   }
   for (auto& p : s.prepared) detail::cleanup_parents(s.env, (*p)->removal);
   s.discard();
   if (journal) journal->finish();
   return out;
 }
+
+void Session::uninstall_too(std::vector<std::string> canonical_names) { impl_->to_remove = std::move(canonical_names); }
+
+const std::vector<Uninstalled>& Session::removed() const { return impl_->removed; }
 
 Result<std::vector<Installed>> install_wheels(const Environment& env, const std::vector<WheelRequest>& wheels,
                                               const InstallOptions& options) {

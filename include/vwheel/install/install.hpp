@@ -132,6 +132,14 @@ struct Installed {
   std::vector<std::string> warnings;
 };
 
+/// What uninstalling removed.
+struct Uninstalled {
+  std::string name;
+  std::string version;
+  std::size_t files = 0;
+  std::vector<std::string> warnings;  ///< RECORD rows outside the environment, skipped
+};
+
 /// An installation fed one wheel at a time, e.g. as downloads finish: each wheel is checked and
 /// unpacked into a staging directory on a worker thread as soon as it is added, while the caller
 /// goes on; `finish` then moves them all into place. The environment lock is held from `begin`
@@ -153,9 +161,16 @@ class Session {
   /// Queues wheel `slot` (< count) for checking and unpacking; returns at once.
   void add(std::size_t slot, WheelRequest request);
 
+  /// Also uninstalls these distributions (canonical names; those not installed are ignored) in
+  /// the same transaction as the wheels (`sync`); what was removed is then in `removed()`.
+  void uninstall_too(std::vector<std::string> canonical_names);
+
   /// Waits for every wheel (each slot must have been added), then moves them into place in slot
   /// order, as install_wheels() does.
   [[nodiscard]] Result<std::vector<Installed>> finish();
+
+  /// After a successful finish(): what uninstall_too() removed, in the order given.
+  [[nodiscard]] const std::vector<Uninstalled>& removed() const;
 
   struct Impl;
 
@@ -190,13 +205,6 @@ struct Distribution {
 /// The installed distribution with this (canonicalized) name, or nullopt.
 [[nodiscard]] std::optional<Distribution> find_distribution(const Environment& env, std::string_view name);
 
-/// What uninstalling removed.
-struct Uninstalled {
-  std::string name;
-  std::string version;
-  std::size_t files = 0;
-  std::vector<std::string> warnings;  ///< RECORD rows outside the environment, skipped
-};
 
 /// Removes a distribution from RECORD (files, their `__pycache__` files, the dist-info
 /// directory, directories left empty), under the environment lock, all or nothing (journaled as
