@@ -280,6 +280,12 @@ fs::path journal_path(const Environment& env) { return env.lock_dir / std::strin
 
 Result<Recovery> recover(const Environment& env) {
   Recovery out;
+  // Earlier versions kept an empty lock file in site-packages, which no RECORD lists.
+  if (env.lock_dir != env.scheme.purelib) {
+    const auto old_lock = env.scheme.purelib / ".vwheel.lock";
+    std::error_code ec;
+    if (fs::is_regular_file(fs::symlink_status(old_lock, ec)) && fs::file_size(old_lock, ec) == 0) ::unlink(old_lock.c_str());
+  }
   const auto file = journal_path(env);
   if (!exists_no_follow(file)) return out;
   out.found = true;
@@ -287,6 +293,13 @@ Result<Recovery> recover(const Environment& env) {
   if (!text) return fail(with_kind(text.error(), ErrorKind::environment));
   auto journal = parse_journal(*text, file.string());
   if (!journal) return fail(with_kind(journal.error(), ErrorKind::environment));
+  // Recovery deletes the run directory: only ever a staging directory of this environment.
+  if (!journal->run_dir.empty() && (journal->run_dir.parent_path() != env.scheme.purelib ||
+                                    !journal->run_dir.filename().string().starts_with(".vwheel-tmp-"))) {
+    return fail(with_kind(Error(fmt::format("{}: the run directory {} is not a `.vwheel-tmp-*` directory in {}",
+                                            file.string(), journal->run_dir.string(), env.scheme.purelib.string())),
+                          ErrorKind::environment));
+  }
   std::error_code ec;
   if (journal->committed) {
     Removal removal;

@@ -101,7 +101,7 @@ struct Recovery {
 };
 
 /// Finishes or undoes the run the environment's journal describes, if any, and deletes the
-/// journal. Call with the environment lock held. Fails (naming the journal) when the journal
+/// journal (and the empty `site-packages/.vwheel.lock` older versions left). Call with the environment lock held. Fails (naming the journal) when the journal
 /// cannot be read or parsed, or a backup cannot be put back: the journal and the run directory
 /// are then kept, and nothing else should change the environment.
 [[nodiscard]] Result<Recovery> recover(const Environment& env);

@@ -195,6 +195,16 @@ TEST_F(JournalTest, CorruptJournalIsKeptWithItsBackups) {
   EXPECT_EQ(slurp(run_ / "backup" / "0"), "precious");
 }
 
+TEST_F(JournalTest, RunDirectoryOutsideTheEnvironmentIsNeverDeleted) {
+  const auto foreign = root_ / "elsewhere";
+  spit(foreign / "keep", "mine");
+  spit(journal_path(env_), format_journal_header(foreign) + "commit\n");
+  auto r = recover(env_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("not a `.vwheel-tmp-*` directory"), std::string::npos) << r.error().message;
+  EXPECT_EQ(slurp(foreign / "keep"), "mine");
+}
+
 TEST_F(JournalTest, CreateRefusesASecondJournal) {
   auto first = Journal::create(journal_path(env_), run_);
   ASSERT_TRUE(first);
