@@ -57,9 +57,9 @@ struct Prepared {
   std::string dist_info;
   SchemeKey root = SchemeKey::Purelib;
   /// The run's staging directory `<purelib>/.vwheel-tmp-.../`, shared by its wheels: this one
-  /// stages into `<tag>-<key>/...` and backs up into `<tag>-backup/` (one level of directories
-  /// per wheel: each directory made and removed costs an ext4 journal update, which showed in
-  /// the time of 50 small installs).
+  /// stages into `<tag>-<key>/...` (one level of directories per wheel: each directory made and
+  /// removed costs an ext4 journal update, which showed in the time of 50 small installs); what
+  /// the run's transaction moves aside goes to `backup/` there, named by the journal.
   fs::path staging;
   std::string tag;
   std::vector<PlannedFile> files;
