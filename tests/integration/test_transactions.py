@@ -292,3 +292,17 @@ def test_wheel_version_minor_warns_major_refused(vwheel, venv, tmp_path):
     assert vwheel("uninstall", "vwminor", "--python", py).rc == 0
     r = vwheel("install", with_wheel_version("2.0", "vwmajor"), "--python", py)
     assert r.rc == 1 and "Wheel-Version: 2.0" in r.err, r.err
+
+
+def test_script_clash_names_both_entries(vwheel, venv, tmp_path):
+    before = tree(venv)
+    w = make_wheel(tmp_path, "vwclash-1.0-py3-none-any.whl", {
+        "vwclash/__init__.py": b"def main():\n    pass\n",
+        "vwclash-1.0.dist-info/entry_points.txt": b"[console_scripts]\nfoo = vwclash:main\n",
+        "vwclash-1.0.data/scripts/foo/bar": b"#!python\n",
+    })
+    r = vwheel("install", w, "--python", venv / "bin" / "python")
+    assert r.rc == 1, r.err
+    assert "script `foo` in [console_scripts]" in r.err and "member `vwclash-1.0.data/scripts/foo/bar`" in r.err, r.err
+    assert ".vwheel-tmp-" not in r.err, r.err
+    assert tree(venv) == before
