@@ -88,6 +88,9 @@ struct Selected {
   /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.
   std::vector<std::string> allowed_sha256;
   std::vector<std::string> explain;        ///< lines for --explain
+  /// The environment the wheel's Requires-Dist is evaluated in: the target's variables plus the
+  /// chosen wheel's variant (label, and those of its properties the target supports).
+  markers::Environment environment;
 };
 
 /// A resolved set of wheels.
