@@ -60,7 +60,7 @@ std::vector<markers::Environment> fork_environments(const markers::Environment& 
                                     {"win32", "Windows", "nt", "AMD64"},
                                     {"darwin", "Darwin", "posix", "arm64"}};
   for (const auto& p : platforms) {
-    for (int m = minor; m <= 15; ++m) {
+    for (int m = std::min(minor, 9); m <= 15; ++m) {
       auto env = base;
       env.variables.insert_or_assign("sys_platform", p.sys_platform);
       env.variables.insert_or_assign("platform_system", p.platform_system);
