@@ -108,16 +108,79 @@ Result<std::vector<IndexProvider::Fork>> split_roots(const std::vector<markers::
   return out;
 }
 
-/// Writes each entry's `dependencies`: `{name, version}` of the entries it needed.
+/// The condition of an edge from a package to `dep` `version`, from the Requires-Dist of its
+/// wheels (file name -> lines): the markers of the requirements that admit that version, as
+/// written (variant markers included: PEP 825 evaluates them against the wheel selected for the
+/// package). Where the wheels' requirements differ, each alternative is qualified with the labels
+/// of the wheels that have it (`variant_label == ""` for non-variant wheels). nullopt: always.
+std::optional<std::string> edge_marker(const std::map<std::string, std::vector<std::string>>& per_wheel,
+                                       const std::string& dep, const std::string& version) {
+  std::map<std::vector<std::string>, std::set<std::string>> lists;  // Requires-Dist -> labels of its wheels
+  for (const auto& [file, requires_dist] : per_wheel) {
+    auto parsed = wheel_name::parse_wheel_name(file);
+    lists[requires_dist].insert(parsed && parsed->label ? *parsed->label : "");
+  }
+  auto any_of = [](const std::vector<std::string>& conditions) {
+    if (conditions.size() == 1) return conditions.front();
+    std::vector<std::string> wrapped;
+    for (const auto& c : conditions) wrapped.push_back("(" + c + ")");
+    return fmt::format("{}", fmt::join(wrapped, " or "));
+  };
+  // Each distinct Requires-Dist's condition for the edge: nullopt when unconditional, "" when it
+  // does not require the version at all.
+  std::map<std::optional<std::string>, std::set<std::string>> by_condition;  // condition -> labels
+  for (const auto& [requires_dist, labels] : lists) {
+    std::vector<std::string> markers;
+    bool always = false;
+    for (const auto& text : requires_dist) {
+      auto r = markers::Requirement::parse(text);
+      if (!r || wheel_name::canonicalize_name(r->name) != dep || !r->specifier.contains(version, true)) continue;
+      if (!r->marker) {
+        always = true;
+      } else if (auto m = r->marker->to_string(); std::find(markers.begin(), markers.end(), m) == markers.end()) {
+        markers.push_back(std::move(m));
+      }
+    }
+    std::optional<std::string> condition;
+    if (!always) condition = markers.empty() ? "" : any_of(markers);
+    by_condition[condition].insert(labels.begin(), labels.end());
+  }
+  if (by_condition.size() == 1) {
+    const auto& only = by_condition.begin()->first;
+    if (!only || only->empty()) return std::nullopt;
+    return only;
+  }
+  // The wheels differ: each condition holds for the labels of the wheels that have it.
+  std::vector<std::string> alternatives;
+  for (const auto& [condition, labels] : by_condition) {
+    if (condition && condition->empty()) continue;
+    std::vector<std::string> which;
+    for (const auto& l : labels) which.push_back(fmt::format("variant_label == \"{}\"", l));
+    const auto label_condition = any_of(which);
+    alternatives.push_back(condition ? fmt::format("({}) and ({})", *condition, label_condition) : label_condition);
+  }
+  if (alternatives.empty()) return std::nullopt;
+  return any_of(alternatives);
+}
+
+/// Writes each entry's `dependencies`: `{name, version}` of the entries it needed, with `marker`:
+/// the condition under which it needs it (evaluated against the wheel selected for the entry).
 void set_dependencies(lock::Lock& lock, const std::map<Node, std::set<Node>>& edges,
-                      const std::map<Node, std::string>& written) {
+                      const std::map<Node, std::string>& written,
+                      const std::map<Node, std::map<std::string, std::vector<std::string>>>& wheel_deps) {
   for (auto& p : lock.packages) {
-    auto it = edges.find({p.name, normalized_version(p.version)});
+    const Node node{p.name, normalized_version(p.version)};
+    auto it = edges.find(node);
     if (it == edges.end()) continue;
+    const auto deps = wheel_deps.find(node);
     for (const auto& [name, version] : it->second) {
       auto w = written.find({name, version});
       if (w == written.end()) continue;
-      p.dependencies.push_back({{"name", name}, {"version", w->second}});
+      lock::LockedDependency d{{"name", name}, {"version", w->second}};
+      if (deps != wheel_deps.end()) {
+        if (auto m = edge_marker(deps->second, name, version)) d["marker"] = *m;
+      }
+      p.dependencies.push_back(std::move(d));
     }
   }
 }
@@ -183,6 +246,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
   // (name, version) entries it needed in some fork or target.
   std::map<Node, std::set<Node>> edges;
   std::map<Node, std::string> written;  // (name, version as resolved) -> the entry's version
+  std::map<Node, std::map<std::string, std::vector<std::string>>> wheel_deps;  // entry -> wheel -> Requires-Dist
   auto add_edges = [&](const std::string& name, const std::string& version, const std::vector<std::string>& required_by) {
     for (const auto& by : required_by) {
       auto eq = by.find("==");
@@ -277,8 +341,14 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
         return fail(ok.error());
       }
       written[node] = version;
+      auto& per_wheel = wheel_deps[node];
+      for (const auto* f : wheels) {
+        const auto& own = provider.wheel_requires_dist_of(name, version_text);
+        auto r = own.find(f->filename);
+        per_wheel[f->filename] = r != own.end() ? r->second : provider.requires_dist_of(name, version_text);
+      }
     }
-    set_dependencies(out, edges, written);
+    set_dependencies(out, edges, written, wheel_deps);
     return out;
   }
 
@@ -330,8 +400,13 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       return fail(ok.error());
     }
     written[node] = s.version;
+    auto& per_wheel = wheel_deps[node];
+    for (const auto* w : wheels) {
+      auto r = chosen_deps[node].find(w->filename);
+      per_wheel[w->filename] = r != chosen_deps[node].end() ? r->second : s.requires_dist;
+    }
   }
-  set_dependencies(out, edges, written);
+  set_dependencies(out, edges, written, wheel_deps);
   return out;
 }
 

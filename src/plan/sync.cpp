@@ -23,7 +23,13 @@ struct LockedEntry {
   std::optional<detail::Choice> choice;
   bool chosen = false;  ///< `choice` was computed (it may be nullopt: no wheel fits)
   std::string reason;   ///< why no wheel fits
+  std::vector<std::string> requirements;  ///< the chosen wheel's requirements (after `dependencies`)
 };
+
+std::string normalized(const std::string& version) {
+  auto v = pep440::Version::parse(version);
+  return v ? v->to_string() : version;
+}
 
 Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWheel& w, const fs::path& lock_dir) {
   finder::File f;
@@ -84,7 +90,9 @@ class LockProvider final : public resolve::Provider {
     const auto& c = *entry->choice;
     resolve::Dependencies deps;
     deps.environment = c.environment;
-    for (const auto& text : requires_of(*entry->package, c.wheel->filename)) {
+    auto texts = requirements_of(*entry);
+    if (!texts) return fail(texts.error());
+    for (const auto& text : *texts) {
       auto r = markers::Requirement::parse(text);
       if (!r) return fail(r.error().with_context(fmt::format("{}: package `{}`: requires-dist", kSource, name)));
       if (wheel_name::canonicalize_name(r->name) != name) {
@@ -99,7 +107,50 @@ class LockProvider final : public resolve::Provider {
       }
       deps.requires_dist.push_back(std::move(*r));
     }
+    entry->requirements = std::move(*texts);
     return deps;
+  }
+
+  /// The requirements of an entry: from its `dependencies` (PEP 751) when it has them, each edge
+  /// group (same project, same marker) a requirement that admits exactly the group's locked
+  /// versions; else from `[packages.tool.vwheel]` (locks written before the edges carried markers).
+  Result<std::vector<std::string>> requirements_of(const LockedEntry& entry) {
+    const auto& package = *entry.package;
+    if (package.dependencies.empty()) return requires_of(package, entry.choice->wheel->filename);
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> groups;  // (name, marker) -> versions
+    for (const auto& d : package.dependencies) {
+      auto n = d.find("name");
+      if (n == d.end()) continue;
+      auto v = d.find("version");
+      auto m = d.find("marker");
+      auto& versions = groups[{wheel_name::canonicalize_name(n->second), m == d.end() ? "" : m->second}];
+      if (v != d.end()) versions.insert(normalized(v->second));
+    }
+    std::vector<std::string> out;
+    for (const auto& [key, versions] : groups) {
+      const auto& [dep, marker] = key;
+      std::vector<std::string> excluded;
+      bool any = versions.empty();
+      if (auto it = projects_.find(dep); it != projects_.end()) {
+        for (const auto& e : it->second) {
+          if (versions.contains(e.version.to_string())) {
+            any = true;
+          } else {
+            excluded.push_back("!=" + e.version.to_string());
+          }
+        }
+      }
+      std::string text = dep;
+      if (!any) {
+        // No entry of the group is in the lock (for this target): a requirement nothing satisfies.
+        text += fmt::format("=={}", *versions.begin());
+      } else if (!excluded.empty()) {
+        text += fmt::format("{}", fmt::join(excluded, ","));
+      }
+      if (!marker.empty()) text += "; " + marker;
+      out.push_back(std::move(text));
+    }
+    return out;
   }
 
   LockedEntry* find(const std::string& name, const pep440::Version& version) {
@@ -148,6 +199,8 @@ class LockProvider final : public resolve::Provider {
   const selection::Selection& target_;
   std::vector<std::string> missing_;
 };
+
+
 
 /// `name==version` requirements for the roots of a lock without `[tool.vwheel] requirements`: the
 /// entries no other entry's `dependencies` names (every entry when none has `dependencies`).
@@ -274,7 +327,7 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, co
     s.requested = pin.requested;
     s.required_by = pin.required_by;
     s.extras = pin.extras;
-    s.requires_dist = requires_of(*entry->package, s.wheel.filename);
+    s.requires_dist = entry->requirements;
     s.environment = c.environment;
     s.explain = c.explain;
     if (auto sha = s.wheel.sha256()) s.allowed_sha256.push_back(*sha);

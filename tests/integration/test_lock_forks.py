@@ -246,3 +246,25 @@ def test_a_lock_missing_an_entry_is_refused_before_anything_changes(vwheel, lock
         "torch 2.9.0 [cu128] requires nv-libc==12.8.0, which the lock does not contain: run vwheel lock again"), r.err
     assert len(r.err.strip().splitlines()) == 1, r.err
     assert tree(venv) == before
+
+
+@pytest.fixture(scope="module")
+def standard_lock(lockfile, tmp_path_factory):
+    """The lock without any `tool` table (PEP 751: they must not affect installation)."""
+    from test_lock_sync import dump_toml
+    doc = tomllib.loads(lockfile.read_text())
+    doc.pop("tool", None)
+    for p in doc["packages"]:
+        p.pop("tool", None)
+    out = tmp_path_factory.mktemp("standard") / "pylock.toml"
+    out.write_text(dump_toml(doc))
+    assert "tool" not in out.read_text()
+    return out
+
+
+@pytest.mark.parametrize("name", ["no-gpu", "cuda12.8-sm90", "cuda13.0-sm100", "rocm7.2", "win-py311"])
+def test_the_lock_without_tool_tables_syncs_the_same(vwheel, standard_lock, profiles, tmp_path, name):
+    venv = make_venv(vwheel, tmp_path / "venv")
+    r = vwheel("sync", standard_lock, "--python", venv, "--target", profiles[name])
+    assert r.rc == 0, r.err
+    assert installed(vwheel, venv) == CASES[name][2]
