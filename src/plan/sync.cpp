@@ -2,6 +2,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "choose.hpp"
 #include "vwheel/plan/plan.hpp"
@@ -130,8 +131,8 @@ class LockProvider final : public resolve::Provider {
     for (const auto& [key, versions] : groups) {
       const auto& [dep, marker] = key;
       std::vector<std::string> excluded;
-      bool any = versions.empty();
-      if (auto it = projects_.find(dep); it != projects_.end()) {
+      bool any = versions.empty();  // an edge without `version` (other tools): any locked version
+      if (auto it = projects_.find(dep); it != projects_.end() && !versions.empty()) {
         for (const auto& e : it->second) {
           if (versions.contains(e.version.to_string())) {
             any = true;
@@ -230,7 +231,34 @@ std::vector<markers::Requirement> roots_of(const std::map<std::string, std::vect
 }  // namespace
 
 Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, const selection::Selection& target) {
-  const auto base = target.marker_environment();
+  auto base = target.marker_environment();
+  // PEP 751: markers may test the extras and dependency groups being installed (none asked: the
+  // lock's default groups).
+  for (const auto& g : lock.default_groups) base.dependency_groups.insert(wheel_name::canonicalize_name(g));
+  Plan plan;
+  plan.target = target.description;
+  // PEP 751's installer rules: the lock's requires-python and environments must admit the target.
+  if (lock.requires_python) {
+    if (auto ok = target.check_requires_python(*lock.requires_python, kSource); !ok) return fail(ok.error());
+  }
+  if (!lock.environments.empty()) {
+    bool any = false;
+    for (const auto& text : lock.environments) {
+      auto m = markers::Marker::parse(text);
+      if (!m) return fail(m.error().with_context(fmt::format("{}: environments", kSource)));
+      auto v = m->evaluate(base);
+      if (!v) return fail(v.error().with_context(fmt::format("{}: environments", kSource)));
+      any = any || *v;
+    }
+    if (!any) {
+      return fail(fmt::format("{}: none of the lock's `environments` matches {}: {}", kSource, target.description,
+                              fmt::join(lock.environments, "; ")));
+    }
+  }
+  if (lock.lock_version != "1.0") {
+    plan.warnings.push_back(fmt::format("{}: lock-version `{}` is newer than the 1.0 vwheel knows; reading it as 1.0",
+                                        kSource, lock.lock_version));
+  }
   // PEP 751: an entry whose marker is false for the target is not installed; several entries of one
   // project (other versions, other markers) are allowed as long as one version is listed once.
   std::map<std::string, std::vector<LockedEntry>> projects;
@@ -310,12 +338,15 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, co
     return fail(resolution.error().with_context(kSource));
   }
 
-  Plan plan;
-  plan.target = target.description;
   for (const auto& pin : resolution->pins) {
     auto* entry = provider.find(pin.name, pin.version);
     if (!entry || !entry->choice) return fail(fmt::format("{}: package `{}`: no wheel chosen", kSource, pin.name));
     const auto& c = *entry->choice;
+    if (entry->package->requires_python) {
+      auto ok = target.check_requires_python(*entry->package->requires_python,
+                                             fmt::format("{}: package `{}` {}", kSource, pin.name, entry->package->version));
+      if (!ok) return fail(ok.error());
+    }
     Selected s;
     s.name = pin.name;
     s.version = entry->package->version;
