@@ -38,8 +38,8 @@ std::string normalized_version(const std::string& version) {
 
 /// The environments a universal lock stands for: the lock's own (the interpreter's or profile's)
 /// first, then Linux (x86-64, aarch64), Windows and macOS, each with every Python minor version
-/// from the lock's own up to 3.15. Markers on dependencies are evaluated in each; where they
-/// differ, the resolution forks.
+/// from 3.9 (or the lock's own, if older) up to 3.15. Markers on dependencies are evaluated in
+/// each; where they differ, the resolution forks.
 std::vector<markers::Environment> fork_environments(const markers::Environment& base) {
   std::vector<markers::Environment> out{base};
   int minor = 15;

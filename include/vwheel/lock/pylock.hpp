@@ -52,8 +52,11 @@ struct LockedFile {
 using LockedWheel = LockedFile;
 using LockedSdist = LockedFile;
 
-/// An entry of `packages.dependencies`: the keys that identify the other package entry
-/// (`name`, and `version`, `marker`, ... where needed). Informational only (PEP 751).
+/// An entry of `packages.dependencies`: `name` and `version` identify the other package entry;
+/// vwheel writes `marker` for the condition under which the package needs it: the markers of the
+/// Requires-Dist lines that led to it, variant markers included (PEP 825 evaluates them against
+/// the wheel selected for this package). Where a lock holds several versions of a project, these
+/// edges say which one each package needs; `vwheel sync` follows them.
 using LockedDependency = std::map<std::string, std::string>;
 
 /// One `[[packages]]` entry.
