@@ -407,6 +407,20 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     }
   }
   set_dependencies(out, edges, written, wheel_deps);
+  // PEP 751 `environments`: the lock is for these targets' platforms and Pythons only.
+  for (const auto& t : targets) {
+    std::vector<std::string> parts;
+    for (const char* key : {"sys_platform", "platform_machine", "python_version"}) {
+      if (auto it = t.environment.find(key); it != t.environment.end()) {
+        parts.push_back(fmt::format("{} == \"{}\"", key, it->second));
+      }
+    }
+    if (parts.empty()) continue;
+    auto marker = fmt::format("{}", fmt::join(parts, " and "));
+    if (std::find(out.environments.begin(), out.environments.end(), marker) == out.environments.end()) {
+      out.environments.push_back(std::move(marker));
+    }
+  }
   return out;
 }
 

@@ -268,3 +268,21 @@ def test_the_lock_without_tool_tables_syncs_the_same(vwheel, standard_lock, prof
     r = vwheel("sync", standard_lock, "--python", venv, "--target", profiles[name])
     assert r.rc == 0, r.err
     assert installed(vwheel, venv) == CASES[name][2]
+
+
+def test_a_lock_for_two_targets_holds_both_versions_and_its_environments(vwheel, links, profiles, tmp_path):
+    out = tmp_path / "pylock.toml"
+    r = vwheel("lock", "torch", "torchvision", "--no-index", "--find-links", links, "-o", out,
+               "--target", profiles["cuda12.8-sm90"], "--target", profiles["cuda13.0-sm100"])
+    assert r.rc == 0, r.err
+    doc = tomllib.loads(out.read_text())
+    assert {p["version"] for p in doc["packages"] if p["name"] == "nv-liba"} == {"12.8.0", "13.0.0"}
+    assert doc["environments"] == ['sys_platform == "linux" and platform_machine == "x86_64" and python_version == "3.12"']
+    for name in ("cuda12.8-sm90", "cuda13.0-sm100"):
+        venv = make_venv(vwheel, tmp_path / name)
+        r = vwheel("sync", out, "--python", venv, "--target", profiles[name])
+        assert r.rc == 0, r.err
+        assert installed(vwheel, venv) == CASES[name][2]
+    # PEP 751: a target that no `environments` marker matches is refused
+    r = vwheel("sync", out, "--python", venv, "--target", profiles["win-py311"], "--dry-run")
+    assert r.rc == 1 and "none of the lock's `environments` matches" in r.err, r.err
