@@ -109,9 +109,10 @@ struct Lock {
 /// metadata; a non-draft `$schema` URL from the input is kept), `[packages.tool.vwheel]`, and
 /// finally `[tool.vwheel]`. Every string is a TOML basic string with escapes for `"`, `\`,
 /// control characters and DEL; UTF-8 text is kept (invalid UTF-8 bytes become U+FFFD). Empty
-/// optional lists are omitted; an `upload_time` that is not a TOML date-time is left out. Writes
-/// whatever the model holds otherwise (no validation): a lock that
-/// `parse_pylock` accepted gives the same text back after write → parse → write.
+/// optional lists are omitted, except the top-level `extras` and `dependency-groups` (always
+/// written); an `upload_time` that is not a TOML date-time is left out. Writes whatever the
+/// model holds otherwise (no validation): a lock that `parse_pylock` accepted gives the same text
+/// back after write → parse → write.
 [[nodiscard]] std::string write_pylock(const Lock& lock);
 
 /// Parses and validates a `pylock.toml`. Errors are one line naming `source`, the package (and

@@ -343,7 +343,8 @@ TEST(PylockWrite, InvalidUtf8BecomesReplacementCharacter) {
 }
 
 TEST(PylockWrite, EmptyLockIsMinimal) {
-  EXPECT_EQ(write_pylock(Lock{}), "lock-version = \"1.0\"\ncreated-by = \"vwheel\"\n");
+  EXPECT_EQ(write_pylock(Lock{}),
+            "lock-version = \"1.0\"\nextras = []\ndependency-groups = []\ncreated-by = \"vwheel\"\n");
   auto parsed = parse_pylock(write_pylock(Lock{}), "x");
   ASSERT_TRUE(parsed);
   EXPECT_EQ(*parsed, Lock{});
