@@ -242,6 +242,9 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
   const auto settings = make_settings(request.sources);
   auto p = choose_from_lock(request, &opened->interpreter, installed_of(opened->env));
   if (!p) return fail(p.error());
+  if (observer.on_warning) {
+    for (const auto& w : p->warnings) observer.on_warning(w);
+  }
   if (observer.on_plan) observer.on_plan(*p);
   if (auto ok = write_report(request.report_file, request.report_file ? plan::report_json(*p, nullptr) : ""); !ok) {
     return fail(ok.error());

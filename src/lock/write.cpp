@@ -233,10 +233,9 @@ std::string write_pylock(const Lock& lock) {
   out += "lock-version = " + toml_string(lock.lock_version) + "\n";
   write_string_list(out, "environments", lock.environments);
   write_string_key(out, "requires-python", lock.requires_python);
-  if (!lock.extras.empty()) out += "extras = " + string_array_inline(lock.extras) + "\n";
-  if (!lock.dependency_groups.empty()) {
-    out += "dependency-groups = " + string_array_inline(lock.dependency_groups) + "\n";
-  }
+  // Written even when empty (PEP 751's defaults), so a reader sees what the lock offers.
+  out += "extras = " + string_array_inline(lock.extras) + "\n";
+  out += "dependency-groups = " + string_array_inline(lock.dependency_groups) + "\n";
   if (!lock.default_groups.empty()) out += "default-groups = " + string_array_inline(lock.default_groups) + "\n";
   if (!lock.created_by.empty()) out += "created-by = " + toml_string(lock.created_by) + "\n";
 

@@ -18,7 +18,7 @@ struct VariableName {
   Variable variable;
 };
 
-constexpr std::array<VariableName, 22> kVariableNames{{
+constexpr std::array<VariableName, 24> kVariableNames{{
     {"os_name", Variable::os_name},
     {"sys_platform", Variable::sys_platform},
     {"platform_machine", Variable::platform_machine},
@@ -35,6 +35,8 @@ constexpr std::array<VariableName, 22> kVariableNames{{
     {"variant_properties", Variable::variant_properties},
     {"variant_features", Variable::variant_features},
     {"variant_namespaces", Variable::variant_namespaces},
+    {"extras", Variable::extras},
+    {"dependency_groups", Variable::dependency_groups},
     // legacy spellings accepted by packaging
     {"os.name", Variable::os_name},
     {"sys.platform", Variable::sys_platform},
@@ -68,6 +70,10 @@ const std::set<std::string, std::less<>>& set_of(const Environment& env, Variabl
       return env.variant_properties;
     case Variable::variant_features:
       return env.variant_features;
+    case Variable::extras:
+      return env.extras;
+    case Variable::dependency_groups:
+      return env.dependency_groups;
     default:
       return env.variant_namespaces;
   }
@@ -391,7 +397,11 @@ Result<bool> Marker::evaluate_comparison(const Comparison& c, const Environment&
       if (!v) return fail(v.error());
       item = normalize_variant_text(*v);
     }
-    const std::string& needle = c.lhs.variable ? item : c.lhs.literal;
+    std::string needle = c.lhs.variable ? item : c.lhs.literal;
+    // PEP 751: extras and dependency groups are compared as normalized names.
+    if (*c.rhs.variable == Variable::extras || *c.rhs.variable == Variable::dependency_groups) {
+      needle = canonicalize_extra(needle);
+    }
     const auto& set = set_of(env, *c.rhs.variable);
     bool found = set.contains(needle);
     if (!found) {

@@ -64,3 +64,19 @@ struct Choice {
                                                      const variant::PropertySet& properties);
 
 }  // namespace vwheel::plan::detail
+
+namespace vwheel::plan::detail {
+
+// `NAME VERSION [LABEL] requires REQ, TAIL` (the label only for a variant wheel; REQ without its
+// marker).
+[[nodiscard]] std::string unmet_requirement(std::string_view name, std::string_view version,
+                                            const std::optional<std::string>& label, const markers::Requirement& r,
+                                            std::string_view tail);
+
+// Checks that every requirement of every planned wheel, evaluated with its chosen variant, the
+// target's environment and the extras asked of it, is met by a planned package (a version inside
+// the specifier; extras asked of the dependency are among its planned extras). The error is one
+// `unmet_requirement` line ending with `tail`.
+[[nodiscard]] Result<void> check_complete(const Plan& plan, std::string_view tail);
+
+}  // namespace vwheel::plan::detail

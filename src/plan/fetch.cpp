@@ -35,6 +35,9 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
       if (!s.allowed_sha256.empty() || f.sha256()) {
         auto data = read_file(*f.path);
         if (!data) return fail(data.error());
+        if (f.size && data->size() != *f.size) {
+          return fail(fmt::format("{}: {} bytes, but the expected size is {}", f.path->string(), data->size(), *f.size));
+        }
         actual = sha256_hex(*data);
         if (auto sha = f.sha256(); sha && *sha != *actual) {
           return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.path->string(), *actual, *sha));

@@ -1,11 +1,12 @@
 #include <algorithm>
-#include <deque>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "choose.hpp"
 #include "vwheel/plan/plan.hpp"
+#include "vwheel/resolve/resolver.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::plan {
@@ -13,14 +14,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct LockedProject {
+const std::string kSource = "pylock.toml";
+
+/// One `[[packages]]` entry that applies to the target, its files, and the wheel chosen for it.
+struct LockedEntry {
   const lock::LockedPackage* package = nullptr;
+  pep440::Version version;
   std::vector<finder::File> files;
   std::optional<detail::Choice> choice;
+  bool chosen = false;  ///< `choice` was computed (it may be nullopt: no wheel fits)
+  std::string reason;   ///< why no wheel fits
+  std::vector<std::string> requirements;  ///< the chosen wheel's requirements (after `dependencies`)
 };
 
-Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWheel& w, const fs::path& lock_dir,
-                             const std::string& source) {
+std::string normalized(const std::string& version) {
+  auto v = pep440::Version::parse(version);
+  return v ? v->to_string() : version;
+}
+
+Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWheel& w, const fs::path& lock_dir) {
   finder::File f;
   f.filename = w.name;
   if (w.url) {
@@ -29,176 +41,332 @@ Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWhe
     fs::path path(*w.path);
     f.path = path.is_absolute() ? path : lock_dir / path;
   } else {
-    return fail(fmt::format("{}: package `{}`: wheel `{}` has neither `url` nor `path`", source, p.name, w.name));
+    return fail(fmt::format("{}: package `{}`: wheel `{}` has neither `url` nor `path`", kSource, p.name, w.name));
   }
   f.hashes = w.hashes;
   f.size = w.size;
   auto name = wheel_name::parse_wheel_name(w.name);
-  if (!name) return fail(name.error().with_context(fmt::format("{}: package `{}`", source, p.name)));
+  if (!name) return fail(name.error().with_context(fmt::format("{}: package `{}`", kSource, p.name)));
   auto version = pep440::Version::parse(name->version);
-  if (!version) return fail(version.error().with_context(fmt::format("{}: package `{}`", source, p.name)));
+  if (!version) return fail(version.error().with_context(fmt::format("{}: package `{}`", kSource, p.name)));
   f.version = std::move(*version);
   f.wheel = std::move(*name);
   if (!f.sha256()) {
-    return fail(fmt::format("{}: package `{}`: wheel `{}` has no sha256 hash; vwheel sync verifies every file", source,
+    return fail(fmt::format("{}: package `{}`: wheel `{}` has no sha256 hash; vwheel sync verifies every file", kSource,
                             p.name, w.name));
   }
   return f;
 }
 
+/// The Requires-Dist of the wheel chosen for an entry.
+const std::vector<std::string>& requires_of(const lock::LockedPackage& package, const std::string& wheel) {
+  auto own = package.wheel_requires_dist.find(wheel);
+  return own != package.wheel_requires_dist.end() ? own->second : package.requires_dist;
+}
+
+/// Answers the resolver from the lock's entries: each version's dependencies are those of the wheel
+/// chosen for the target, evaluated with its variant. A dependency that no locked version of the
+/// project satisfies is remembered, so that a failed resolution names it.
+class LockProvider final : public resolve::Provider {
+ public:
+  LockProvider(std::map<std::string, std::vector<LockedEntry>>& projects, const selection::Selection& target)
+      : projects_(projects), target_(target) {}
+
+  Result<std::vector<pep440::Version>> versions(std::string_view name) override {
+    std::vector<pep440::Version> out;
+    auto it = projects_.find(std::string(name));
+    if (it == projects_.end()) return out;
+    for (auto& entry : it->second) {
+      auto c = choose(std::string(name), entry);
+      if (!c) return fail(c.error());
+      if (*c) out.push_back(entry.version);
+    }
+    std::sort(out.begin(), out.end(), std::greater<>());
+    return out;
+  }
+
+  Result<resolve::Dependencies> dependencies(std::string_view name, const pep440::Version& version) override {
+    auto* entry = find(std::string(name), version);
+    if (!entry || !entry->choice) return fail(fmt::format("{}: package `{}` {}: no wheel chosen", kSource, name, version.to_string()));
+    const auto& c = *entry->choice;
+    resolve::Dependencies deps;
+    deps.environment = c.environment;
+    auto texts = requirements_of(*entry);
+    if (!texts) return fail(texts.error());
+    for (const auto& text : *texts) {
+      auto r = markers::Requirement::parse(text);
+      if (!r) return fail(r.error().with_context(fmt::format("{}: package `{}`: requires-dist", kSource, name)));
+      if (wheel_name::canonicalize_name(r->name) != name) {
+        auto env = c.environment;
+        env.variables.insert_or_assign("extra", "");
+        auto applies = r->applies_to(env);
+        if (!applies) return fail(applies.error().with_context(fmt::format("{}: package `{}`", kSource, name)));
+        if (*applies && !satisfiable(*r)) {
+          missing_.push_back(detail::unmet_requirement(name, entry->package->version, c.label, *r,
+                                                       "which the lock does not contain: run vwheel lock again"));
+        }
+      }
+      deps.requires_dist.push_back(std::move(*r));
+    }
+    entry->requirements = std::move(*texts);
+    return deps;
+  }
+
+  /// The requirements of an entry: from its `dependencies` (PEP 751) when it has them, each edge
+  /// group (same project, same marker) a requirement that admits exactly the group's locked
+  /// versions; else from `[packages.tool.vwheel]` (locks written before the edges carried markers).
+  Result<std::vector<std::string>> requirements_of(const LockedEntry& entry) {
+    const auto& package = *entry.package;
+    if (package.dependencies.empty()) return requires_of(package, entry.choice->wheel->filename);
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> groups;  // (name, marker) -> versions
+    for (const auto& d : package.dependencies) {
+      auto n = d.find("name");
+      if (n == d.end()) continue;
+      auto v = d.find("version");
+      auto m = d.find("marker");
+      auto& versions = groups[{wheel_name::canonicalize_name(n->second), m == d.end() ? "" : m->second}];
+      if (v != d.end()) versions.insert(normalized(v->second));
+    }
+    std::vector<std::string> out;
+    for (const auto& [key, versions] : groups) {
+      const auto& [dep, marker] = key;
+      std::vector<std::string> excluded;
+      bool any = versions.empty();  // an edge without `version` (other tools): any locked version
+      if (auto it = projects_.find(dep); it != projects_.end() && !versions.empty()) {
+        for (const auto& e : it->second) {
+          if (versions.contains(e.version.to_string())) {
+            any = true;
+          } else {
+            excluded.push_back("!=" + e.version.to_string());
+          }
+        }
+      }
+      std::string text = dep;
+      if (!any) {
+        // No entry of the group is in the lock (for this target): a requirement nothing satisfies.
+        text += fmt::format("=={}", *versions.begin());
+      } else if (!excluded.empty()) {
+        text += fmt::format("{}", fmt::join(excluded, ","));
+      }
+      if (!marker.empty()) text += "; " + marker;
+      out.push_back(std::move(text));
+    }
+    return out;
+  }
+
+  LockedEntry* find(const std::string& name, const pep440::Version& version) {
+    auto it = projects_.find(name);
+    if (it == projects_.end()) return nullptr;
+    for (auto& e : it->second) {
+      if (e.version == version) return &e;
+    }
+    return nullptr;
+  }
+
+  const std::vector<std::string>& missing() const { return missing_; }
+
+ private:
+  bool satisfiable(const markers::Requirement& r) const {
+    auto it = projects_.find(wheel_name::canonicalize_name(r.name));
+    if (it == projects_.end()) return false;
+    return std::any_of(it->second.begin(), it->second.end(),
+                       [&](const LockedEntry& e) { return r.specifier.contains(e.version, true); });
+  }
+
+  Result<bool> choose(const std::string& name, LockedEntry& entry) {
+    if (entry.chosen) return entry.choice.has_value();
+    detail::ChooseRequest request;
+    request.name = name;
+    request.version = entry.package->version;
+    for (const auto& f : entry.files) request.files.push_back(&f);
+    request.no_variants = target_.no_variants;
+    if (const auto* forced = target_.forced_label(name)) request.forced_label = *forced;
+    request.allow_yanked = true;
+    const auto* package = entry.package;
+    auto loader = [&](const finder::File*, const std::vector<const finder::File*>&,
+                      std::vector<std::string>&) -> Result<variant::VariantMetadata> {
+      if (!package->variants_json) {
+        return fail(fmt::format("{}: package `{}` lists variant wheels but no [packages.variants-json]", kSource, name));
+      }
+      return *package->variants_json;
+    };
+    auto c = detail::choose(request, target_, loader, entry.reason);
+    if (!c) return fail(c.error());
+    entry.chosen = true;
+    entry.choice = std::move(*c);
+    return entry.choice.has_value();
+  }
+
+  std::map<std::string, std::vector<LockedEntry>>& projects_;
+  const selection::Selection& target_;
+  std::vector<std::string> missing_;
+};
+
+
+
+/// `name==version` requirements for the roots of a lock without `[tool.vwheel] requirements`: the
+/// entries no other entry's `dependencies` names (every entry when none has `dependencies`).
+std::vector<markers::Requirement> roots_of(const std::map<std::string, std::vector<LockedEntry>>& projects) {
+  std::set<std::pair<std::string, std::string>> referenced;
+  for (const auto& [name, entries] : projects) {
+    for (const auto& e : entries) {
+      for (const auto& d : e.package->dependencies) {
+        auto n = d.find("name");
+        if (n == d.end()) continue;
+        auto v = d.find("version");
+        referenced.emplace(wheel_name::canonicalize_name(n->second), v == d.end() ? "" : v->second);
+      }
+    }
+  }
+  std::vector<markers::Requirement> out;
+  for (const auto& [name, entries] : projects) {
+    for (const auto& e : entries) {
+      if (referenced.contains({name, e.package->version}) || referenced.contains({name, ""})) continue;
+      auto r = markers::Requirement::parse(fmt::format("{}=={}", name, e.package->version));
+      if (r) out.push_back(std::move(*r));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, const selection::Selection& target) {
-  const std::string source = "pylock.toml";
-  std::map<std::string, LockedProject> projects;
-  for (const auto& p : lock.packages) {
-    auto name = wheel_name::canonicalize_name(p.name);
-    auto& project = projects[name];
-    if (project.package) return fail(fmt::format("{}: package `{}` is listed twice", source, p.name));
-    project.package = &p;
-    for (const auto& w : p.wheels) {
-      auto f = file_of(p, w, lock_dir, source);
-      if (!f) return fail(f.error());
-      project.files.push_back(std::move(*f));
+  auto base = target.marker_environment();
+  // PEP 751: markers may test the extras and dependency groups being installed (none asked: the
+  // lock's default groups).
+  for (const auto& g : lock.default_groups) base.dependency_groups.insert(wheel_name::canonicalize_name(g));
+  Plan plan;
+  plan.target = target.description;
+  // PEP 751's installer rules: the lock's requires-python and environments must admit the target.
+  if (lock.requires_python) {
+    if (auto ok = target.check_requires_python(*lock.requires_python, kSource); !ok) return fail(ok.error());
+  }
+  if (!lock.environments.empty()) {
+    bool any = false;
+    for (const auto& text : lock.environments) {
+      auto m = markers::Marker::parse(text);
+      if (!m) return fail(m.error().with_context(fmt::format("{}: environments", kSource)));
+      auto v = m->evaluate(base);
+      if (!v) return fail(v.error().with_context(fmt::format("{}: environments", kSource)));
+      any = any || *v;
+    }
+    if (!any) {
+      return fail(fmt::format("{}: none of the lock's `environments` matches {}: {}", kSource, target.description,
+                              fmt::join(lock.environments, "; ")));
     }
   }
-  const auto base = target.marker_environment();
-
-  auto choose = [&](const std::string& name, LockedProject& project) -> Result<const detail::Choice*> {
-    if (project.choice) return &*project.choice;
-    detail::ChooseRequest request;
-    request.name = name;
-    request.version = project.package->version;
-    for (const auto& f : project.files) request.files.push_back(&f);
-    request.no_variants = target.no_variants;
-    if (const auto* forced = target.forced_label(name)) request.forced_label = *forced;
-    request.allow_yanked = true;
-    auto loader = [&](const finder::File*, const std::vector<const finder::File*>&,
-                      std::vector<std::string>&) -> Result<variant::VariantMetadata> {
-      if (!project.package->variants_json) {
-        return fail(fmt::format("{}: package `{}` lists variant wheels but no [packages.variants-json]", source, name));
+  if (lock.lock_version != "1.0") {
+    plan.warnings.push_back(fmt::format("{}: lock-version `{}` is newer than the 1.0 vwheel knows; reading it as 1.0",
+                                        kSource, lock.lock_version));
+  }
+  // PEP 751: an entry whose marker is false for the target is not installed; several entries of one
+  // project (other versions, other markers) are allowed as long as one version is listed once.
+  std::map<std::string, std::vector<LockedEntry>> projects;
+  for (const auto& p : lock.packages) {
+    if (p.marker) {
+      auto m = markers::Marker::parse(*p.marker);
+      if (!m) return fail(m.error().with_context(fmt::format("{}: package `{}`: marker", kSource, p.name)));
+      auto v = m->evaluate(base);
+      if (!v) return fail(v.error().with_context(fmt::format("{}: package `{}`: marker", kSource, p.name)));
+      if (!*v) continue;
+    }
+    auto version = pep440::Version::parse(p.version);
+    if (!version) return fail(version.error().with_context(fmt::format("{}: package `{}`", kSource, p.name)));
+    auto name = wheel_name::canonicalize_name(p.name);
+    auto& entries = projects[name];
+    for (const auto& e : entries) {
+      if (e.version == *version) {
+        return fail(fmt::format("{}: package `{}` {} is listed twice for {}", kSource, p.name, p.version,
+                                target.description));
       }
-      return *project.package->variants_json;
-    };
-    std::string reason;
-    auto c = detail::choose(request, target, loader, reason);
-    if (!c) return fail(c.error());
-    if (!*c) {
-      return fail(fmt::format("{}: package `{}` {}: no listed wheel fits {}: {}", source, name, project.package->version,
-                              target.description, reason));
     }
-    project.choice = std::move(**c);
-    return &*project.choice;
-  };
+    LockedEntry entry;
+    entry.package = &p;
+    entry.version = std::move(*version);
+    for (const auto& w : p.wheels) {
+      auto f = file_of(p, w, lock_dir);
+      if (!f) return fail(f.error());
+      entry.files.push_back(std::move(*f));
+    }
+    entries.push_back(std::move(entry));
+  }
 
-  // Walk from the lock's requirements; a lock without them (another tool's) installs every
-  // package whose marker holds.
-  struct Want {
-    std::string name;
-    std::set<std::string> extras;
-    std::set<std::string> required_by;
-    bool requested = false;
-  };
-  std::map<std::string, Want> wanted;
-  std::deque<std::pair<std::string, std::set<std::string>>> queue;
-  auto want = [&](const markers::Requirement& r, const std::string& by) -> Result<void> {
-    auto name = wheel_name::canonicalize_name(r.name);
-    auto it = projects.find(name);
-    if (it == projects.end()) {
-      return fail(fmt::format("{}: `{}` (required by {}) is not in the lock; lock again", source, r.to_string(), by));
-    }
-    if (!r.specifier.contains(it->second.package->version, true)) {
-      return fail(fmt::format("{}: `{}` (required by {}) does not match the locked {} {}; lock again", source,
-                              r.to_string(), by, it->second.package->name, it->second.package->version));
-    }
-    auto& w = wanted[name];
-    w.name = name;
-    w.required_by.insert(by);
-    if (by == "root") w.requested = true;
-    std::set<std::string> extras;
-    for (const auto& e : r.extras) extras.insert(wheel_name::canonicalize_name(e));
-    std::set<std::string> added;
-    bool first = w.required_by.size() == 1 && !w.extras.size() && added.empty();
-    for (const auto& e : extras) {
-      if (w.extras.insert(e).second) added.insert(e);
-    }
-    if (first || !added.empty()) queue.emplace_back(name, extras);
-    return {};
-  };
+  std::vector<markers::Requirement> roots;
   if (!lock.requirements.empty()) {
     for (const auto& text : lock.requirements) {
       auto r = markers::Requirement::parse(text);
-      if (!r) return fail(r.error().with_context(fmt::format("{}: [tool.vwheel] requirements", source)));
-      auto applies = r->applies_to(base);
-      if (!applies) return fail(applies.error());
-      if (!*applies) continue;
-      if (auto ok = want(*r, "root"); !ok) return fail(ok.error());
+      if (!r) return fail(r.error().with_context(fmt::format("{}: [tool.vwheel] requirements", kSource)));
+      roots.push_back(std::move(*r));
     }
   } else {
-    for (const auto& [name, project] : projects) {
-      if (project.package->marker) {
-        auto m = markers::Marker::parse(*project.package->marker);
-        if (!m) return fail(m.error().with_context(fmt::format("{}: package `{}`: marker", source, name)));
-        auto v = m->evaluate(base);
-        if (!v) return fail(v.error());
-        if (!*v) continue;
-      }
-      wanted[name] = {name, {}, {"root"}, true};
-      queue.emplace_back(name, std::set<std::string>{});
-    }
+    roots = roots_of(projects);
   }
-  std::set<std::string> expanded;
-  while (!queue.empty()) {
-    auto [name, extras] = queue.front();
-    queue.pop_front();
-    auto& project = projects.at(name);
-    auto c = choose(name, project);
-    if (!c) return fail(c.error());
-    const auto by = fmt::format("{}=={}", name, project.package->version);
-    const bool base_done = !expanded.insert(name).second;
-    const auto& wheel_deps = project.package->wheel_requires_dist;
-    auto own = wheel_deps.find((*c)->wheel->filename);
-    for (const auto& text : own != wheel_deps.end() ? own->second : project.package->requires_dist) {
-      auto r = markers::Requirement::parse(text);
-      if (!r) return fail(r.error().with_context(fmt::format("{}: package `{}`: requires-dist", source, name)));
-      std::vector<std::string> contexts;
-      if (!base_done) contexts.push_back("");
-      contexts.insert(contexts.end(), extras.begin(), extras.end());
-      for (const auto& extra : contexts) {
-        auto env = (*c)->environment;
-        env.variables.insert_or_assign("extra", extra);
-        auto applies = r->applies_to(env);
-        if (!applies) return fail(applies.error().with_context(fmt::format("{}: package `{}`", source, name)));
-        if (!*applies) continue;
-        if (wheel_name::canonicalize_name(r->name) == name) continue;
-        if (auto ok = want(*r, by); !ok) return fail(ok.error());
-        break;
-      }
+  for (const auto& r : roots) {
+    auto applies = r.applies_to(base);
+    if (!applies) return fail(applies.error().with_context(fmt::format("{}: requirement `{}`", kSource, r.to_string())));
+    if (!*applies) continue;
+    auto it = projects.find(wheel_name::canonicalize_name(r.name));
+    const bool found = it != projects.end() && std::any_of(it->second.begin(), it->second.end(), [&](const auto& e) {
+                         return r.specifier.contains(e.version, true);
+                       });
+    if (!found) {
+      return fail(fmt::format("{}: `{}` (required by root) is not in the lock; run vwheel lock again", kSource,
+                              r.to_string()));
     }
   }
 
-  Plan plan;
-  plan.target = target.description;
-  for (auto& [name, w] : wanted) {
-    auto& project = projects.at(name);
-    auto c = choose(name, project);
-    if (!c) return fail(c.error());
+  // Sync walks the lock's graph with the resolver: from the roots, each project's version is one
+  // the lock holds, its wheel is chosen for the target, and its requirements (evaluated with that
+  // wheel's variant) lead to the locked versions that satisfy them.
+  LockProvider provider(projects, target);
+  resolve::Options options;
+  options.pre = true;
+  auto resolution = resolve::resolve(provider, roots, {}, base, options);
+  if (!resolution) {
+    if (!provider.missing().empty()) return fail(provider.missing().front());
+    // A project whose only locked version has no wheel for the target: say why.
+    for (const auto& r : roots) {
+      auto it = projects.find(wheel_name::canonicalize_name(r.name));
+      if (it == projects.end()) continue;
+      for (const auto& e : it->second) {
+        if (e.chosen && !e.choice) {
+          return fail(fmt::format("{}: package `{}` {}: no listed wheel fits {}: {}", kSource, it->first,
+                                  e.package->version, target.description, e.reason));
+        }
+      }
+    }
+    return fail(resolution.error().with_context(kSource));
+  }
+
+  for (const auto& pin : resolution->pins) {
+    auto* entry = provider.find(pin.name, pin.version);
+    if (!entry || !entry->choice) return fail(fmt::format("{}: package `{}`: no wheel chosen", kSource, pin.name));
+    const auto& c = *entry->choice;
+    if (entry->package->requires_python) {
+      auto ok = target.check_requires_python(*entry->package->requires_python,
+                                             fmt::format("{}: package `{}` {}", kSource, pin.name, entry->package->version));
+      if (!ok) return fail(ok.error());
+    }
     Selected s;
-    s.name = name;
-    s.version = project.package->version;
-    s.wheel = *(*c)->wheel;
-    s.label = (*c)->label;
-    s.properties = detail::property_strings((*c)->properties);
-    s.why = (*c)->why;
-    s.other_variants = (*c)->others;
-    s.requested = w.requested;
-    s.required_by.assign(w.required_by.begin(), w.required_by.end());
-    s.extras.assign(w.extras.begin(), w.extras.end());
-    auto own = project.package->wheel_requires_dist.find(s.wheel.filename);
-    s.requires_dist = own != project.package->wheel_requires_dist.end() ? own->second : project.package->requires_dist;
-    s.explain = (*c)->explain;
+    s.name = pin.name;
+    s.version = entry->package->version;
+    s.wheel = *c.wheel;
+    s.label = c.label;
+    s.properties = detail::property_strings(c.properties);
+    s.why = c.why;
+    s.other_variants = c.others;
+    s.requested = pin.requested;
+    s.required_by = pin.required_by;
+    s.extras = pin.extras;
+    s.requires_dist = entry->requirements;
+    s.environment = c.environment;
+    s.explain = c.explain;
     if (auto sha = s.wheel.sha256()) s.allowed_sha256.push_back(*sha);
     plan.packages.push_back(std::move(s));
+  }
+  if (auto ok = detail::check_complete(plan, "which the lock does not contain: run vwheel lock again"); !ok) {
+    return fail(ok.error());
   }
   return plan;
 }

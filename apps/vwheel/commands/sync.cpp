@@ -59,6 +59,7 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
       api::Observer observer;
+      observer.on_warning = report_warning;
       if (!o->index.quiet) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
       auto done = api::sync(o->request(), observer);
       if (!done) return report_failure(done.error());

@@ -52,8 +52,11 @@ struct LockedFile {
 using LockedWheel = LockedFile;
 using LockedSdist = LockedFile;
 
-/// An entry of `packages.dependencies`: the keys that identify the other package entry
-/// (`name`, and `version`, `marker`, ... where needed). Informational only (PEP 751).
+/// An entry of `packages.dependencies`: `name` and `version` identify the other package entry;
+/// vwheel writes `marker` for the condition under which the package needs it: the markers of the
+/// Requires-Dist lines that led to it, variant markers included (PEP 825 evaluates them against
+/// the wheel selected for this package). Where a lock holds several versions of a project, these
+/// edges say which one each package needs; `vwheel sync` follows them.
 using LockedDependency = std::map<std::string, std::string>;
 
 /// One `[[packages]]` entry.
@@ -106,9 +109,10 @@ struct Lock {
 /// metadata; a non-draft `$schema` URL from the input is kept), `[packages.tool.vwheel]`, and
 /// finally `[tool.vwheel]`. Every string is a TOML basic string with escapes for `"`, `\`,
 /// control characters and DEL; UTF-8 text is kept (invalid UTF-8 bytes become U+FFFD). Empty
-/// optional lists are omitted; an `upload_time` that is not a TOML date-time is left out. Writes
-/// whatever the model holds otherwise (no validation): a lock that
-/// `parse_pylock` accepted gives the same text back after write → parse → write.
+/// optional lists are omitted, except the top-level `extras` and `dependency-groups` (always
+/// written); an `upload_time` that is not a TOML date-time is left out. Writes whatever the
+/// model holds otherwise (no validation): a lock that `parse_pylock` accepted gives the same text
+/// back after write → parse → write.
 [[nodiscard]] std::string write_pylock(const Lock& lock);
 
 /// Parses and validates a `pylock.toml`. Errors are one line naming `source`, the package (and

@@ -45,6 +45,10 @@ struct Environment {
   std::set<std::string, std::less<>> variant_properties;    // canonical "ns :: feature :: value"
   std::set<std::string, std::less<>> variant_features;      // canonical "ns :: feature"
   std::set<std::string, std::less<>> variant_namespaces;
+  /// PEP 751 `extras` / `dependency_groups`: the extras and dependency groups a lock file is
+  /// installed with (canonical names); empty elsewhere.
+  std::set<std::string, std::less<>> extras;
+  std::set<std::string, std::less<>> dependency_groups;
 };
 // clang-format on
 
@@ -66,6 +70,8 @@ enum class Variable : std::uint8_t {
   variant_properties,
   variant_features,
   variant_namespaces,
+  extras,             ///< PEP 751 (lock files): a set
+  dependency_groups,  ///< PEP 751 (lock files): a set
 };
 
 /// The variable's canonical name, e.g. `python_version`.
@@ -76,7 +82,8 @@ enum class Variable : std::uint8_t {
 [[nodiscard]] std::optional<Variable> variable_from_name(std::string_view name) noexcept;
 /// True for `variant_properties`, `variant_features` and `variant_namespaces`.
 [[nodiscard]] constexpr bool is_set_valued(Variable v) noexcept {
-  return v == Variable::variant_properties || v == Variable::variant_features || v == Variable::variant_namespaces;
+  return v == Variable::variant_properties || v == Variable::variant_features || v == Variable::variant_namespaces ||
+         v == Variable::extras || v == Variable::dependency_groups;
 }
 /// True for the variables compared as PEP 440 versions when both sides are versions:
 /// `python_version`, `python_full_version`, `implementation_version`, `platform_release`.
@@ -86,7 +93,8 @@ enum class Variable : std::uint8_t {
 }
 /// True for the four PEP 825 variant markers.
 [[nodiscard]] constexpr bool is_variant_variable(Variable v) noexcept {
-  return v == Variable::variant_label || is_set_valued(v);
+  return v == Variable::variant_label || v == Variable::variant_properties || v == Variable::variant_features ||
+         v == Variable::variant_namespaces;
 }
 
 /// Normalizes whitespace around `::` separators: each `::`-separated part is trimmed and the parts

@@ -88,6 +88,9 @@ struct Selected {
   /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.
   std::vector<std::string> allowed_sha256;
   std::vector<std::string> explain;        ///< lines for --explain
+  /// The environment the wheel's Requires-Dist is evaluated in: the target's variables plus the
+  /// chosen wheel's variant (label, and those of its properties the target supports).
+  markers::Environment environment;
 };
 
 /// A resolved set of wheels.
@@ -105,17 +108,30 @@ struct Plan {
 [[nodiscard]] Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings,
                                         const selection::Selection& target);
 
-/// Resolves for a lock file: with no targets, every variant of every version counts (dependencies
-/// of all labels are followed, all wheels are listed; `universal`'s environment evaluates
-/// non-variant markers and its `no_variants` applies); with targets, the union of their plans,
-/// listing only the wheels some target can use.
+/// Resolves for a lock file. With no targets the lock is universal: the resolution forks where
+/// a version's wheels have different requirements (variant labels with different variant-marker
+/// dependencies, or plain and variant wheels with different Requires-Dist; labels with the same
+/// requirements share a fork) and where a dependency's environment markers differ between the
+/// environments the lock stands for (Linux, Windows, macOS; Python 3.9 to 3.15; `universal`'s
+/// environment first); each fork is resolved on its own and the lock holds every version any fork
+/// needs, all wheels of each (`universal`'s `no_variants` applies), and each entry's
+/// `dependencies` edges with their markers. With targets, the union of their plans, listing only
+/// the wheels some target can use (several versions of a project where the targets differ).
+/// An unchanged index gives a byte-identical lock.
 [[nodiscard]] Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
                                            const selection::Selection& universal,
                                            const std::vector<selection::Selection>& targets);
 
-/// Chooses, from a lock alone, the wheel of every package the lock's requirements reach on
-/// `target` (variant markers evaluated against each selected wheel). Errors: a package whose
-/// wheels none fits, an unknown label, a missing hash.
+/// Chooses, from a lock alone, the wheel of every package the lock's roots reach on `target`:
+/// the resolver runs over the lock's entries (those whose `marker` holds), choosing each entry's
+/// wheel for the target (PEP 825 order, `--variant`, `--no-variants`) and taking its requirements
+/// from its `dependencies` edges (else `[packages.tool.vwheel]`), evaluated with the selected
+/// wheel's variant. Roots: `[tool.vwheel] requirements`, else the entries no edge reaches.
+/// PEP 751's installer rules apply (`requires-python`, `environments`, a package's own
+/// `requires-python`; a newer minor `lock-version` is a warning in `Plan::warnings`). Errors: a
+/// requirement of a chosen wheel that no locked entry satisfies (`torch 2.9.0 [cu128] requires
+/// nv-lib==12.8.0, which the lock does not contain: run vwheel lock again`), a package whose wheels
+/// none fits, an unknown label, a missing hash.
 [[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_dir,
                                           const selection::Selection& target);
 

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -263,6 +264,42 @@ TEST(PylockWrite, ModelSurvivesExceptOrder) {
   EXPECT_EQ(parsed->lock_version, "1.0");
 }
 
+TEST(PylockWrite, SeveralVersionsOfOneProjectWithMarkedEdges) {
+  // A universal lock of torch-like variants: one project at two versions, each needed by one
+  // variant, reached through `dependencies` edges whose markers are variant markers.
+  Lock lock;
+  auto plain = [](std::string name, std::string version) {
+    LockedPackage p;
+    p.name = std::move(name);
+    p.version = std::move(version);
+    LockedWheel w;
+    std::string file_name = p.name;
+    std::replace(file_name.begin(), file_name.end(), '-', '_');
+    w.name = fmt::format("{}-{}-py3-none-any.whl", file_name, p.version);
+    w.url = "https://example.org/" + w.name;
+    w.hashes["sha256"] = std::string(64, 'a');
+    p.wheels.push_back(std::move(w));
+    return p;
+  };
+  auto app = plain("app", "1.0");
+  app.dependencies.push_back({{"name", "nv-runtime"}, {"version", "12.8.0"}, {"marker", "variant_label == \"cu128\""}});
+  app.dependencies.push_back({{"name", "nv-runtime"}, {"version", "12.6.0"}, {"marker", "variant_label == \"cu126\""}});
+  app.dependencies.push_back({{"name", "filelock"}, {"version", "3.18.0"}});
+  lock.packages = {plain("nv-runtime", "12.8.0"), app, plain("nv-runtime", "12.6.0"), plain("filelock", "3.18.0")};
+  const std::string text = write_pylock(lock);
+  EXPECT_NE(text.find(R"({ marker = "variant_label == \"cu128\"", name = "nv-runtime", version = "12.8.0" })"),
+            std::string::npos)
+      << text;
+  auto parsed = parse_pylock(text, "forks.toml");
+  ASSERT_TRUE(parsed) << parsed.error().message << "\n" << text;
+  ASSERT_EQ(parsed->packages.size(), 4U);
+  EXPECT_EQ(parsed->packages[2].name, "nv-runtime");
+  EXPECT_EQ(parsed->packages[2].version, "12.6.0");  // by name, then version
+  EXPECT_EQ(parsed->packages[3].version, "12.8.0");
+  EXPECT_EQ(parsed->packages[0].dependencies, app.dependencies);
+  EXPECT_EQ(write_pylock(*parsed), text);
+}
+
 TEST(PylockWrite, LayoutFollowsPep825Example) {
   const std::string text = write_pylock(sample_lock());
   EXPECT_EQ(text.rfind("lock-version = \"1.0\"\n", 0), 0U) << text;
@@ -306,7 +343,8 @@ TEST(PylockWrite, InvalidUtf8BecomesReplacementCharacter) {
 }
 
 TEST(PylockWrite, EmptyLockIsMinimal) {
-  EXPECT_EQ(write_pylock(Lock{}), "lock-version = \"1.0\"\ncreated-by = \"vwheel\"\n");
+  EXPECT_EQ(write_pylock(Lock{}),
+            "lock-version = \"1.0\"\nextras = []\ndependency-groups = []\ncreated-by = \"vwheel\"\n");
   auto parsed = parse_pylock(write_pylock(Lock{}), "x");
   ASSERT_TRUE(parsed);
   EXPECT_EQ(*parsed, Lock{});

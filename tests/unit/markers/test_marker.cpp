@@ -316,13 +316,28 @@ TEST(Marker, VariableNames) {
   EXPECT_EQ(variable_from_name("python_implementation"), Variable::platform_python_implementation);
   EXPECT_EQ(variable_from_name("variant_properties"), Variable::variant_properties);
   EXPECT_FALSE(variable_from_name("Python_Version").has_value());
-  EXPECT_FALSE(variable_from_name("dependency_groups").has_value());
+  EXPECT_EQ(variable_from_name("dependency_groups"), Variable::dependency_groups);  // PEP 751
+  EXPECT_EQ(variable_from_name("extras"), Variable::extras);
   EXPECT_EQ(to_string(Variable::platform_python_implementation), "platform_python_implementation");
   auto m = *Marker::parse("os_name == 'a' and (python_version > '3' or os_name == 'b') and 'x' in variant_features");
   EXPECT_EQ(m.variables(),
             (std::vector<Variable>{Variable::os_name, Variable::python_version, Variable::variant_features}));
   EXPECT_TRUE(m.uses_variant_variables());
   EXPECT_FALSE(Marker::parse("os_name == 'a'")->uses_variant_variables());
+}
+
+TEST(Marker, LockFileSetsOfExtrasAndGroups) {
+  // PEP 751: `extras` and `dependency_groups` are sets of normalized names, tested with `in`.
+  Environment env = make_environment();
+  env.extras = {"foo-bar"};
+  env.dependency_groups = {"dev"};
+  EXPECT_TRUE(eval("'Foo_Bar' in extras", env));
+  EXPECT_FALSE(eval("'gpu' in extras", env));
+  EXPECT_TRUE(eval("'dev' in dependency_groups and 'docs' not in dependency_groups", env));
+  EXPECT_FALSE(Marker::parse("'x' in extras")->uses_variant_variables());
+  auto bad = Marker::parse("extras == 'x'");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("`extras` is a set"), std::string::npos) << bad.error().message;
 }
 
 // ---- PEP 825 variant markers ----

@@ -1,0 +1,428 @@
+#include <algorithm>
+#include <deque>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "choose.hpp"
+#include "provider.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/metadata/document.hpp"
+#include "vwheel/metadata/merge.hpp"
+#include "vwheel/plan/plan.hpp"
+#include "vwheel/resolve/resolver.hpp"
+#include "vwheel/simple/core_metadata.hpp"
+#include "vwheel/wheel_name/names.hpp"
+
+
+namespace vwheel::plan {
+namespace fs = std::filesystem;
+using detail::IndexProvider;
+using detail::kPython;
+using detail::pinned_versions;
+using detail::finder_loader;
+
+namespace {
+
+using Node = std::pair<std::string, std::string>;  // canonical name, normalized version
+
+/// More forks than any real graph needs: a guard against a combinatorial explosion.
+constexpr std::size_t kMaxForks = 512;
+
+std::string normalized_version(const std::string& version) {
+  auto v = pep440::Version::parse(version);
+  return v ? v->to_string() : version;
+}
+
+/// The environments a universal lock stands for: the lock's own (the interpreter's or profile's)
+/// first, then Linux (x86-64, aarch64), Windows and macOS, each with every Python minor version
+/// from 3.9 (or the lock's own, if older) up to 3.15. Markers on dependencies are evaluated in
+/// each; where they differ, the resolution forks.
+std::vector<markers::Environment> fork_environments(const markers::Environment& base) {
+  std::vector<markers::Environment> out{base};
+  int minor = 15;
+  if (auto it = base.variables.find("python_version"); it != base.variables.end()) {
+    auto v = pep440::Version::parse(it->second);
+    if (v && v->release().size() >= 2 && v->release()[0] == 3) {
+      minor = static_cast<int>(std::min<std::uint64_t>(v->release()[1].to_u64().value_or(15), 15));
+    }
+  }
+  struct Platform {
+    const char* sys_platform;
+    const char* platform_system;
+    const char* os_name;
+    const char* machine;
+  };
+  constexpr Platform platforms[] = {{"linux", "Linux", "posix", "x86_64"},
+                                    {"linux", "Linux", "posix", "aarch64"},
+                                    {"win32", "Windows", "nt", "AMD64"},
+                                    {"darwin", "Darwin", "posix", "arm64"}};
+  for (const auto& p : platforms) {
+    for (int m = std::min(minor, 9); m <= 15; ++m) {
+      auto env = base;
+      env.variables.insert_or_assign("sys_platform", p.sys_platform);
+      env.variables.insert_or_assign("platform_system", p.platform_system);
+      env.variables.insert_or_assign("os_name", p.os_name);
+      env.variables.insert_or_assign("platform_machine", p.machine);
+      env.variables.insert_or_assign("python_version", fmt::format("3.{}", m));
+      env.variables.insert_or_assign("python_full_version", fmt::format("3.{}.0", m));
+      out.push_back(std::move(env));
+    }
+  }
+  return out;
+}
+
+/// Children of `fork` when the root requirements' markers differ between its environments.
+Result<std::vector<IndexProvider::Fork>> split_roots(const std::vector<markers::Requirement>& roots,
+                                                    const std::vector<markers::Environment>& environments,
+                                                    const IndexProvider::Fork& fork) {
+  std::vector<std::pair<std::vector<bool>, std::vector<std::size_t>>> parts;
+  for (auto e : fork.environments) {
+    std::vector<bool> sig;
+    for (const auto& r : roots) {
+      auto env = environments[e];
+      env.variables.insert_or_assign("extra", "");
+      auto v = r.applies_to(env);
+      if (!v) return fail(v.error().with_context(fmt::format("requirement `{}`", r.to_string())));
+      sig.push_back(*v);
+    }
+    auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == sig; });
+    if (it == parts.end()) {
+      parts.push_back({sig, {e}});
+    } else {
+      it->second.push_back(e);
+    }
+  }
+  std::vector<IndexProvider::Fork> out;
+  if (parts.size() < 2) return out;
+  for (const auto& [sig, members] : parts) {
+    auto child = fork;
+    child.environments = members;
+    const auto& env = environments[members.front()];
+    child.description.push_back(fmt::format("requirements for environments like {} Python {}",
+                                            env.variables.at("sys_platform"), env.variables.at("python_version")));
+    out.push_back(std::move(child));
+  }
+  return out;
+}
+
+/// The condition of an edge from a package to `dep` `version`, from the Requires-Dist of its
+/// wheels (file name -> lines): the markers of the requirements that admit that version, as
+/// written (variant markers included: PEP 825 evaluates them against the wheel selected for the
+/// package). Where the wheels' requirements differ, each alternative is qualified with the labels
+/// of the wheels that have it (`variant_label == ""` for non-variant wheels). nullopt: always.
+std::optional<std::string> edge_marker(const std::map<std::string, std::vector<std::string>>& per_wheel,
+                                       const std::string& dep, const std::string& version) {
+  std::map<std::vector<std::string>, std::set<std::string>> lists;  // Requires-Dist -> labels of its wheels
+  for (const auto& [file, requires_dist] : per_wheel) {
+    auto parsed = wheel_name::parse_wheel_name(file);
+    lists[requires_dist].insert(parsed && parsed->label ? *parsed->label : "");
+  }
+  auto any_of = [](const std::vector<std::string>& conditions) {
+    if (conditions.size() == 1) return conditions.front();
+    std::vector<std::string> wrapped;
+    for (const auto& c : conditions) wrapped.push_back("(" + c + ")");
+    return fmt::format("{}", fmt::join(wrapped, " or "));
+  };
+  // Each distinct Requires-Dist's condition for the edge: nullopt when unconditional, "" when it
+  // does not require the version at all.
+  std::map<std::optional<std::string>, std::set<std::string>> by_condition;  // condition -> labels
+  for (const auto& [requires_dist, labels] : lists) {
+    std::vector<std::string> markers;
+    bool always = false;
+    for (const auto& text : requires_dist) {
+      auto r = markers::Requirement::parse(text);
+      if (!r || wheel_name::canonicalize_name(r->name) != dep || !r->specifier.contains(version, true)) continue;
+      if (!r->marker) {
+        always = true;
+      } else if (auto m = r->marker->to_string(); std::find(markers.begin(), markers.end(), m) == markers.end()) {
+        markers.push_back(std::move(m));
+      }
+    }
+    std::optional<std::string> condition;
+    if (!always) condition = markers.empty() ? "" : any_of(markers);
+    by_condition[condition].insert(labels.begin(), labels.end());
+  }
+  if (by_condition.size() == 1) {
+    const auto& only = by_condition.begin()->first;
+    if (!only || only->empty()) return std::nullopt;
+    return only;
+  }
+  // The wheels differ: each condition holds for the labels of the wheels that have it.
+  std::vector<std::string> alternatives;
+  for (const auto& [condition, labels] : by_condition) {
+    if (condition && condition->empty()) continue;
+    std::vector<std::string> which;
+    for (const auto& l : labels) which.push_back(fmt::format("variant_label == \"{}\"", l));
+    const auto label_condition = any_of(which);
+    alternatives.push_back(condition ? fmt::format("({}) and ({})", *condition, label_condition) : label_condition);
+  }
+  if (alternatives.empty()) return std::nullopt;
+  return any_of(alternatives);
+}
+
+/// Writes each entry's `dependencies`: `{name, version}` of the entries it needed, with `marker`:
+/// the condition under which it needs it (evaluated against the wheel selected for the entry).
+void set_dependencies(lock::Lock& lock, const std::map<Node, std::set<Node>>& edges,
+                      const std::map<Node, std::string>& written,
+                      const std::map<Node, std::map<std::string, std::vector<std::string>>>& wheel_deps) {
+  for (auto& p : lock.packages) {
+    const Node node{p.name, normalized_version(p.version)};
+    auto it = edges.find(node);
+    if (it == edges.end()) continue;
+    const auto deps = wheel_deps.find(node);
+    for (const auto& [name, version] : it->second) {
+      auto w = written.find({name, version});
+      if (w == written.end()) continue;
+      lock::LockedDependency d{{"name", name}, {"version", w->second}};
+      if (deps != wheel_deps.end()) {
+        if (auto m = edge_marker(deps->second, name, version)) d["marker"] = *m;
+      }
+      p.dependencies.push_back(std::move(d));
+    }
+  }
+}
+
+}  // namespace
+
+Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
+                             const selection::Selection& universal, const std::vector<selection::Selection>& targets) {
+  auto client = http::Client::create(settings.http);
+  if (!client) return fail(client.error());
+  lock::Lock out;
+  for (const auto& r : requirements.roots) out.requirements.push_back(r.to_string());
+
+  auto locked_file = [&](const finder::File& f) -> Result<lock::LockedWheel> {
+    lock::LockedWheel w;
+    w.name = f.filename;
+    if (f.path) {
+      w.path = fs::absolute(*f.path).string();
+      auto data = read_file(*f.path);
+      if (!data) return fail(data.error());
+      w.hashes["sha256"] = sha256_hex(*data);
+      w.size = data->size();
+    } else {
+      w.url = f.url;
+      w.hashes = f.hashes;
+      w.size = f.size;
+      w.upload_time = f.upload_time;
+      if (!f.sha256()) return fail(fmt::format("{}: the index gives no sha256 for it; a lock needs one", f.url));
+    }
+    return w;
+  };
+  auto add_package = [&](const std::string& name, const std::string& version, const std::vector<const finder::File*>& wheels,
+                         const std::optional<variant::VariantMetadata>& md, const std::vector<std::string>& requires_dist,
+                         const std::vector<std::string>& extras, const finder::Source& source,
+                         const std::map<std::string, std::vector<std::string>>& per_wheel) -> Result<void> {
+    lock::LockedPackage p;
+    p.name = name;
+    p.version = version;
+    if (source.kind == finder::Source::Kind::index) p.index = source.location;
+    std::vector<std::string> labels;
+    for (const auto* f : wheels) {
+      auto w = locked_file(*f);
+      if (!w) return fail(w.error());
+      p.wheels.push_back(std::move(*w));
+      if (f->wheel->label) labels.push_back(*f->wheel->label);
+    }
+    std::sort(p.wheels.begin(), p.wheels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    if (md && !labels.empty()) p.variants_json = lock::prune_variants_json(*md, labels);
+    p.requires_dist = requires_dist;
+    for (const auto& entry : per_wheel) {
+      const auto& file = entry.first;
+      if (entry.second != requires_dist &&
+          std::any_of(p.wheels.begin(), p.wheels.end(), [&](const auto& w) { return w.name == file; })) {
+        p.wheel_requires_dist[file] = entry.second;
+      }
+    }
+    p.extras = extras;
+    out.packages.push_back(std::move(p));
+    return {};
+  };
+
+  // Dependency edges (PEP 751 `packages.dependencies`): (name, version as resolved) -> the
+  // (name, version) entries it needed in some fork or target.
+  std::map<Node, std::set<Node>> edges;
+  std::map<Node, std::string> written;  // (name, version as resolved) -> the entry's version
+  std::map<Node, std::map<std::string, std::vector<std::string>>> wheel_deps;  // entry -> wheel -> Requires-Dist
+  auto add_edges = [&](const std::string& name, const std::string& version, const std::vector<std::string>& required_by) {
+    for (const auto& by : required_by) {
+      auto eq = by.find("==");
+      if (eq == std::string::npos) continue;  // "root"
+      edges[{by.substr(0, eq), by.substr(eq + 2)}].insert({name, version});
+    }
+  };
+
+  if (targets.empty()) {
+    finder::Finder finder(*client, settings.sources, {settings.cache_dir});
+    const auto pinned = pinned_versions(requirements);
+    IndexProvider provider(finder, universal, pinned, true);
+    resolve::Options options;
+    options.pre = settings.pre;
+    options.no_deps = settings.no_deps;
+    const auto environments = fork_environments(universal.marker_environment());
+    std::deque<IndexProvider::Fork> queue;
+    queue.push_back({});
+    for (std::size_t i = 0; i < environments.size(); ++i) queue.front().environments.push_back(i);
+    // Every (name, version) any fork needs, with the extras asked of it.
+    std::map<Node, std::pair<pep440::Version, std::set<std::string>>> locked;
+    std::size_t forks = 0;
+    while (!queue.empty()) {
+      auto fork = std::move(queue.front());
+      queue.pop_front();
+      if (++forks > kMaxForks) {
+        return fail(fmt::format("the lock needs more than {} forks (variants and environments whose requirements differ)",
+                                kMaxForks));
+      }
+      // Root requirements whose markers differ between the fork's environments fork it too.
+      auto split = split_roots(requirements.roots, environments, fork);
+      if (!split) return fail(split.error());
+      if (!split->empty()) {
+        for (auto& child : *split) queue.push_back(std::move(child));
+        continue;
+      }
+      provider.set_fork(&fork, &environments);
+      auto resolution = resolve::resolve(provider, requirements.roots, requirements.constraints,
+                                         environments[fork.environments.front()], options);
+      if (!resolution) {
+        auto children = provider.take_split();
+        if (!children.empty()) {
+          for (auto& child : children) queue.push_back(std::move(child));
+          continue;
+        }
+        auto e = resolution.error();
+        if (!fork.description.empty()) e = e.with_context(fmt::format("fork {}", fmt::join(fork.description, "; ")));
+        return fail(std::move(e));
+      }
+      for (const auto& pin : resolution->pins) {
+        if (pin.name == kPython) continue;
+        auto& entry = locked.try_emplace({pin.name, pin.version.to_string()}, pin.version, std::set<std::string>{})
+                          .first->second;
+        entry.second.insert(pin.extras.begin(), pin.extras.end());
+        add_edges(pin.name, pin.version.to_string(), pin.required_by);
+      }
+    }
+    auto load = finder_loader(finder);
+    for (const auto& [node, entry] : locked) {
+      const auto& [name, version_text] = node;
+      const auto& files = provider.files_of(name, entry.first);
+      // One source per package: the first that has wheels of the version.
+      std::optional<std::size_t> source;
+      for (const auto* f : files) {
+        if (f->is_wheel() && (!source || f->source < *source)) source = f->source;
+      }
+      if (!source) continue;
+      std::vector<const finder::File*> wheels, variant_wheels;
+      const finder::File* variants_json = nullptr;
+      for (const auto* f : files) {
+        if (f->source != *source) continue;
+        if (!f->is_wheel()) {
+          variants_json = f;
+          continue;
+        }
+        if (f->yanked || !detail::python_fits(*f, universal)) continue;
+        if (f->wheel->is_variant() && universal.no_variants) continue;
+        wheels.push_back(f);
+        if (f->wheel->is_variant()) variant_wheels.push_back(f);
+      }
+      std::optional<variant::VariantMetadata> md;
+      if (!variant_wheels.empty()) {
+        std::vector<std::string> notes;
+        auto m = load(variants_json, variant_wheels, notes);
+        if (!m) return fail(m.error());
+        md = std::move(*m);
+      }
+      std::string version = wheels.empty() ? version_text : wheels.front()->wheel->version;
+      const std::vector<std::string> extras(entry.second.begin(), entry.second.end());
+      if (auto ok = add_package(name, version, wheels, md, provider.requires_dist_of(name, version_text), extras,
+                                settings.sources[*source], provider.wheel_requires_dist_of(name, version_text));
+          !ok) {
+        return fail(ok.error());
+      }
+      written[node] = version;
+      auto& per_wheel = wheel_deps[node];
+      for (const auto* f : wheels) {
+        const auto& own = provider.wheel_requires_dist_of(name, version_text);
+        auto r = own.find(f->filename);
+        per_wheel[f->filename] = r != own.end() ? r->second : provider.requires_dist_of(name, version_text);
+      }
+    }
+    set_dependencies(out, edges, written, wheel_deps);
+    return out;
+  }
+
+  // One plan per target; the lock lists the union (several versions of a project where the
+  // targets resolve it differently).
+  std::map<Node, Selected> merged;
+  std::map<Node, std::map<std::string, std::vector<std::string>>> chosen_deps;  // entry -> wheel -> deps
+  std::map<Node, std::set<std::string>> wanted;  // entry -> wheel file names some target can use
+  for (const auto& t : targets) {
+    auto plan = resolve_plan(requirements, settings, t);
+    if (!plan) return fail(plan.error().with_context(t.description));
+    for (auto& s : plan->packages) {
+      const Node node{s.name, normalized_version(s.version)};
+      add_edges(s.name, node.second, s.required_by);
+      auto& files = wanted[node];
+      for (const auto& w : s.all_wheels) {
+        if (!t.tag_rank(*w.wheel) || !detail::python_fits(w, t)) continue;
+        if (w.wheel->label && std::find(s.compatible_labels.begin(), s.compatible_labels.end(), *w.wheel->label) ==
+                                  s.compatible_labels.end()) {
+          continue;
+        }
+        files.insert(w.filename);
+      }
+      chosen_deps[node][s.wheel.filename] = s.requires_dist;
+      auto [it, inserted] = merged.emplace(node, s);
+      if (!inserted && !it->second.label && s.label) {
+        // The default Requires-Dist of the lock entry is a variant wheel's when one was chosen.
+        it->second.requires_dist = s.requires_dist;
+        it->second.label = s.label;
+      }
+      if (!inserted && !it->second.variants_json && s.variants_json) it->second.variants_json = s.variants_json;
+      if (!inserted) {
+        for (const auto& e : s.extras) {
+          if (std::find(it->second.extras.begin(), it->second.extras.end(), e) == it->second.extras.end()) {
+            it->second.extras.push_back(e);
+          }
+        }
+      }
+    }
+  }
+  for (const auto& [node, s] : merged) {
+    std::vector<const finder::File*> wheels;
+    for (const auto& w : s.all_wheels) {
+      if (wanted[node].contains(w.filename)) wheels.push_back(&w);
+    }
+    if (auto ok = add_package(node.first, s.version, wheels, s.variants_json, s.requires_dist, s.extras,
+                              settings.sources[s.wheel.source], chosen_deps[node]);
+        !ok) {
+      return fail(ok.error());
+    }
+    written[node] = s.version;
+    auto& per_wheel = wheel_deps[node];
+    for (const auto* w : wheels) {
+      auto r = chosen_deps[node].find(w->filename);
+      per_wheel[w->filename] = r != chosen_deps[node].end() ? r->second : s.requires_dist;
+    }
+  }
+  set_dependencies(out, edges, written, wheel_deps);
+  // PEP 751 `environments`: the lock is for these targets' platforms and Pythons only.
+  for (const auto& t : targets) {
+    std::vector<std::string> parts;
+    for (const char* key : {"sys_platform", "platform_machine", "python_version"}) {
+      if (auto it = t.environment.find(key); it != t.environment.end()) {
+        parts.push_back(fmt::format("{} == \"{}\"", key, it->second));
+      }
+    }
+    if (parts.empty()) continue;
+    auto marker = fmt::format("{}", fmt::join(parts, " and "));
+    if (std::find(out.environments.begin(), out.environments.end(), marker) == out.environments.end()) {
+      out.environments.push_back(std::move(marker));
+    }
+  }
+  return out;
+}
+
+}  // namespace vwheel::plan

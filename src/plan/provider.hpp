@@ -1,0 +1,388 @@
+#pragma once
+// Private to the plan component: the resolver's provider over package indexes (for installs, and
+// for locks with forking resolution).
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "choose.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/metadata/document.hpp"
+#include "vwheel/metadata/merge.hpp"
+#include "vwheel/plan/plan.hpp"
+#include "vwheel/resolve/resolver.hpp"
+#include "vwheel/simple/core_metadata.hpp"
+#include "vwheel/wheel_name/names.hpp"
+
+
+namespace vwheel::plan::detail {
+
+
+/// The name under which the target's Python takes part in resolution.
+constexpr std::string_view kPython = "python";
+
+struct Key {
+  std::string name;
+  std::string version;
+  auto operator<=>(const Key&) const = default;
+};
+
+/// Answers the resolver from the finder, choosing each version's wheel for the target (or, for
+/// a universal lock, following the dependencies of every variant).
+class IndexProvider final : public resolve::Provider {
+ public:
+  IndexProvider(finder::Finder& finder, const selection::Selection& target,
+                const std::set<Key>& pinned, bool universal)
+      : finder_(finder), target_(target), pinned_(pinned), universal_(universal),
+        load_(finder_loader(finder)) {}
+
+  Result<std::vector<pep440::Version>> versions(std::string_view name) override {
+    if (name == kPython) {
+      // The target's Python is a package with one version, so Requires-Python constrains it.
+      const auto python = target_.python_version();
+      if (!python) return std::vector<pep440::Version>{};
+      auto v = pep440::Version::parse(*python);
+      if (!v) return std::vector<pep440::Version>{};
+      return std::vector<pep440::Version>{*v};
+    }
+    auto files = finder_.files(name);
+    if (!files) return fail(files.error());
+    std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>> by_version;
+    for (const auto& f : **files) by_version[f.version].push_back(&f);
+    std::vector<pep440::Version> out;
+    for (auto& [version, list] : by_version) {
+      const bool pinned = pinned_.contains({std::string(name), version.to_string()});
+      bool any_plain = false, any_variant = false;
+      for (const auto* f : list) {
+        if (!f->is_wheel() || (f->yanked && !pinned) || !python_fits(*f, target_)) continue;
+        if (!universal_ && !target_.tag_rank(*f->wheel)) continue;
+        (f->wheel->is_variant() ? any_variant : any_plain) = true;
+      }
+      if (universal_ && (any_plain || any_variant)) {
+        out.push_back(version);
+        continue;
+      }
+      if (any_plain && !target_.forced_label(name)) {
+        out.push_back(version);
+        continue;
+      }
+      if (!any_variant || target_.no_variants) continue;
+      // Only variant wheels fit the tags: the version is a candidate only with a compatible variant.
+      auto choice = choose(name, version, list);
+      if (!choice) return fail(choice.error());
+      if (**choice) out.push_back(version);
+    }
+    files_[std::string(name)] = std::move(by_version);
+    return out;
+  }
+
+  Result<resolve::Dependencies> dependencies(std::string_view name, const pep440::Version& version) override {
+    if (name == kPython) return resolve::Dependencies{};
+    const auto& list = files_[std::string(name)][version];
+    if (universal_) return universal_dependencies(name, version, list);
+    auto choice = choose(name, version, list);
+    if (!choice) return fail(choice.error());
+    if (!**choice) {
+      return fail(fmt::format("{} {}: no installable wheel: {}", name, version.to_string(), reasons_[{std::string(name), version.to_string()}]));
+    }
+    const auto& c = ***choice;
+    auto md = metadata_of(*c.wheel);
+    if (!md) return fail(md.error());
+    resolve::Dependencies deps;
+    auto reqs = simple::parse_requires_dist(*md, c.wheel->filename);
+    if (!reqs) return fail(reqs.error());
+    deps.requires_dist = std::move(*reqs);
+    if (auto python = python_requirement(*md)) deps.requires_dist.push_back(std::move(*python));
+    deps.environment = c.environment;
+    deps.provides_extra = md->provides_extra;
+    requires_dist_[{std::string(name), version.to_string()}] = md->requires_dist;
+    // The resolver asks for these projects next: fetch their pages (and likely metadata) together.
+    std::vector<std::string> next;
+    for (const auto& r : deps.requires_dist) {
+      if (r.name != kPython) next.push_back(r.name);
+    }
+    finder_.prefetch(next);
+    return deps;
+  }
+
+  /// The choice made for a version (after dependencies() asked for it).
+  const Choice* choice_of(const std::string& name, const std::string& version) const {
+    auto it = choices_.find({name, version});
+    if (it == choices_.end() || !it->second) return nullptr;
+    return &*it->second;
+  }
+  const std::vector<std::string>& requires_dist_of(const std::string& name, const std::string& version) {
+    return requires_dist_[{name, version}];
+  }
+  const std::vector<const finder::File*>& files_of(const std::string& name, const pep440::Version& version) {
+    return files_[name][version];
+  }
+
+ private:
+  Result<std::optional<Choice>*> choose(std::string_view name, const pep440::Version& version,
+                                        const std::vector<const finder::File*>& list) {
+    Key key{std::string(name), version.to_string()};
+    if (auto it = choices_.find(key); it != choices_.end()) return &it->second;
+    ChooseRequest request;
+    request.name = key.name;
+    request.version = key.version;
+    request.files = list;
+    request.source_count = finder_.sources().size();
+    request.no_variants = target_.no_variants;
+    if (const auto* forced = target_.forced_label(key.name)) {
+      request.forced_label = *forced;
+    }
+    request.allow_yanked = pinned_.contains(key);
+    std::string reason;
+    auto c = detail::choose(request, target_, load_, reason);
+    if (!c) return fail(c.error());
+    reasons_[key] = reason;
+    return &choices_.emplace(key, std::move(*c)).first->second;
+  }
+
+  /// Requires-Python as a requirement on the `python` pseudo-package (nullopt when absent or
+  /// unparsable: pip ignores an invalid one too).
+  static std::optional<markers::Requirement> python_requirement(const simple::CoreMetadata& md) {
+    if (!md.requires_python) return std::nullopt;
+    auto r = markers::Requirement::parse(fmt::format("{} {}", kPython, *md.requires_python));
+    if (!r) return std::nullopt;
+    return std::move(*r);
+  }
+
+  Result<simple::CoreMetadata> metadata_of(const finder::File& wheel) {
+    const auto key = wheel.location();
+    if (auto it = metadata_.find(key); it != metadata_.end()) return it->second;
+    auto text = finder_.core_metadata(wheel);
+    if (!text) return fail(text.error());
+    auto md = simple::parse_core_metadata(*text, wheel.filename);
+    if (!md) return fail(md.error());
+    return metadata_.emplace(key, std::move(*md)).first->second;
+  }
+
+ public:
+  /// A universal lock resolves in forks: each fork fixes, for the versions met so far whose
+  /// wheels' requirements differ (variant labels, or plain and variant wheels), which of those
+  /// requirement sets holds, and the environments (of `fork_environments`) it stands for. A version
+  /// met in a fork that has not fixed its requirement set, or whose requirements differ between
+  /// the fork's environments, splits the fork: `dependencies` fails and `take_split` gives the
+  /// children, to be resolved from the start.
+  struct Fork {
+    std::vector<std::size_t> environments;  ///< indexes into the environments given to `set_fork`
+    std::map<Key, std::string> kinds;       ///< version -> the wheel kind whose requirements hold
+    std::vector<std::string> description;   ///< what the fork fixed, for errors
+  };
+
+  void set_fork(const Fork* fork, const std::vector<markers::Environment>* environments) {
+    fork_ = fork;
+    environments_ = environments;
+    split_.clear();
+  }
+  std::vector<Fork> take_split() { return std::exchange(split_, {}); }
+  /// Requires-Dist of each wheel whose metadata was read (universal), by file name.
+  const std::map<std::string, std::vector<std::string>>& wheel_requires_dist_of(const std::string& name,
+                                                                                const std::string& version) {
+    return wheel_requires_dist_[{name, version}];
+  }
+
+ private:
+  /// One kind of wheel of a version: the non-variant wheels (`label` empty), or one variant label.
+  struct WheelKind {
+    std::string label;
+    const finder::File* wheel = nullptr;
+    variant::PropertySet properties;
+    std::vector<markers::Requirement> requires_dist;
+  };
+
+  markers::Environment kind_environment(const WheelKind& kind, std::size_t environment) const {
+    const auto& base = (*environments_)[environment];
+    return kind.wheel->wheel->is_variant() ? label_environment(base, kind.label, kind.properties) : base;
+  }
+
+  /// The requirements of `kind` that hold in one environment, for each extra: a comparable text.
+  Result<std::string> signature(const WheelKind& kind, std::size_t environment,
+                                const std::vector<std::string>& extras) const {
+    std::string out;
+    auto env = kind_environment(kind, environment);
+    for (const auto& extra : extras) {
+      env.variables.insert_or_assign("extra", extra);
+      for (const auto& r : kind.requires_dist) {
+        auto v = r.applies_to(env);
+        if (!v) return fail(v.error().with_context(kind.wheel->filename));
+        if (*v) out += r.name + "[" + fmt::format("{}", fmt::join(r.extras, ",")) + "]" + r.specifier.to_string() + "\n";
+      }
+      out += "|";
+    }
+    return out;
+  }
+
+  /// Universal: the version's wheel kinds with differing requirements fork, and so do the
+  /// environments of the fork in which the requirements of the kind differ.
+  Result<resolve::Dependencies> universal_dependencies(std::string_view name, const pep440::Version& version,
+                                                       const std::vector<const finder::File*>& list) {
+    const Key key{std::string(name), version.to_string()};
+    const finder::File* plain = nullptr;
+    std::vector<const finder::File*> variant_wheels;
+    const finder::File* variants_json = nullptr;
+    for (const auto* f : list) {
+      if (!f->is_wheel()) {
+        if (!variants_json || f->source < variants_json->source) variants_json = f;
+        continue;
+      }
+      if (f->yanked || !python_fits(*f, target_)) continue;
+      if (!f->wheel->is_variant()) {
+        if (!plain) plain = f;
+      } else if (!target_.no_variants) {
+        variant_wheels.push_back(f);
+      }
+    }
+    if (!plain && variant_wheels.empty()) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
+    std::vector<WheelKind> kinds;
+    auto& raw = wheel_requires_dist_[key];
+    std::vector<std::string> provides_extra;
+    std::optional<markers::Requirement> python;
+    auto add_kind = [&](WheelKind kind, const std::vector<const finder::File*>& same) -> Result<void> {
+      auto md = metadata_of(*kind.wheel);
+      if (!md) return fail(md.error());
+      auto reqs = simple::parse_requires_dist(*md, kind.wheel->filename);
+      if (!reqs) return fail(reqs.error());
+      kind.requires_dist = std::move(*reqs);
+      for (const auto* f : same) raw[f->filename] = md->requires_dist;
+      for (const auto& e : md->provides_extra) {
+        if (std::find(provides_extra.begin(), provides_extra.end(), e) == provides_extra.end()) provides_extra.push_back(e);
+      }
+      if (!python) python = python_requirement(*md);
+      kinds.push_back(std::move(kind));
+      return {};
+    };
+    if (plain) {
+      std::vector<const finder::File*> same;
+      for (const auto* f : list) {
+        if (f->is_wheel() && !f->wheel->is_variant()) same.push_back(f);
+      }
+      if (auto ok = add_kind({"", plain, {}, {}}, same); !ok) return fail(ok.error());
+      requires_dist_[key] = raw[plain->filename];
+    }
+    if (!variant_wheels.empty()) {
+      if (variants_json && variants_json->source != variant_wheels.front()->source) variants_json = nullptr;
+      const auto source = variant_wheels.front()->source;
+      std::erase_if(variant_wheels, [&](const auto* f) { return f->source != source; });
+      std::vector<std::string> notes;  // --explain shows them for installs; a lock has no explanation
+      auto vmd = load_(variants_json, variant_wheels, notes);
+      if (!vmd) return fail(vmd.error());
+      for (const auto& [label, props] : vmd->variants) {
+        std::vector<const finder::File*> same;
+        for (const auto* f : variant_wheels) {
+          if (*f->wheel->label == label) same.push_back(f);
+        }
+        if (same.empty()) continue;
+        if (auto ok = add_kind({label, same.front(), props, {}}, same); !ok) return fail(ok.error());
+      }
+      // The lock entry's default Requires-Dist is a variant wheel's; the others differ per wheel.
+      if (kinds.size() > (plain ? 1u : 0u)) requires_dist_[key] = raw[kinds[plain ? 1 : 0].wheel->filename];
+    }
+    if (kinds.empty()) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
+    std::vector<std::string> extras{""};
+    extras.insert(extras.end(), provides_extra.begin(), provides_extra.end());
+    const auto& envs = fork_->environments;
+
+    // Which kind's requirements hold: fixed by the fork, else the same for every kind, else split.
+    const WheelKind* chosen = nullptr;
+    if (auto it = fork_->kinds.find(key); it != fork_->kinds.end()) {
+      for (const auto& k : kinds) {
+        if (k.label == it->second) chosen = &k;
+      }
+    }
+    if (!chosen) {
+      std::vector<std::pair<std::string, std::vector<const WheelKind*>>> groups;
+      for (const auto& k : kinds) {
+        std::string all;
+        for (auto e : envs) {
+          auto sig = signature(k, e, extras);
+          if (!sig) return fail(sig.error());
+          all += *sig + "#";
+        }
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == all; });
+        if (g == groups.end()) {
+          groups.push_back({all, {&k}});
+        } else {
+          g->second.push_back(&k);
+        }
+      }
+      if (groups.size() > 1) {
+        for (const auto& [sig, members] : groups) {
+          Fork child = *fork_;
+          child.kinds[key] = members.front()->label;
+          std::vector<std::string> labels;
+          for (const auto* m : members) labels.push_back(m->label.empty() ? "non-variant" : m->label);
+          child.description.push_back(fmt::format("{} {} [{}]", name, key.version, fmt::join(labels, ", ")));
+          split_.push_back(std::move(child));
+        }
+        return fail(fmt::format("{} {}: its wheels' requirements differ; the lock forks", name, key.version));
+      }
+      chosen = &kinds.front();
+    }
+    // The environments in which the chosen kind's requirements differ.
+    std::vector<std::pair<std::string, std::vector<std::size_t>>> parts;
+    for (auto e : envs) {
+      auto sig = signature(*chosen, e, extras);
+      if (!sig) return fail(sig.error());
+      auto g = std::find_if(parts.begin(), parts.end(), [&](const auto& x) { return x.first == *sig; });
+      if (g == parts.end()) {
+        parts.push_back({*sig, {e}});
+      } else {
+        g->second.push_back(e);
+      }
+    }
+    if (parts.size() > 1) {
+      for (const auto& [sig, members] : parts) {
+        Fork child = *fork_;
+        child.environments = members;
+        const auto& env = (*environments_)[members.front()];
+        child.description.push_back(fmt::format("{} {}: environments like {} Python {}", name, key.version,
+                                                env.variables.at("sys_platform"), env.variables.at("python_version")));
+        split_.push_back(std::move(child));
+      }
+      return fail(fmt::format("{} {}: its requirements differ between environments; the lock forks", name, key.version));
+    }
+    resolve::Dependencies deps;
+    deps.environment = kind_environment(*chosen, envs.front());
+    deps.requires_dist = chosen->requires_dist;
+    if (python) deps.requires_dist.push_back(std::move(*python));
+    deps.provides_extra = provides_extra;
+    return deps;
+  }
+
+  const Fork* fork_ = nullptr;
+  const std::vector<markers::Environment>* environments_ = nullptr;
+  std::vector<Fork> split_;
+  std::map<Key, std::map<std::string, std::vector<std::string>>> wheel_requires_dist_;
+  finder::Finder& finder_;
+  const selection::Selection& target_;
+  const std::set<Key>& pinned_;
+  bool universal_;
+  MetadataLoader load_;
+  std::map<std::string, std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>>> files_;
+  std::map<Key, std::optional<Choice>> choices_;
+  std::map<Key, std::string> reasons_;
+  std::map<Key, std::vector<std::string>> requires_dist_;
+  std::map<std::string, simple::CoreMetadata> metadata_;
+};
+
+inline std::set<Key> pinned_versions(const Requirements& requirements) {
+  std::set<Key> out;
+  for (const auto& r : requirements.roots) {
+    for (const auto& s : r.specifier.specifiers()) {
+      if (s.op() == pep440::Operator::equal && !s.is_wildcard() && s.version()) {
+        out.insert({wheel_name::canonicalize_name(r.name), s.version()->to_string()});
+      }
+    }
+  }
+  return out;
+}
+
+
+}  // namespace vwheel::plan::detail
