@@ -1,4 +1,5 @@
 #include "detail.hpp"
+#include "extract.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -87,11 +88,11 @@ Result<void> write_new_file(const fs::path& path, std::string_view data, unsigne
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
-      return fail(fmt::format("{}: cannot write: {}", path.string(), errno_text(err)));
+      return fail(io_error(path, "cannot write", err));
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0) return fail(fmt::format("{}: cannot write: {}", path.string(), errno_text(errno)));
+  if (::close(fd) != 0) return fail(io_error(path, "cannot write", errno));
   return {};
 }
 
