@@ -4,6 +4,7 @@ big member fails cleanly. (Functional checks only; the timings are in bench/.)""
 import base64
 import hashlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -72,8 +73,9 @@ def make_big_wheel(directory, members):
     return path, digests
 
 
-def run_measured(vwheel_bin, args, tmp_path):
-    """Runs vwheel; returns (exit code, stderr, peak RSS in bytes) of that one child (wait4)."""
+def run_measured(vwheel_bin, args, tmp_path, address_space=None):
+    """Runs vwheel (under an address-space limit when given, as `ulimit -v` sets); returns (exit
+    code, stderr, peak RSS in bytes) of that one child (wait4)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(tmp_path / "home"),
@@ -82,7 +84,12 @@ def run_measured(vwheel_bin, args, tmp_path):
         "LANG": "C.UTF-8",
     }
     with open(tmp_path / "stderr.txt", "wb") as err:
-        proc = subprocess.Popen([str(vwheel_bin), *map(str, args)], stdout=subprocess.DEVNULL, stderr=err, env=env)
+        limit = None
+        if address_space:
+            def limit():
+                resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        proc = subprocess.Popen([str(vwheel_bin), *map(str, args)], stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                preexec_fn=limit)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, (tmp_path / "stderr.txt").read_text(), usage.ru_maxrss * 1024
@@ -116,7 +123,9 @@ def test_member_larger_than_the_memory_budget(vwheel_bin, venv, tmp_path):
     }
     wheel, digests = make_big_wheel(tmp_path, members)
     try:
-        rc, err, rss = run_measured(vwheel_bin, ["install", wheel, "--python", venv / "bin" / "python"], tmp_path)
+        # Under `ulimit -v` 1 GiB as well: the member alone could not be held in memory.
+        rc, err, rss = run_measured(vwheel_bin, ["install", wheel, "--python", venv / "bin" / "python"], tmp_path,
+                                    address_space=GIB)
         assert rc == 0, err
         sp = site_packages(venv)
         for name, (size, _) in members.items():
