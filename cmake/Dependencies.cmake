@@ -8,6 +8,11 @@ find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# zlib's streaming inflate for members too large to inflate whole (src/zip/stream.cpp), linked
+# statically: only inflate's few objects are pulled in, and no libz.so is loaded at every start.
+# (zlib.h is in the default include path; the archive's full path is what the exported targets name.)
+find_path(VWHEEL_ZLIB_INCLUDE zlib.h REQUIRED)
+find_library(VWHEEL_ZLIB_STATIC NAMES libz.a REQUIRED)
 # libcurl's headers only: src/http loads libcurl.so.4 with dlopen, so nothing links against it.
 find_package(CURL REQUIRED)
 add_library(vwheel_curl_headers INTERFACE)

@@ -1,6 +1,7 @@
 // libFuzzer target: zip archives (hostile wheels). The bytes are written to a file; opening it
-// must fail cleanly or give entries inside the file; reading every member must not crash; a raw
-// rewrite of an opened archive must open again with the same names.
+// must fail cleanly or give entries inside the file; reading every member must not crash, and
+// streaming it (zlib) must give what reading it whole (libdeflate) gives whenever both succeed; a
+// raw rewrite of an opened archive must open again with the same names.
 #include <unistd.h>
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "vwheel/zip/zip.hpp"
 
@@ -37,7 +39,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < archive->entries().size(); ++i) {
     const auto& e = archive->entries()[i];
     if (e.local_header_offset >= archive->file_size() || e.span_end > archive->file_size()) __builtin_trap();
-    (void)archive->read(e, 1 << 20);
+    auto whole = archive->read(e, 1 << 20);
+    std::string streamed;
+    auto ok = archive->read_streamed(
+        e,
+        [&](std::string_view piece) -> vwheel::Result<void> {
+          streamed.append(piece);
+          return {};
+        },
+        4096, 1 << 20);
+    if (whole && ok && streamed != *whole) __builtin_trap();
     (void)archive->read_raw(e);
     plan.members.emplace_back(i);
   }

@@ -39,6 +39,7 @@ LIB_HEADERS = {
     "vwheel::curl_headers": ["curl/"],
     "PkgConfig::LIBDEFLATE": ["libdeflate.h"],
     "PkgConfig::HTTPLIB": ["httplib.h"],
+    "${VWHEEL_ZLIB_STATIC}": ["zlib.h"],
     "simdjson::simdjson": ["simdjson.h"],
     "${CMAKE_DL_LIBS}": ["dlfcn.h"],
     # std::thread and std::async need -pthread on older C libraries.

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+
+#include "core/libcrypto.hpp"
 
 namespace vwheel {
 namespace {
 
-// SHA-256 (FIPS 180-4). Written here rather than taken from OpenSSL because the library's
-// loading and initialisation cost about 3 ms per process on the reference VM, most of the
-// latency budget of `vwheel label`/`rank`; bulk hashing of large files can still use OpenSSL.
+// SHA-256 (FIPS 180-4), built in: OpenSSL's libcrypto is loaded (see libcrypto.hpp) only when
+// there is enough to hash to pay for its loading; short commands (`label`, `rank`) hash a few
+// hundred bytes and never load it. The thresholds and the measurements behind them are below.
 constexpr std::uint32_t kK[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -66,9 +69,7 @@ std::string hex_of(const std::array<std::uint8_t, N>& digest) {
   return out;
 }
 
-}  // namespace
-
-struct Sha256::State {
+struct Builtin256 {
   std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   std::uint8_t block[64] = {};
@@ -110,13 +111,7 @@ struct Sha256::State {
   }
 };
 
-Sha256::Sha256() : state_(std::make_unique<State>()) {}
-Sha256::~Sha256() = default;
-Sha256::Sha256(Sha256&&) noexcept = default;
-Sha256& Sha256::operator=(Sha256&&) noexcept = default;
-
-void Sha256::update(std::string_view data) {
-  auto& s = *state_;
+void builtin_update(Builtin256& s, std::string_view data) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
   std::size_t n = data.size();
   s.total += n;
@@ -135,17 +130,16 @@ void Sha256::update(std::string_view data) {
   s.block_len = n;
 }
 
-Sha256Digest Sha256::finish() {
-  auto& s = *state_;
+Sha256Digest builtin_finish(Builtin256& s) {
   const std::uint64_t bits = s.total * 8;
   const std::uint8_t pad = 0x80;
-  update(std::string_view(reinterpret_cast<const char*>(&pad), 1));
+  builtin_update(s, std::string_view(reinterpret_cast<const char*>(&pad), 1));
   const std::uint8_t zero[64] = {};
   const std::size_t fill = s.block_len <= 56 ? 56 - s.block_len : 120 - s.block_len;
-  update(std::string_view(reinterpret_cast<const char*>(zero), fill));
+  builtin_update(s, std::string_view(reinterpret_cast<const char*>(zero), fill));
   std::uint8_t len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<std::uint8_t>(bits >> (56U - 8U * static_cast<unsigned>(i)));
-  update(std::string_view(reinterpret_cast<const char*>(len), 8));
+  builtin_update(s, std::string_view(reinterpret_cast<const char*>(len), 8));
   Sha256Digest out{};
   for (int i = 0; i < 8; ++i) {
     out[4 * i] = static_cast<std::uint8_t>(s.h[i] >> 24U);
@@ -153,32 +147,19 @@ Sha256Digest Sha256::finish() {
     out[4 * i + 2] = static_cast<std::uint8_t>(s.h[i] >> 8U);
     out[4 * i + 3] = static_cast<std::uint8_t>(s.h[i]);
   }
-  *state_ = State{};
+  s = Builtin256{};
   return out;
 }
 
-Sha256Digest sha256(std::string_view data) {
-  Sha256 h;
-  h.update(data);
-  return h.finish();
-}
 
-std::string to_hex(const Sha256Digest& digest) { return hex_of(digest); }
-
-bool is_sha256_hex(std::string_view text) noexcept {
-  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
-
-std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
-
-struct Sha512::State {
+struct Builtin512 {
   bool is384 = false;
   std::uint64_t h[8] = {};
   std::uint8_t block[128] = {};
   std::size_t block_len = 0;
   std::uint64_t total = 0;  // bytes; messages of 2^61 bytes and more are out of scope
 
-  explicit State(bool sha384) : is384(sha384) { std::copy(std::begin(sha384 ? kH384 : kH512), std::end(sha384 ? kH384 : kH512), h); }
+  explicit Builtin512(bool sha384) : is384(sha384) { std::copy(std::begin(sha384 ? kH384 : kH512), std::end(sha384 ? kH384 : kH512), h); }
 
   void compress(const std::uint8_t* p) {
     std::uint64_t w[80];
@@ -250,41 +231,226 @@ struct Sha512::State {
     }
     update(len, 16);
     for (std::size_t i = 0; i < out_len; ++i) out[i] = static_cast<std::uint8_t>(h[i / 8] >> (56U - 8U * (i % 8)));
-    *this = State(is384);
+    *this = Builtin512(is384);
   }
 };
 
-Sha512::Sha512(bool sha384) : state_(std::make_unique<State>(sha384)) {}
+
+// When libcrypto is worth it (bench/bench_hash.cpp, one run, CPU time, 2-vCPU Xeon VM with SHA-NI
+// under load; OpenSSL 3.0 from Debian 12):
+//   SHA-256 MB/s     64 B   1 KiB   64 KiB   64 MiB
+//   built-in          130     274      296      290
+//   libcrypto         543    1555     1800     1114
+//   SHA-512 MB/s             1 KiB   64 KiB   64 MiB
+//   built-in                   332      391      388
+//   libcrypto                  681      809      803
+//   loading libcrypto.so.3 (dlopen, init without openssl.cnf, 3 fetches): 1.6 ms, once per process
+// Once loaded, libcrypto wins at every size, so it takes everything. Loading it pays off from
+// about 1.6 ms x 290 MB/s = 460 KB of input: a one-shot input of kLoadMinSize bytes or more loads
+// it. A stream (download, zip member) buffers its first kStreamPending bytes while the library is
+// not loaded, and loads it when there is more (a stream that long is a file, and files are big).
+constexpr std::size_t kLoadMinSize = std::size_t{512} << 10;
+constexpr std::size_t kStreamPending = std::size_t{64} << 10;
+
+/// The libcrypto to use for `size` bytes under `engine`, or null for the built-in code.
+const detail::Libcrypto* choose(HashEngine engine, std::size_t size) noexcept {
+  switch (engine) {
+    case HashEngine::builtin:
+      return nullptr;
+    case HashEngine::libcrypto:
+      return detail::load_libcrypto();
+    case HashEngine::automatic:
+      break;
+  }
+  if (size >= kLoadMinSize || detail::libcrypto_loaded()) return detail::load_libcrypto();
+  return nullptr;
+}
+
+/// An EVP digest context; its errors (allocation, a provider failure) are std::bad_alloc, like
+/// those of the built-in state's allocation.
+class Evp {
+ public:
+  Evp(const detail::Libcrypto& api, const detail::EvpMd* md) : api_(&api), md_(md), ctx_(api.ctx_new()) {
+    if (ctx_ == nullptr || api_->digest_init(ctx_, md_, nullptr) != 1) {
+      if (ctx_ != nullptr) api_->ctx_free(ctx_);
+      throw std::bad_alloc();
+    }
+  }
+  Evp(const Evp&) = delete;
+  Evp& operator=(const Evp&) = delete;
+  ~Evp() { api_->ctx_free(ctx_); }
+  void update(std::string_view data) {
+    if (!data.empty() && api_->digest_update(ctx_, data.data(), data.size()) != 1) throw std::bad_alloc();
+  }
+  /// Writes the digest (its full length) and makes the context ready for a new message.
+  void finish(std::uint8_t* out) {
+    unsigned int len = 0;
+    if (api_->digest_final(ctx_, out, &len) != 1 || api_->digest_init(ctx_, md_, nullptr) != 1) throw std::bad_alloc();
+  }
+
+ private:
+  const detail::Libcrypto* api_;
+  const detail::EvpMd* md_;
+  detail::EvpMdCtx* ctx_;
+};
+
+/// A streaming digest that picks its engine once it knows enough of the input (see choose()):
+/// `Builtin` is Builtin256 or Builtin512, `Md` selects the EVP digest.
+template <class Builtin, std::size_t DigestSize>
+class Chooser {
+ public:
+  Chooser(HashEngine engine, Builtin builtin, const detail::EvpMd* detail::Libcrypto::*md)
+      : engine_(engine), initial_(builtin), builtin_(builtin), md_(md) {}
+
+  void update(std::string_view data) {
+    if (!decided_) {
+      if (engine_ == HashEngine::automatic && !detail::libcrypto_loaded() &&
+          pending_.size() + data.size() < kStreamPending) {
+        pending_.append(data);
+        return;
+      }
+      decide(pending_.size() + data.size() >= kStreamPending ? kLoadMinSize : 0);
+    }
+    if (evp_) {
+      evp_->update(data);
+    } else {
+      builtin_.update(data);
+    }
+  }
+
+  std::array<std::uint8_t, DigestSize> finish(std::size_t out_len) {
+    if (!decided_) decide(pending_.size());
+    std::array<std::uint8_t, DigestSize> out{};
+    if (evp_) {
+      evp_->finish(out.data());
+    } else {
+      builtin_.finish(out.data(), out_len);
+      builtin_ = initial_;
+    }
+    decided_ = false;
+    return out;
+  }
+
+ private:
+  // `size`: how much the choice is for (a stream past kStreamPending counts as large).
+  void decide(std::size_t size) {
+    decided_ = true;
+    if (const auto* api = choose(engine_, size)) {
+      if (!evp_) evp_ = std::make_unique<Evp>(*api, api->*md_);
+    } else {
+      evp_.reset();
+    }
+    const std::string_view pending = pending_;
+    if (evp_) {
+      evp_->update(pending);
+    } else {
+      builtin_.update(pending);
+    }
+    pending_.clear();
+  }
+
+  HashEngine engine_;
+  Builtin initial_;
+  Builtin builtin_;
+  const detail::EvpMd* detail::Libcrypto::*md_;
+  std::unique_ptr<Evp> evp_;
+  std::string pending_;
+  bool decided_ = false;
+};
+
+/// Builtin256 with the interface Chooser expects.
+struct Builtin256Engine {
+  Builtin256 state;
+  void update(std::string_view data) { builtin_update(state, data); }
+  void finish(std::uint8_t* out, std::size_t /*out_len*/) {
+    const auto d = builtin_finish(state);
+    std::memcpy(out, d.data(), d.size());
+  }
+};
+
+/// Builtin512 with the interface Chooser expects.
+struct Builtin512Engine {
+  Builtin512 state;
+  void update(std::string_view data) { state.update(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()); }
+  void finish(std::uint8_t* out, std::size_t out_len) { state.finish(out, out_len); }
+};
+
+template <std::size_t N, class Builtin>
+std::array<std::uint8_t, N> one_shot(std::string_view data, Builtin builtin, const detail::EvpMd* detail::Libcrypto::*md) {
+  std::array<std::uint8_t, N> out{};
+  if (const auto* api = choose(HashEngine::automatic, data.size())) {
+    Evp evp(*api, api->*md);
+    evp.update(data);
+    std::uint8_t full[64];
+    evp.finish(full);
+    std::memcpy(out.data(), full, N);
+  } else {
+    builtin.update(data);
+    builtin.finish(out.data(), N);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool libcrypto_available() noexcept { return detail::load_libcrypto() != nullptr; }
+
+struct Sha256::State : Chooser<Builtin256Engine, 32> {
+  using Chooser::Chooser;
+};
+
+Sha256::Sha256(HashEngine engine)
+    : state_(std::make_unique<State>(engine, Builtin256Engine{}, &detail::Libcrypto::sha256)) {}
+Sha256::~Sha256() = default;
+Sha256::Sha256(Sha256&&) noexcept = default;
+Sha256& Sha256::operator=(Sha256&&) noexcept = default;
+
+void Sha256::update(std::string_view data) { state_->update(data); }
+Sha256Digest Sha256::finish() { return state_->finish(32); }
+
+Sha256Digest sha256(std::string_view data) {
+  return one_shot<32>(data, Builtin256Engine{}, &detail::Libcrypto::sha256);
+}
+
+std::string to_hex(const Sha256Digest& digest) { return hex_of(digest); }
+
+bool is_sha256_hex(std::string_view text) noexcept {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
+
+struct Sha512::State : Chooser<Builtin512Engine, 64> {
+  using Chooser::Chooser;
+  bool is384 = false;
+};
+
+Sha512::Sha512(bool sha384, HashEngine engine)
+    : state_(std::make_unique<State>(engine, Builtin512Engine{Builtin512(sha384)},
+                                     sha384 ? &detail::Libcrypto::sha384 : &detail::Libcrypto::sha512)) {
+  state_->is384 = sha384;
+}
 Sha512::~Sha512() = default;
 Sha512::Sha512(Sha512&&) noexcept = default;
 Sha512& Sha512::operator=(Sha512&&) noexcept = default;
 
-void Sha512::update(std::string_view data) {
-  state_->update(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-}
+void Sha512::update(std::string_view data) { state_->update(data); }
 
-Sha512Digest Sha512::finish() {
-  Sha512Digest out{};
-  state_->finish(out.data(), out.size());
-  return out;
-}
+Sha512Digest Sha512::finish() { return state_->finish(64); }
 
 Sha384Digest Sha512::finish384() {
+  const auto full = state_->finish(48);
   Sha384Digest out{};
-  state_->finish(out.data(), out.size());
+  std::memcpy(out.data(), full.data(), out.size());
   return out;
 }
 
 Sha384Digest sha384(std::string_view data) {
-  Sha512 h(true);
-  h.update(data);
-  return h.finish384();
+  return one_shot<48>(data, Builtin512Engine{Builtin512(true)}, &detail::Libcrypto::sha384);
 }
 
 Sha512Digest sha512(std::string_view data) {
-  Sha512 h;
-  h.update(data);
-  return h.finish();
+  return one_shot<64>(data, Builtin512Engine{Builtin512(false)}, &detail::Libcrypto::sha512);
 }
 
 std::string to_hex(const Sha384Digest& digest) { return hex_of(digest); }

@@ -1,13 +1,14 @@
 #include "detail.hpp"
+#include "extract.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -19,7 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// vwheel's own SHA-256: linking OpenSSL would cost every short command its start-up time.
 std::string sha256_raw(std::string_view data) {
   const auto d = sha256(data);
   return std::string(reinterpret_cast<const char*>(d.data()), d.size());
@@ -55,25 +55,27 @@ Result<void> check_record_algorithm(std::string_view hash) {
 std::string record_sha256(std::string_view data) { return "sha256=" + wheel::base64url_nopad(sha256_raw(data)); }
 
 Result<std::string> file_sha256_hex(const fs::path& path) {
+  // Read in large pieces rather than mapped: a mapping of a 2 GB wheel would count its pages in
+  // the process's resident set, and the install's memory must not grow with the wheel.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    return fail(fmt::format("{}: cannot stat: {}", path.string(), errno_text(errno)));
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  const auto buffer = std::make_unique_for_overwrite<char[]>(kChunk);
+  Sha256 h;
+  for (;;) {
+    const auto n = ::read(fd, buffer.get(), kChunk);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return fail(fmt::format("{}: cannot read: {}", path.string(), errno_text(err)));
+    }
+    h.update(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
   }
-  Sha256Digest d{};
-  if (st.st_size == 0) {
-    ::close(fd);
-    return to_hex(sha256({}));
-  }
-  void* map = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
-  if (map == MAP_FAILED) return fail(fmt::format("{}: cannot map: {}", path.string(), errno_text(errno)));
-  ::madvise(map, static_cast<std::size_t>(st.st_size), MADV_SEQUENTIAL);
-  d = sha256(std::string_view(static_cast<const char*>(map), static_cast<std::size_t>(st.st_size)));
-  ::munmap(map, static_cast<std::size_t>(st.st_size));
-  return to_hex(d);
+  return to_hex(h.finish());
 }
 
 Result<void> write_new_file(const fs::path& path, std::string_view data, unsigned mode) {
@@ -86,11 +88,11 @@ Result<void> write_new_file(const fs::path& path, std::string_view data, unsigne
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
-      return fail(fmt::format("{}: cannot write: {}", path.string(), errno_text(err)));
+      return fail(io_error(path, "cannot write", err));
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0) return fail(fmt::format("{}: cannot write: {}", path.string(), errno_text(errno)));
+  if (::close(fd) != 0) return fail(io_error(path, "cannot write", errno));
   return {};
 }
 

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "detail.hpp"
+#include "extract.hpp"
 #include "installed.hpp"
 #include "journal.hpp"
 #include "vwheel/core/fs.hpp"
@@ -224,31 +225,37 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
   if (auto ok = make_dirs(p.files, p); !ok) return ok;
   std::vector<std::optional<Error>> errors(p.files.size());
   std::atomic<bool> failed{false};
-  parallel_for(p.files.size(), jobs, [&](std::size_t i) {
+  std::atomic<bool> unreported{false};  // an exception whose error could not even be allocated
+  // Nothing may escape a worker thread (std::terminate): exceptions become errors here.
+  parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
     if (failed) return;
-    if (Result<void> ok = fn(p.files[i]); !ok) {
-      errors[i] = ok.error();
-      failed = true;
+    try {
+      try {
+        if (Result<void> ok = fn(p.files[i]); !ok) errors[i] = ok.error();
+      } catch (...) {
+        errors[i] = detail::error_from_exception(p.files[i].relative);
+      }
+    } catch (...) {
+      unreported = true;
     }
+    if (errors[i] || unreported) failed = true;
   });
   for (auto& e : errors) {
     if (e) return fail(*e);
   }
+  if (unreported) return fail(with_kind(Error("out of memory"), ErrorKind::environment));
   return {};
 }
 
 /// Unpacks every planned file into staging, verifying each against its RECORD hash.
-Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs) {
+/// Members larger than `whole_member_max` stream through bounded buffers (extract.cpp), all of
+/// them within the process's buffer budget.
+Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options) {
+  detail::ExtractSettings settings;
+  settings.whole_member_max = options.whole_member_max;
   return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
-    const auto& e = w.archive.entries()[f.entry];
-    auto data = w.archive.read(e, e.uncompressed_size);
-    if (!data) return fail(data.error());
-    const auto algo = f.hash.substr(0, f.hash.find('='));
-    auto digest = detail::record_digest(algo, *data);
-    if (!digest || *digest != f.hash) {
-      return fail(fmt::format("member `{}`: hash {} does not match RECORD's {}", e.name, digest.value_or("?"), f.hash));
-    }
-    return detail::write_new_file(p.stage(f.key) / f.relative, *data, f.mode);
+    return detail::extract_member(w.archive, w.archive.entries()[f.entry], p.stage(f.key) / f.relative, f.mode, f.hash,
+                                  detail::extraction_budget(), settings);
   });
 }
 
@@ -272,10 +279,14 @@ void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const 
   const auto tmp = unpacked_dir / fmt::format(".tmp-{}", unique_token());
   if (!detail::make_dir(tmp)) return;
   std::atomic<bool> failed{false};
-  parallel_for(p.files.size(), jobs, [&](std::size_t i) {
+  parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
     if (failed) return;
     const auto& f = p.files[i];
-    if (!detail::link_or_copy(p.stage(f.key) / f.relative, cached_member(tmp, f))) failed = true;
+    try {
+      if (!detail::link_or_copy(p.stage(f.key) / f.relative, cached_member(tmp, f))) failed = true;
+    } catch (...) {
+      failed = true;  // the cache is an optimisation: not populating it is no error
+    }
   });
   if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
 }
@@ -494,12 +505,19 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
       Result<std::string> file_sha = fail("not computed");
       Result<void> ok;
       if (w->archive.file_size() >= kHashThreadMinSize) {
-        std::thread hasher([&] { file_sha = detail::file_sha256_hex(request.path); });
-        ok = extract(*w, p, jobs);
+        // A jthread: joined on every way out, an exception from extract() included.
+        std::jthread hasher([&]() noexcept {
+          try {
+            file_sha = detail::file_sha256_hex(request.path);
+          } catch (...) {
+            file_sha = fail(detail::error_from_exception(request.path.string()));
+          }
+        });
+        ok = extract(*w, p, jobs, options);
         hasher.join();
       } else {
         file_sha = detail::file_sha256_hex(request.path);
-        if (file_sha) ok = extract(*w, p, jobs);
+        if (file_sha) ok = extract(*w, p, jobs, options);
       }
       if (!ok) return fail(ok.error());
       if (!file_sha) return fail(file_sha.error());
@@ -508,7 +526,7 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
       if (unpacked_dir && key && detail::make_dir(*unpacked_dir / "by-stat")) {
         (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
       }
-    } else if (auto ok = extract(*w, p, jobs); !ok) {
+    } else if (auto ok = extract(*w, p, jobs, options); !ok) {
       return fail(ok.error());
     }
     if (unpacked_dir) populate_cache(*unpacked_dir, sha, p, jobs);
@@ -608,9 +626,14 @@ struct Session::Impl {
       }
       Result<Prepared> r = fail("not prepared");
       try {
-        r = prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
-      } catch (const std::exception& e) {
-        r = fail(fmt::format("{}", e.what()));
+        try {
+          r = prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
+        } catch (...) {
+          r = fail(detail::error_from_exception("cannot prepare"));
+        }
+      } catch (...) {
+        // Not even the message could be allocated; this one fits in the string without allocating.
+        r = fail(with_kind(Error("out of memory"), ErrorKind::environment));
       }
       prepared[slot] = std::move(r);  // each slot is written by one worker, read after the join
     }

@@ -56,6 +56,25 @@ std::optional<std::size_t> find_eocd(std::string_view tail, std::uint64_t tail_s
   return fallback;
 }
 
+// What read() and read_streamed() check before reading: a supported method, the size limit, and a
+// stored member's two sizes agreeing.
+Result<void> check_readable(const std::string& name, const Entry& entry, std::uint64_t max_size) {
+  if (entry.method != static_cast<std::uint16_t>(Method::Store) &&
+      entry.method != static_cast<std::uint16_t>(Method::Deflate)) {
+    return fail(fmt::format("{}: member `{}`: compression method {} not supported (expected 0, stored, or 8, deflate)",
+                            name, printable(entry.name), entry.method));
+  }
+  if (entry.uncompressed_size > max_size) {
+    return fail(fmt::format("{}: member `{}`: uncompressed size {} exceeds the limit of {} bytes", name, printable(entry.name),
+                            entry.uncompressed_size, max_size));
+  }
+  if (entry.method == static_cast<std::uint16_t>(Method::Store) && entry.compressed_size != entry.uncompressed_size) {
+    return fail(fmt::format("{}: member `{}` is stored but its compressed size {} differs from its size {}", name,
+                            printable(entry.name), entry.compressed_size, entry.uncompressed_size));
+  }
+  return {};
+}
+
 }  // namespace
 
 struct Archive::Impl {
@@ -93,6 +112,11 @@ struct Archive::Impl {
     std::size_t data_at = 0;
   };
   [[nodiscard]] Result<Member> load_member(const Entry& entry) const;
+  // Where the member's bytes end (its span, else the file's end), checked to hold its header and data.
+  [[nodiscard]] Result<std::uint64_t> member_end(const Entry& entry) const;
+  // Checks the local header `h` (at least the fixed part and the name) against `entry`; returns
+  // the offset of the data from the header's start.
+  [[nodiscard]] Result<std::size_t> check_local_header(std::string_view h, const Entry& entry, std::uint64_t end) const;
 };
 
 // The central directory, record by record: from the tail read at open when it holds it, else
@@ -436,34 +460,21 @@ Result<void> Archive::Impl::check_spans() {
   return {};
 }
 
-Result<Archive::Impl::Member> Archive::Impl::load_member(const Entry& entry) const {
-  const std::size_t fixed = local_header_size + entry.name.size();
+Result<std::size_t> Archive::Impl::check_local_header(std::string_view h, const Entry& entry, std::uint64_t end) const {
   const std::uint64_t offset = entry.local_header_offset;
-  const std::uint64_t end = entry.span_end != 0 ? std::min(entry.span_end, size) : size;
-  if (offset > end || end - offset < fixed || end - offset - fixed < entry.compressed_size) {
-    return fail(fmt::format("{}: member `{}` at offset {} ({} bytes compressed) does not fit in the file (size {})",
-                            name, printable(entry.name), offset, entry.compressed_size, size));
-  }
-  // One read for header and data: the local extra field usually is the central one plus at most a
-  // zip64 field; a longer one costs a second read.
-  const std::uint64_t guess = fixed + entry.extra.size() + 32 + entry.compressed_size;
-  Member m;
-  m.bytes.resize(static_cast<std::size_t>(std::min(guess, end - offset)));
-  if (auto r = read_at(m.bytes.data(), m.bytes.size(), offset); !r) return fail(r.error());
-  const char* h = m.bytes.data();
-  if (load32(h) != local_header_signature) {
+  if (load32(h.data()) != local_header_signature) {
     return fail(
         fmt::format("{}: member `{}`: no local file header at offset {} (the central directory points "
                     "elsewhere)",
                     name, printable(entry.name), offset));
   }
-  const std::uint16_t flags = load16(h + 6);
-  const std::uint16_t method = load16(h + 8);
-  const std::size_t name_len = load16(h + 26);
-  const std::size_t extra_len = load16(h + 28);
-  if (name_len != entry.name.size() || std::memcmp(h + local_header_size, entry.name.data(), name_len) != 0) {
+  const std::uint16_t flags = load16(h.data() + 6);
+  const std::uint16_t method = load16(h.data() + 8);
+  const std::size_t name_len = load16(h.data() + 26);
+  const std::size_t extra_len = load16(h.data() + 28);
+  if (name_len != entry.name.size() || std::memcmp(h.data() + local_header_size, entry.name.data(), name_len) != 0) {
     return fail(fmt::format("{}: member `{}`: the local header at offset {} names `{}`", name, printable(entry.name), offset,
-                            printable(std::string_view(h + local_header_size, std::min(name_len, entry.name.size())))));
+                            printable(h.substr(local_header_size, std::min(name_len, entry.name.size())))));
   }
   if ((flags & flag_encrypted) != 0) {
     return fail(fmt::format("{}: member `{}` is encrypted, not supported", name, printable(entry.name)));
@@ -472,13 +483,40 @@ Result<Archive::Impl::Member> Archive::Impl::load_member(const Entry& entry) con
     return fail(fmt::format("{}: member `{}`: the local header says compression method {}, the central directory {}",
                             name, printable(entry.name), method, entry.method));
   }
-  m.data_at = fixed + extra_len;
-  if (end - offset < m.data_at || end - offset - m.data_at < entry.compressed_size) {
+  const std::size_t data_at = local_header_size + entry.name.size() + extra_len;
+  if (end - offset < data_at || end - offset - data_at < entry.compressed_size) {
     return fail(
         fmt::format("{}: member `{}`: data after a {}-byte local extra field extends past the member's end "
                     "at offset {}",
                     name, printable(entry.name), extra_len, end));
   }
+  return data_at;
+}
+
+Result<std::uint64_t> Archive::Impl::member_end(const Entry& entry) const {
+  const std::size_t fixed = local_header_size + entry.name.size();
+  const std::uint64_t offset = entry.local_header_offset;
+  const std::uint64_t end = entry.span_end != 0 ? std::min(entry.span_end, size) : size;
+  if (offset > end || end - offset < fixed || end - offset - fixed < entry.compressed_size) {
+    return fail(fmt::format("{}: member `{}` at offset {} ({} bytes compressed) does not fit in the file (size {})",
+                            name, printable(entry.name), offset, entry.compressed_size, size));
+  }
+  return end;
+}
+
+Result<Archive::Impl::Member> Archive::Impl::load_member(const Entry& entry) const {
+  auto end = member_end(entry);
+  if (!end) return fail(end.error());
+  const std::uint64_t offset = entry.local_header_offset;
+  // One read for header and data: the local extra field usually is the central one plus at most a
+  // zip64 field; a longer one costs a second read.
+  const std::uint64_t guess = local_header_size + entry.name.size() + entry.extra.size() + 32 + entry.compressed_size;
+  Member m;
+  m.bytes.resize(static_cast<std::size_t>(std::min(guess, *end - offset)));
+  if (auto r = read_at(m.bytes.data(), m.bytes.size(), offset); !r) return fail(r.error());
+  auto data_at = check_local_header(m.bytes, entry, *end);
+  if (!data_at) return fail(data_at.error());
+  m.data_at = *data_at;
   const std::size_t total = m.data_at + static_cast<std::size_t>(entry.compressed_size);
   if (m.bytes.size() < total) {
     const std::size_t have = m.bytes.size();
@@ -491,19 +529,7 @@ Result<Archive::Impl::Member> Archive::Impl::load_member(const Entry& entry) con
 
 Result<std::string> Archive::read(const Entry& entry, std::uint64_t max_size) const {
   const std::string& name = impl_->name;
-  if (entry.method != static_cast<std::uint16_t>(Method::Store) &&
-      entry.method != static_cast<std::uint16_t>(Method::Deflate)) {
-    return fail(fmt::format("{}: member `{}`: compression method {} not supported (expected 0, stored, or 8, deflate)",
-                            name, printable(entry.name), entry.method));
-  }
-  if (entry.uncompressed_size > max_size) {
-    return fail(fmt::format("{}: member `{}`: uncompressed size {} exceeds the limit of {} bytes", name, printable(entry.name),
-                            entry.uncompressed_size, max_size));
-  }
-  if (entry.method == static_cast<std::uint16_t>(Method::Store) && entry.compressed_size != entry.uncompressed_size) {
-    return fail(fmt::format("{}: member `{}` is stored but its compressed size {} differs from its size {}", name,
-                            printable(entry.name), entry.compressed_size, entry.uncompressed_size));
-  }
+  if (auto ok = check_readable(name, entry, max_size); !ok) return fail(ok.error());
   auto member = impl_->load_member(entry);
   if (!member) return fail(member.error());
   std::string out;
@@ -534,6 +560,23 @@ Result<std::string> Archive::read(const Entry& entry, std::uint64_t max_size) co
                             name, printable(entry.name), crc, entry.crc32));
   }
   return out;
+}
+
+Result<void> Archive::read_streamed(const Entry& entry, const ChunkSink& sink, std::size_t chunk,
+                                    std::uint64_t max_size) const {
+  const Impl& impl = *impl_;
+  if (auto ok = check_readable(impl.name, entry, max_size); !ok) return fail(ok.error());
+  auto end = impl.member_end(entry);
+  if (!end) return fail(end.error());
+  const std::uint64_t offset = entry.local_header_offset;
+  std::string header(static_cast<std::size_t>(std::min<std::uint64_t>(
+                         local_header_size + entry.name.size() + max16, *end - offset)),
+                     '\0');
+  if (auto r = impl.read_at(header.data(), header.size(), offset); !r) return fail(r.error());
+  auto data_at = impl.check_local_header(header, entry, *end);
+  if (!data_at) return fail(data_at.error());
+  const auto read = [&impl](char* buf, std::size_t len, std::uint64_t at) { return impl.read_at(buf, len, at); };
+  return stream_member(impl.name, entry, offset + *data_at, read, sink, std::max<std::size_t>(chunk, 4096));
 }
 
 Result<std::string> Archive::read_raw(const Entry& entry) const {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -124,6 +125,16 @@ std::size_t central_record_size(const Entry& entry, std::uint64_t offset) noexce
 // fields as they are, a zip64 extra field first among the extra fields when a size or the offset
 // needs one (version needed raised to 4.5 then). The caller checks that the extra fields fit.
 void append_central_record(std::string& out, const Entry& entry, std::uint64_t offset);
+
+// Reads `len` bytes at `offset` of the archive into `buf` (Archive::Impl::read_at).
+using ReadAt = std::function<Result<void>(char* buf, std::size_t len, std::uint64_t offset)>;
+
+// The streaming half of Archive::read_streamed (stream.cpp, zlib): the data of `entry` starts at
+// `data_offset`; stores or inflates it to `sink` in pieces of at most `chunk` bytes, checking the
+// size (never more than the central directory says) and the CRC-32. Errors name `archive_name`
+// and the member.
+Result<void> stream_member(const std::string& archive_name, const Entry& entry, std::uint64_t data_offset,
+                           const ReadAt& read, const ChunkSink& sink, std::size_t chunk);
 
 }  // namespace detail
 }  // namespace vwheel::zip

@@ -2,6 +2,10 @@
 /// \file
 /// SHA-256, one-shot and streaming, and its hex form (variant labels, cache keys, RECORD files);
 /// SHA-384 and SHA-512 (FIPS 180-4) for RECORD rows that use them.
+///
+/// Large inputs are hashed by OpenSSL's libcrypto (libcrypto.so.3, loaded with dlopen on first
+/// need: SHA-NI/AVX2 code, several times the built-in code's speed); small ones, and every input
+/// when the library is absent, by built-in code, so that short commands never load it.
 
 #include <array>
 #include <cstdint>
@@ -14,6 +18,16 @@ namespace vwheel {
 using Sha256Digest = std::array<std::uint8_t, 32>;
 using Sha384Digest = std::array<std::uint8_t, 48>;
 using Sha512Digest = std::array<std::uint8_t, 64>;
+
+/// Which code computes a digest.
+enum class HashEngine : unsigned char {
+  automatic,  ///< built-in for small inputs, libcrypto for large ones (thresholds in hash.cpp)
+  builtin,    ///< always the built-in code
+  libcrypto,  ///< libcrypto for every input (the built-in code when it cannot be loaded)
+};
+
+/// Whether libcrypto.so.3 can be loaded (loads it on the first call).
+[[nodiscard]] bool libcrypto_available() noexcept;
 
 /// SHA-256 of `data`.
 [[nodiscard]] Sha256Digest sha256(std::string_view data);
@@ -43,7 +57,7 @@ using Sha512Digest = std::array<std::uint8_t, 64>;
 /// Incremental SHA-256, for data that arrives in pieces (downloads, zip members).
 class Sha256 {
  public:
-  Sha256();
+  explicit Sha256(HashEngine engine = HashEngine::automatic);
   ~Sha256();
   Sha256(const Sha256&) = delete;
   Sha256& operator=(const Sha256&) = delete;
@@ -63,7 +77,7 @@ class Sha256 {
 class Sha512 {
  public:
   /// `sha384`: compute SHA-384 instead (`finish384`).
-  explicit Sha512(bool sha384 = false);
+  explicit Sha512(bool sha384 = false, HashEngine engine = HashEngine::automatic);
   ~Sha512();
   Sha512(const Sha512&) = delete;
   Sha512& operator=(const Sha512&) = delete;

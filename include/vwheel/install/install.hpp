@@ -96,6 +96,9 @@ struct InstallOptions {
   /// The cache root: unpacked wheels go to `<dir>/unpacked/<sha256>/`; nullopt disables it.
   std::optional<std::filesystem::path> cache_dir;
   unsigned jobs = 0;  ///< worker threads (0: the number of CPUs)
+  /// Members up to this size are inflated whole in memory (libdeflate, fastest); larger ones
+  /// stream through bounded buffers (zlib), so memory does not grow with a member's size.
+  std::uint64_t whole_member_max = std::uint64_t{8} << 20;
   /// Called once when another process holds the environment lock, before waiting for it.
   std::function<void(const Environment&)> on_lock_wait = print_lock_wait;
   /// Test hook: called before each move into place with its 0-based number; returning true makes

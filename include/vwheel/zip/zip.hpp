@@ -14,10 +14,12 @@
 ///
 /// Zip64 is read and written (more than 65,535 members, sizes or offsets of 4 GiB or more).
 /// Encrypted members and multi-disk archives are rejected. Member data is inflated with
-/// libdeflate (stored and deflate methods only).
+/// libdeflate whole (`read`, fastest) or with zlib piece by piece (`read_streamed`, in bounded
+/// memory whatever the member's size); stored and deflate methods only.
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +36,9 @@ enum class Method : std::uint16_t {
   Store = 0,
   Deflate = 8,
 };
+
+/// Receives a member's content piece by piece (`Archive::read_streamed`); an error stops the read.
+using ChunkSink = std::function<Result<void>(std::string_view)>;
 
 /// A member as the central directory describes it.
 struct Entry {
@@ -92,6 +97,13 @@ class Archive {
   /// unsupported method.
   [[nodiscard]] Result<std::string> read(const Entry& entry,
                                          std::uint64_t max_size = std::uint64_t{1} << 30) const;
+  /// The member's uncompressed content passed to `sink` in pieces of at most `chunk` bytes, the
+  /// compressed data read in pieces of the same size: about 2 x `chunk` of memory (and zlib's
+  /// 32 KiB window) whatever the member's size. The same checks as `read`; the CRC-32 and the size
+  /// are known only at the end, so on any error `sink` may have received part of the content.
+  [[nodiscard]] Result<void> read_streamed(const Entry& entry, const ChunkSink& sink,
+                                           std::size_t chunk = std::size_t{1} << 20,
+                                           std::uint64_t max_size = std::uint64_t{1} << 40) const;
   /// The member's compressed bytes exactly as stored (no local header, no data descriptor).
   [[nodiscard]] Result<std::string> read_raw(const Entry& entry) const;
 

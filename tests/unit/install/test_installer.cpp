@@ -207,6 +207,42 @@ TEST_F(InstallTest, RecordAcceptsSha384AndSha512AndRefusesWeakAlgorithms) {
   EXPECT_EQ(snapshot(), before);
 }
 
+TEST_F(InstallTest, StreamedMembersAreVerifiedLikeWholeOnes) {
+  // Every member streamed (zlib, piece by piece, hashed as written), large and libcrypto-sized
+  // ones included, in each RECORD algorithm.
+  options_.whole_member_max = 0;
+  auto b64 = [](const auto& digest) {
+    return wheel::base64url_nopad(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+  };
+  std::string big;
+  for (std::uint32_t i = 0; big.size() < (std::size_t{3} << 20) + 5; ++i) big += std::to_string(i * 2654435761U % 9973) + ",";
+  const std::string a = "A = 1\n";
+  auto w = make_wheel("streamed", "1.0",
+                      {{"streamed/a.py", {a}},
+                       {"streamed/empty.py", {""}},
+                       {"streamed/big384.bin", {big, 0100644, true, "sha384=" + b64(sha384(big))}},
+                       {"streamed/big512.bin", {big + "x", 0100755, true, "sha512=" + b64(sha512(big + "x"))}}});
+  auto r = install_wheels(env_, {{w, true, true}}, options_);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "streamed" / "a.py"), a);
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "streamed" / "empty.py"), "");
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "streamed" / "big384.bin"), big);
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "streamed" / "big512.bin"), big + "x");
+  struct stat st {};
+  ASSERT_EQ(::stat((env_.scheme.purelib / "streamed" / "big512.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755U);
+
+  // A mismatch found only at the end of the stream: an input error naming the member, nothing
+  // installed, no staging left.
+  const auto before = snapshot();
+  auto wrong = make_wheel("wrongbig", "1.0", {{"wrongbig/big.bin", {big, 0100644, true, "sha512=" + b64(sha512(a))}}});
+  r = install_wheels(env_, {{wrong, true, true}}, options_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("member `wrongbig/big.bin`: hash sha512="), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().kind, ErrorKind::input);
+  EXPECT_EQ(snapshot(), before);
+}
+
 TEST_F(InstallTest, RefusesHostileMembers) {
   auto before = snapshot();
   for (const auto& [name, mode] : std::vector<std::pair<std::string, std::uint32_t>>{

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Torch-sized install benchmark (issue 17), every tool on the same wheel from the same local index
+# in one run: a torch-shaped wheel (bench/make_torch_wheel.py: a few hundred deflated .so members
+# with long-tailed sizes compressing about 2:1, ~12,000 .py) served by `vwheel index serve`:
+#   1. `curl -o` then `unzip -q` (sequential: the floor a naive installer starts from)
+#   2. `pip install --no-deps --no-cache-dir --no-compile` into a fresh venv (vwheel compiles no
+#      bytecode unless asked either)
+#   3. `vwheel install --no-deps`, empty cache, fresh venv
+#   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
+# Each timed command starts after `sync`; wall time and peak RSS from GNU time. One run; prints the
+# ratios issue 17 asks for (empty cache <= 0.3x curl+unzip and >= 4x faster than pip; warm cache
+# >= 20x faster than pip; peak RSS <= 256 MiB).
+# Usage: bench/install_torch.sh [VWHEEL_BIN] [WORKDIR]   (SCALE=0.25 by default: 1.0 is the full
+#   1.7 GB install; PYTHON=/usr/bin/python3; KEEP=1 keeps WORKDIR)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+VWHEEL=${1:-$ROOT/build/vwheel}
+WORK=${2:-$(mktemp -d /var/tmp/vwheel-torch.XXXXXX)}
+PYTHON=${PYTHON:-/usr/bin/python3}
+SCALE=${SCALE:-0.25}
+export XDG_CACHE_HOME=$WORK/xdg-cache PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null
+unset PIP_NO_CACHE_DIR PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS
+mkdir -p "$WORK"
+
+server=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== generating the torch-shaped wheel (scale $SCALE) in $WORK"
+mkdir -p "$WORK/wheels"
+"$PYTHON" "$ROOT/bench/make_torch_wheel.py" "$WORK/wheels/torch-2.9.0-py3-none-any.whl" --scale "$SCALE"
+"$VWHEEL" index build "$WORK/wheels" -o "$WORK/site" --quiet
+"$VWHEEL" index serve "$WORK/site" --port 0 >"$WORK/serve.out" 2>"$WORK/serve.log" &
+server=$!
+for _ in $(seq 100); do grep -q '^Serving' "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
+URL=$(sed -n 's/^Serving .* on \(http:[^ ]*\)$/\1/p' "$WORK/serve.out")
+[ -n "$URL" ] || { echo "vwheel index serve did not start: $(cat "$WORK/serve.log")" >&2; exit 1; }
+PAGE="${URL%/}/torch/"
+HREF=$(curl -sf "$PAGE" | sed -n 's/.*href="\([^"#]*torch-2.9.0-py3-none-any.whl\)[#"].*/\1/p' | head -1)
+WHEEL_URL=$("$PYTHON" -c 'import sys, urllib.parse; print(urllib.parse.urljoin(sys.argv[1], sys.argv[2]))' "$PAGE" "$HREF")
+echo "serving $URL ($WHEEL_URL)"
+
+# measure NAME CMD...: runs CMD after sync; prints "NAME seconds peak-RSS-KiB" to the results.
+measure() {
+  local name=$1
+  shift
+  sync
+  /usr/bin/time -f "%e %M" -o "$WORK/time.out" "$@" >/dev/null 2>"$WORK/cmd.err" || {
+    echo "$name failed: $(tail -3 "$WORK/cmd.err")" >&2
+    exit 1
+  }
+  echo "$name $(cat "$WORK/time.out")" | tee -a "$WORK/results"
+}
+installed() { [ -f "$(echo "$1"/lib/python3*/site-packages/torch-2.9.0.dist-info/RECORD)" ] || { echo "$1: torch not installed" >&2; exit 1; }; }
+
+: >"$WORK/results"
+measure curl-unzip bash -c "curl -sf -o '$WORK/dl.whl' '$WHEEL_URL' && unzip -q -o '$WORK/dl.whl' -d '$WORK/unzipped'"
+rm -rf "$WORK/unzipped" "$WORK/dl.whl"
+"$PYTHON" -m venv "$WORK/pip"
+measure pip "$WORK/pip/bin/python" -m pip install -q --no-deps --no-cache-dir --no-compile --index-url "$URL" torch
+installed "$WORK/pip"
+rm -rf "$WORK/pip"
+"$VWHEEL" venv "$WORK/vw1" --python "$PYTHON" >/dev/null
+measure vwheel-empty-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
+  --python "$WORK/vw1/bin/python" torch
+installed "$WORK/vw1"
+rm -rf "$WORK/vw1"
+"$VWHEEL" venv "$WORK/vw2" --python "$PYTHON" >/dev/null
+measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
+  --python "$WORK/vw2/bin/python" torch
+installed "$WORK/vw2"
+
+"$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/torch-2.9.0-py3-none-any.whl")" <<'PY'
+import sys
+r = {name: (float(t), int(kib)) for name, t, kib in (line.split() for line in open(sys.argv[1]))}
+base, pip = r["curl-unzip"][0], r["pip"][0]
+print(f"== one run, wheel {int(sys.argv[2]) / 1e6:.0f} MB")
+print(f"{'':22} {'seconds':>8} {'peak RSS MiB':>13}")
+for name, (t, kib) in r.items():
+    print(f"{name:22} {t:8.2f} {kib / 1024:13.0f}")
+cold, warm = r["vwheel-empty-cache"][0], r["vwheel-warm-cache"][0]
+print(f"vwheel empty cache / (curl + unzip): {cold / base:.2f}x (target <= 0.3x)")
+print(f"pip / vwheel empty cache:            {pip / cold:.1f}x (target >= 4x)")
+print(f"pip / vwheel warm cache:             {pip / max(warm, 0.001):.1f}x (target >= 20x)")
+print(f"vwheel peak RSS: {max(r['vwheel-empty-cache'][1], r['vwheel-warm-cache'][1]) / 1024:.0f} MiB (target <= 256)")
+PY

@@ -1,0 +1,65 @@
+#include "core/libcrypto.hpp"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+
+namespace vwheel::detail {
+namespace {
+
+// OPENSSL_init_crypto options (openssl/crypto.h, stable ABI since 1.1.0): no openssl.cnf (a file
+// read and parsed at every load, nothing of it matters for a digest) and no atexit handler (which
+// would tear the library down while a worker thread may still be hashing at exit).
+constexpr std::uint64_t kInitNoLoadConfig = 0x00000080ULL;
+constexpr std::uint64_t kInitNoAtexit = 0x00080000ULL;
+
+template <class Fn>
+bool resolve(void* lib, const char* name, Fn& fn) {
+  void* sym = dlsym(lib, name);
+  if (sym == nullptr) return false;
+  static_assert(sizeof(fn) == sizeof(sym));
+  std::memcpy(&fn, &sym, sizeof fn);
+  return true;
+}
+
+std::atomic<bool> g_loaded{false};
+
+const Libcrypto* load_once() noexcept {
+  static Libcrypto api;
+  void* lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return nullptr;
+  int (*init)(std::uint64_t, const void*) = nullptr;
+  const EvpMd* (*fetch)(void*, const char*, const char*) = nullptr;
+  const bool ok = resolve(lib, "OPENSSL_init_crypto", init) && resolve(lib, "EVP_MD_fetch", fetch) &&
+                  resolve(lib, "EVP_MD_CTX_new", api.ctx_new) && resolve(lib, "EVP_MD_CTX_free", api.ctx_free) &&
+                  resolve(lib, "EVP_DigestInit_ex2", api.digest_init) &&
+                  resolve(lib, "EVP_DigestUpdate", api.digest_update) &&
+                  resolve(lib, "EVP_DigestFinal_ex", api.digest_final);
+  if (!ok || init(kInitNoLoadConfig | kInitNoAtexit, nullptr) != 1) {
+    dlclose(lib);
+    return nullptr;
+  }
+  api.sha256 = fetch(nullptr, "SHA2-256", nullptr);
+  api.sha384 = fetch(nullptr, "SHA2-384", nullptr);
+  api.sha512 = fetch(nullptr, "SHA2-512", nullptr);
+  // The library stays loaded (and the fetched digests referenced) for the life of the process.
+  if (api.sha256 == nullptr || api.sha384 == nullptr || api.sha512 == nullptr) return nullptr;
+  g_loaded.store(true, std::memory_order_release);
+  return &api;
+}
+
+}  // namespace
+
+const Libcrypto* load_libcrypto() noexcept {
+  static std::once_flag once;
+  static const Libcrypto* loaded = nullptr;
+  std::call_once(once, [] { loaded = load_once(); });
+  return loaded;
+}
+
+bool libcrypto_loaded() noexcept { return g_loaded.load(std::memory_order_acquire); }
+
+}  // namespace vwheel::detail

@@ -1,0 +1,222 @@
+#include "extract.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "detail.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/wheel/record.hpp"
+
+namespace vwheel::install::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+// 64 MiB: with the default settings, room for several 8 MiB members inflated whole (compressed
+// and uncompressed copies) plus streamed members' 2 MiB each, so that two to sixteen workers are
+// rarely kept waiting, while the install's resident memory stays far below the 256 MiB the
+// torch-sized wheels must fit in whatever their members' sizes.
+constexpr std::uint64_t kProcessBudget = std::uint64_t{64} << 20;
+// What a streamed member holds besides its two chunks: zlib's state and window, the local
+// header read, the hasher's first bytes.
+constexpr std::uint64_t kStreamOverhead = std::uint64_t{256} << 10;
+
+// A RECORD hash computed piece by piece.
+class RecordHasher {
+ public:
+  explicit RecordHasher(std::string_view algorithm) : algorithm_(algorithm) {
+    if (algorithm == "sha256") {
+      sha256_.emplace();
+    } else if (algorithm == "sha384" || algorithm == "sha512") {
+      sha512_.emplace(algorithm == "sha384");
+    }
+  }
+  [[nodiscard]] bool known() const noexcept { return sha256_ || sha512_; }
+  void update(std::string_view data) {
+    if (sha256_) sha256_->update(data);
+    if (sha512_) sha512_->update(data);
+  }
+  [[nodiscard]] std::string finish() {
+    std::string raw;
+    if (sha256_) {
+      const auto d = sha256_->finish();
+      raw.assign(reinterpret_cast<const char*>(d.data()), d.size());
+    } else if (algorithm_ == "sha384") {
+      const auto d = sha512_->finish384();
+      raw.assign(reinterpret_cast<const char*>(d.data()), d.size());
+    } else {
+      const auto d = sha512_->finish();
+      raw.assign(reinterpret_cast<const char*>(d.data()), d.size());
+    }
+    return fmt::format("{}={}", algorithm_, wheel::base64url_nopad(raw));
+  }
+
+ private:
+  std::string algorithm_;
+  std::optional<Sha256> sha256_;
+  std::optional<Sha512> sha512_;
+};
+
+// An output file that is removed unless kept.
+class NewFile {
+ public:
+  explicit NewFile(fs::path path) : path_(std::move(path)) {}
+  NewFile(const NewFile&) = delete;
+  NewFile& operator=(const NewFile&) = delete;
+  ~NewFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!kept_) ::unlink(path_.c_str());
+  }
+  [[nodiscard]] Result<void> create(unsigned mode) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd_ < 0) {
+      kept_ = true;  // not ours: never remove what another writer made
+      return fail(io_error(path_, "cannot create", errno));
+    }
+    return {};
+  }
+  // Reserves the blocks up front: a full disk shows before anything is inflated, and the file
+  // is laid out in one piece. File systems without fallocate just skip it.
+  [[nodiscard]] Result<void> reserve(std::uint64_t size) {
+    if (size == 0) return {};
+    const int rc = ::posix_fallocate(fd_, 0, static_cast<off_t>(size));
+    if (rc == ENOSPC || rc == EDQUOT || rc == EFBIG) return fail(io_error(path_, "cannot write", rc));
+    return {};
+  }
+  [[nodiscard]] Result<void> write(std::string_view data) {
+    while (!data.empty()) {
+      const auto n = ::write(fd_, data.data(), data.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return fail(io_error(path_, "cannot write", errno));
+      }
+      data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return {};
+  }
+  [[nodiscard]] Result<void> close_and_keep() {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return fail(io_error(path_, "cannot write", errno));
+    kept_ = true;
+    return {};
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  bool kept_ = false;
+};
+
+Result<void> extract_whole(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest, unsigned mode,
+                           std::string_view record_hash, std::string_view algorithm) {
+  auto data = archive.read(entry, entry.uncompressed_size);
+  if (!data) return fail(data.error());
+  RecordHasher hasher(algorithm);
+  hasher.update(*data);
+  const auto digest = hasher.finish();
+  if (digest != record_hash) {
+    return fail(fmt::format("member `{}`: hash {} does not match RECORD's {}", entry.name, digest, record_hash));
+  }
+  NewFile out(dest);
+  if (auto ok = out.create(mode); !ok) return ok;
+  if (auto ok = out.write(*data); !ok) return ok;
+  return out.close_and_keep();
+}
+
+Result<void> extract_streamed(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest,
+                              unsigned mode, std::string_view record_hash, std::string_view algorithm,
+                              std::size_t chunk) {
+  NewFile out(dest);
+  if (auto ok = out.create(mode); !ok) return ok;
+  if (auto ok = out.reserve(entry.uncompressed_size); !ok) return ok;
+  RecordHasher hasher(algorithm);
+  auto ok = archive.read_streamed(
+      entry,
+      [&](std::string_view piece) -> Result<void> {
+        hasher.update(piece);
+        return out.write(piece);
+      },
+      chunk, entry.uncompressed_size);
+  if (!ok) return ok;
+  const auto digest = hasher.finish();
+  if (digest != record_hash) {
+    return fail(fmt::format("member `{}`: hash {} does not match RECORD's {}", entry.name, digest, record_hash));
+  }
+  return out.close_and_keep();
+}
+
+}  // namespace
+
+BufferBudget::Lease BufferBudget::acquire(std::uint64_t bytes) {
+  bytes = std::min(bytes, capacity_);
+  std::unique_lock lock(mutex_);
+  freed_.wait(lock, [&] { return capacity_ - used_ >= bytes; });
+  used_ += bytes;
+  return Lease(*this, bytes);
+}
+
+void BufferBudget::release(std::uint64_t bytes) noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    used_ -= bytes;
+  }
+  freed_.notify_all();
+}
+
+BufferBudget& extraction_budget() noexcept {
+  static BufferBudget budget(kProcessBudget);
+  return budget;
+}
+
+Error io_error(const fs::path& path, std::string_view what, int err) {
+  const bool full = err == ENOSPC || err == EDQUOT;
+  return with_kind(Error(fmt::format("{}: {}: {}{}", path.string(), what, std::strerror(err),
+                                     full ? " (the disk is full)" : "")),
+                   ErrorKind::environment);
+}
+
+Error error_from_exception(std::string_view context) {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return with_kind(Error(fmt::format("{}: out of memory", context)), ErrorKind::environment);
+  } catch (const std::system_error& e) {
+    return with_kind(Error(fmt::format("{}: {}", context, e.what())), ErrorKind::environment);
+  } catch (const std::exception& e) {
+    return with_kind(Error(fmt::format("{}: {}", context, e.what())), ErrorKind::environment);
+  } catch (...) {
+    return with_kind(Error(fmt::format("{}: unexpected failure", context)), ErrorKind::environment);
+  }
+}
+
+Result<void> extract_member(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest, unsigned mode,
+                            std::string_view record_hash, BufferBudget& budget,
+                            const ExtractSettings& settings) {
+  try {
+    const auto algorithm = record_hash.substr(0, record_hash.find('='));
+    if (!RecordHasher(algorithm).known()) {
+      return fail(fmt::format("member `{}`: RECORD hash `{}`: unsupported algorithm", entry.name, record_hash));
+    }
+    if (entry.uncompressed_size <= settings.whole_member_max) {
+      // The compressed bytes and the content are in memory together.
+      const auto lease = budget.acquire(entry.compressed_size + entry.uncompressed_size + 4096);
+      return extract_whole(archive, entry, dest, mode, record_hash, algorithm);
+    }
+    const auto lease = budget.acquire(2 * settings.chunk + kStreamOverhead);
+    return extract_streamed(archive, entry, dest, mode, record_hash, algorithm, settings.chunk);
+  } catch (...) {
+    return fail(error_from_exception(fmt::format("member `{}`", entry.name)));
+  }
+}
+
+}  // namespace vwheel::install::detail

@@ -1,0 +1,166 @@
+"""Installing a wheel whose members are larger than the installer's memory budget: the content
+arrives byte-identical, RECORD is verified, the process's peak memory stays bounded, and a corrupt
+big member fails cleanly. (Functional checks only; the timings are in bench/.)"""
+import base64
+import hashlib
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+GIB = 1 << 30
+MIB = 1 << 20
+# The installer's buffers are bounded by 64 MiB whatever the members' sizes; the rest is the
+# binary, the archive's directory and the allocator. Before streaming, a 1 GiB member cost 2 GiB.
+RSS_BOUND = 256 * MIB
+
+
+def b64(digest):
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def page_run(size, seed):
+    """`size` bytes that deflate about 200:1 (under the installer's 1000:1 zip-bomb limit): each
+    MiB starts with 4 KiB of pseudo-random bytes and is zeros after."""
+    noise = hashlib.shake_256(f"seed{seed}".encode())
+    for start in range(0, size, MIB):
+        n = min(MIB, size - start)
+        head = noise.digest(start // MIB * 4096 + 4096)[-4096:]
+        chunk = head + bytes(MIB - 4096)
+        yield chunk[:n]
+
+
+def write_big_member(zf, name, size, seed, algorithm):
+    """Streams a member of `size` bytes into `zf`; returns (hash for RECORD, sha256 hex)."""
+    h = hashlib.new(algorithm)
+    sha = hashlib.sha256()
+    info = zipfile.ZipInfo(name, date_time=(2024, 5, 6, 7, 8, 10))
+    info.external_attr = 0o100644 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    with zf.open(info, "w", force_zip64=True) as out:
+        for chunk in page_run(size, seed):
+            h.update(chunk)
+            sha.update(chunk)
+            out.write(chunk)
+    return f"{algorithm}={b64(h.digest())}", sha.hexdigest()
+
+
+def make_big_wheel(directory, members):
+    """`bigpkg-1.0-py3-none-any.whl` with a small module and `members` (name -> (size, algorithm)).
+    Returns the path and {name: sha256 hex}."""
+    path = Path(directory) / "bigpkg-1.0-py3-none-any.whl"
+    lines, digests = [], {}
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        small = {
+            "bigpkg/__init__.py": b"VALUE = 1\n",
+            "bigpkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: bigpkg\nVersion: 1.0\n",
+            "bigpkg-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        }
+        for name, data in small.items():
+            zf.writestr(name, data)
+            lines.append(f"{name},sha256={b64(hashlib.sha256(data).digest())},{len(data)}\n")
+        for seed, (name, (size, algorithm)) in enumerate(members.items()):
+            record, digests[name] = write_big_member(zf, name, size, seed, algorithm)
+            lines.append(f"{name},{record},{size}\n")
+        lines.append("bigpkg-1.0.dist-info/RECORD,,\n")
+        zf.writestr("bigpkg-1.0.dist-info/RECORD", "".join(lines))
+    return path, digests
+
+
+def run_measured(vwheel_bin, args, tmp_path, address_space=None):
+    """Runs vwheel (under an address-space limit when given, as `ulimit -v` sets); returns (exit
+    code, stderr, peak RSS in bytes) of that one child (wait4)."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "LANG": "C.UTF-8",
+    }
+    with open(tmp_path / "stderr.txt", "wb") as err:
+        limit = None
+        if address_space:
+            def limit():
+                resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        proc = subprocess.Popen([str(vwheel_bin), *map(str, args)], stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                preexec_fn=limit)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, (tmp_path / "stderr.txt").read_text(), usage.ru_maxrss * 1024
+
+
+def file_sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(4 * MIB):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@pytest.fixture
+def venv(tmp_path):
+    d = tmp_path / "venv"
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(d)], check=True)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)  # a GiB: not kept among pytest's last runs
+
+
+def site_packages(venv):
+    return next((venv / "lib").glob("python3*/site-packages"))
+
+
+def test_member_larger_than_the_memory_budget(vwheel_bin, venv, tmp_path):
+    members = {
+        "bigpkg/huge.bin": (GIB, "sha256"),         # streamed, far above the 64 MiB budget
+        "bigpkg/medium.so": (40 * MIB + 17, "sha512"),  # streamed, RECORD in sha512
+        "bigpkg/small.so": (3 * MIB, "sha384"),     # inflated whole, RECORD in sha384
+    }
+    wheel, digests = make_big_wheel(tmp_path, members)
+    try:
+        # Under `ulimit -v` 1 GiB as well: the member alone could not be held in memory.
+        rc, err, rss = run_measured(vwheel_bin, ["install", wheel, "--python", venv / "bin" / "python"], tmp_path,
+                                    address_space=GIB)
+        assert rc == 0, err
+        sp = site_packages(venv)
+        for name, (size, _) in members.items():
+            installed = sp / name
+            assert installed.stat().st_size == size, name
+            assert file_sha256(installed) == digests[name], name
+        record = (sp / "bigpkg-1.0.dist-info" / "RECORD").read_text()
+        assert "bigpkg/medium.so,sha512=" in record and "bigpkg/small.so,sha384=" in record
+        assert rss < RSS_BOUND, f"peak RSS {rss / MIB:.0f} MiB"
+    finally:
+        wheel.unlink(missing_ok=True)
+
+
+def test_corrupt_byte_in_a_big_member(vwheel_bin, venv, tmp_path):
+    wheel, _ = make_big_wheel(tmp_path, {"bigpkg/huge.bin": (256 * MIB, "sha256")})
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            info = zf.getinfo("bigpkg/huge.bin")
+        data = bytearray(wheel.read_bytes())
+        with open(wheel, "rb") as f:
+            f.seek(info.header_offset + 26)
+            name_len, extra_len = int.from_bytes(f.read(2), "little"), int.from_bytes(f.read(2), "little")
+        middle = info.header_offset + 30 + name_len + extra_len + info.compress_size // 2
+        data[middle] ^= 0x5A
+        wheel.write_bytes(bytes(data))
+        before = sorted(p.relative_to(venv) for p in venv.rglob("*"))
+        rc, err, _ = run_measured(vwheel_bin, ["install", wheel, "--python", venv / "bin" / "python"], tmp_path)
+        assert rc == 1, err
+        assert "bigpkg-1.0-py3-none-any.whl" in err and "bigpkg/huge.bin" in err, err
+        assert len(err.strip().splitlines()) == 1, err
+        # Nothing installed, no staging left, nothing cached.
+        after = sorted(p.relative_to(venv) for p in venv.rglob("*") if ".vwheel.lock" not in p.name)
+        assert after == [p for p in before if ".vwheel.lock" not in p.name]
+        cache = tmp_path / "cache"
+        leftovers = [p for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
+        assert not [p for p in leftovers if "unpacked" in p.parts], leftovers
+    finally:
+        wheel.unlink(missing_ok=True)

@@ -1,0 +1,126 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "vwheel/zip/zip.hpp"
+#include "zip_test_support.hpp"
+
+namespace {
+
+using namespace vwheel::zip;
+using namespace vwheel::zip::testing;
+using ::testing::HasSubstr;
+
+// Everything read_streamed passes to its sink, and the largest piece.
+struct Collected {
+  std::string data;
+  std::size_t largest = 0;
+  std::size_t pieces = 0;
+};
+
+vwheel::Result<Collected> stream(const Archive& archive, const Entry& entry, std::size_t chunk) {
+  Collected c;
+  auto ok = archive.read_streamed(
+      entry,
+      [&](std::string_view piece) -> vwheel::Result<void> {
+        c.data.append(piece);
+        c.largest = std::max(c.largest, piece.size());
+        ++c.pieces;
+        return {};
+      },
+      chunk);
+  if (!ok) return vwheel::fail(ok.error());
+  return c;
+}
+
+// Compressible and incompressible stretches, so that inflate's output per input varies a lot.
+std::string mixed(std::size_t size) {
+  std::string out;
+  for (std::uint32_t seed = 1; out.size() < size; ++seed) {
+    out += noise(5000, seed);
+    out += std::string(70000, static_cast<char>('a' + seed % 26));
+  }
+  out.resize(size);
+  return out;
+}
+
+TEST(ZipStream, StreamsWhatReadReadsInBoundedPieces) {
+  TempDir dir;
+  const auto big = mixed(3 << 20);
+  const auto path = dir / "members.zip";
+  write_bytes(path, build_raw({deflated_member("big.bin", big), stored_member("stored.bin", noise(300000, 4)),
+                               deflated_member("empty.txt", ""), stored_member("empty-stored.txt", ""),
+                               deflated_member("small.txt", text(10, "small"))}));
+  auto archive = Archive::open(path);
+  ASSERT_TRUE(archive) << archive.error().message;
+  for (const auto& e : archive->entries()) {
+    auto whole = archive->read(e);
+    ASSERT_TRUE(whole) << whole.error().message;
+    for (std::size_t chunk : {std::size_t{4096}, std::size_t{65536}, std::size_t{1} << 20}) {
+      auto c = stream(*archive, e, chunk);
+      ASSERT_TRUE(c) << e.name << ": " << c.error().message;
+      EXPECT_EQ(c->data, *whole) << e.name << " " << chunk;
+      EXPECT_LE(c->largest, chunk) << e.name;
+      if (e.uncompressed_size > chunk) {
+        EXPECT_GE(c->pieces, e.uncompressed_size / chunk) << e.name;
+      }
+    }
+  }
+}
+
+TEST(ZipStream, CorruptDataIsAnErrorNamingTheMember) {
+  TempDir dir;
+  const auto content = mixed(2 << 20);
+  auto member = deflated_member("pkg/big.so", content);
+  const auto good_size = member.stored.size();
+  // A flipped byte in the middle: either the deflate stream breaks or the CRC-32 does not match.
+  auto flipped = member;
+  flipped.name = "pkg/flipped.so";
+  flipped.stored[good_size / 2] = static_cast<char>(flipped.stored[good_size / 2] ^ 0x55);
+  // Cut short, and declared one byte smaller than the data inflates to.
+  auto cut = member;
+  cut.name = "pkg/cut.so";
+  cut.stored.resize(good_size / 2);
+  auto longer = member;
+  longer.name = "pkg/longer.so";
+  longer.size = content.size() - 1;
+  const auto path = dir / "bad.whl";
+  write_bytes(path, build_raw({flipped, cut, longer}));
+  auto archive = Archive::open(path);
+  ASSERT_TRUE(archive) << archive.error().message;
+  for (const auto& e : archive->entries()) {
+    auto c = stream(*archive, e, 65536);
+    ASSERT_FALSE(c) << e.name;
+    EXPECT_THAT(c.error().message, HasSubstr("member `" + e.name + "`"));
+    EXPECT_THAT(c.error().message, HasSubstr("bad.whl"));
+  }
+  EXPECT_THAT(stream(*archive, archive->entries()[1], 65536).error().message, HasSubstr("ends before the stream does"));
+  EXPECT_THAT(stream(*archive, archive->entries()[2], 65536).error().message, HasSubstr("inflates to more than"));
+}
+
+TEST(ZipStream, SinkErrorStopsTheRead) {
+  TempDir dir;
+  const auto path = dir / "a.zip";
+  write_bytes(path, build_raw({deflated_member("a.bin", mixed(1 << 20))}));
+  auto archive = Archive::open(path);
+  ASSERT_TRUE(archive) << archive.error().message;
+  std::size_t calls = 0;
+  auto ok = archive->read_streamed(
+      archive->entries()[0],
+      [&](std::string_view) -> vwheel::Result<void> {
+        ++calls;
+        return vwheel::fail("disk full");
+      },
+      4096);
+  ASSERT_FALSE(ok);
+  EXPECT_EQ(ok.error().message, "disk full");
+  EXPECT_EQ(calls, 1U);
+  auto limited = archive->read_streamed(archive->entries()[0], [](std::string_view) -> vwheel::Result<void> { return {}; },
+                                        4096, 1000);
+  ASSERT_FALSE(limited);
+  EXPECT_THAT(limited.error().message, HasSubstr("exceeds the limit of 1000 bytes"));
+}
+
+}  // namespace
