@@ -1,0 +1,385 @@
+// `vwheel build`, the I/O part: a PEP 517 frontend. Each build runs in its own folder under
+// `{output}/.vwheel-build-*` (a copy of the source tree, the backend's output folder, a TMPDIR),
+// so parallel in-tree backends (setuptools) do not collide, a failed build leaves nothing behind,
+// and the finished wheel is renamed into the output folder (same file system: atomic).
+
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "vwheel/api/build.hpp"
+#include "vwheel/api/index.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/parallel.hpp"
+#include "vwheel/core/process.hpp"
+#include "vwheel/wheel_name/names.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
+
+namespace vwheel::api {
+namespace fs = std::filesystem;
+namespace {
+
+// The hook runner: `python -I -c RUNNER MODE BACKEND BACKEND_PATH_JSON SETTINGS_JSON OUTDIR RESULT`.
+// Its own stderr goes to stdout so the backend's output stays in order; the answer goes to the
+// RESULT file, never to stdout, which the backend may fill with anything.
+constexpr const char* kHookRunner = R"PY(
+import importlib, json, os, platform, re, sys
+os.dup2(1, 2)
+mode, spec, backend_path, settings, outdir, result_path = sys.argv[1:7]
+for p in reversed(json.loads(backend_path)):
+    sys.path.insert(0, os.path.abspath(p))
+module, _, obj = spec.partition(":")
+backend = importlib.import_module(module)
+for part in filter(None, obj.split(".")):
+    backend = getattr(backend, part)
+settings = json.loads(settings)
+result = {}
+if mode == "requires":
+    hook = getattr(backend, "get_requires_for_build_wheel", None)
+    result["requires"] = list(hook(settings)) if hook else []
+    import importlib.metadata as md
+    installed = {}
+    for d in md.distributions():
+        name = d.metadata["Name"]
+        if name:
+            installed.setdefault(re.sub(r"[-_.]+", "-", name).lower(), d.version)
+    result["installed"] = installed
+    impl = sys.implementation
+    iv = "{0.major}.{0.minor}.{0.micro}".format(impl.version)
+    if impl.version.releaselevel != "final":
+        iv += impl.version.releaselevel[0] + str(impl.version.serial)
+    result["markers"] = {
+        "implementation_name": impl.name, "implementation_version": iv, "os_name": os.name,
+        "platform_machine": platform.machine(), "platform_release": platform.release(),
+        "platform_system": platform.system(), "platform_version": platform.version(),
+        "python_full_version": platform.python_version(),
+        "platform_python_implementation": platform.python_implementation(),
+        "python_version": ".".join(platform.python_version_tuple()[:2]), "sys_platform": sys.platform,
+    }
+else:
+    result["wheel"] = backend.build_wheel(outdir, settings)
+sys.stdout.flush()
+with open(result_path, "w") as f:
+    json.dump(result, f)
+)PY";
+
+// Variables passed on to the backend; everything else is dropped.
+constexpr std::string_view kKeptVariables[] = {"PATH",   "HOME",     "LANG",    "LC_ALL",  "LC_CTYPE", "SOURCE_DATE_EPOCH",
+                                               "CC",     "CXX",      "CFLAGS",  "CXXFLAGS", "LDFLAGS",  "CPPFLAGS",
+                                               "PKG_CONFIG_PATH", "MAKEFLAGS"};
+
+// Top-level names of the source tree not copied into a build folder (VCS data, environments,
+// earlier build outputs).
+bool skipped_top_level(const std::string& name) {
+  static const std::set<std::string, std::less<>> kSkipped = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv",
+                                                              "build", "dist"};
+  return kSkipped.contains(name) || name.ends_with(".egg-info") || name.starts_with(".vwheel-build-");
+}
+
+void copy_tree(const fs::path& from, const fs::path& to, const fs::path& exclude) {
+  fs::create_directories(to);
+  for (const auto& entry : fs::directory_iterator(from)) {
+    const auto name = entry.path().filename().string();
+    if (skipped_top_level(name) || name == "__pycache__") continue;
+    std::error_code ec;
+    if (!exclude.empty() && fs::equivalent(entry.path(), exclude, ec)) continue;
+    if (entry.is_symlink()) {
+      fs::copy_symlink(entry.path(), to / name);
+    } else if (entry.is_directory()) {
+      fs::copy(entry.path(), to / name, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+      for (auto it = fs::recursive_directory_iterator(to / name); it != fs::recursive_directory_iterator(); ++it) {
+        if (it->is_directory() && it->path().filename() == "__pycache__") {
+          fs::remove_all(it->path());
+          it.disable_recursion_pending();
+        }
+      }
+    } else {
+      fs::copy_file(entry.path(), to / name);
+    }
+  }
+}
+
+// The last `count` lines of a backend's output.
+std::string tail_lines(std::string_view text, std::size_t count) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  std::size_t pos = text.size();
+  for (std::size_t n = 0; n < count && pos > 0; ++n) {
+    pos = text.rfind('\n', pos - 1);
+    if (pos == std::string_view::npos) {
+      pos = 0;
+      break;
+    }
+  }
+  if (pos > 0) ++pos;
+  return std::string(text.substr(pos));
+}
+
+struct HookContext {
+  fs::path python;
+  std::vector<std::string> base_env;
+  const BuildProject* project = nullptr;
+  const BuildRequest* request = nullptr;
+  fs::path pyproject;
+};
+
+struct HookRun {
+  nlohmann::json result;
+  std::string output;
+};
+
+Result<HookRun> run_hook(const HookContext& ctx, const BuildJob& job, const fs::path& dir, const std::string& mode,
+                         std::string& tail) {
+  const auto result_file = dir / (mode + ".json");
+  ProcessRequest req;
+  req.argv = {ctx.python.string(),
+              "-I",
+              "-c",
+              kHookRunner,
+              mode,
+              ctx.project->build_system.backend,
+              nlohmann::json(ctx.project->build_system.backend_path).dump(),
+              config_settings_json(job.config_settings),
+              (dir / "out").string(),
+              result_file.string()};
+  req.env = ctx.base_env;
+  req.env.push_back("TMPDIR=" + (dir / "tmp").string());
+  for (const auto& [k, v] : job.environment) req.env.push_back(k + "=" + v);
+  req.cwd = dir / "src";
+  req.timeout = ctx.request->timeout;
+  req.max_stdout = std::size_t{1} << 20;
+  req.kill_on_overflow = false;
+  auto run = run_process(req);
+  if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
+  const std::string hook = mode == "requires" ? "get_requires_for_build_wheel" : "build_wheel";
+  tail = tail_lines(run->out, 20);
+  if (run->timed_out) {
+    return fail(fmt::format("{}: the backend's {} did not finish within {} s (--timeout); stopped", job.describe(),
+                            hook, ctx.request->timeout.count() / 1000.0));
+  }
+  if (run->exit_code != 0) {
+    return fail(fmt::format("{}: the backend's {} failed ({})", job.describe(), hook,
+                            run->signal != 0 ? fmt::format("signal {}", run->signal)
+                                             : fmt::format("exit status {}", run->exit_code)));
+  }
+  auto text = read_file(result_file);
+  if (!text) return fail(fmt::format("{}: the hook runner left no answer: {}", job.describe(), text.error().message));
+  HookRun out;
+  out.result = nlohmann::json::parse(*text, nullptr, false);
+  if (out.result.is_discarded() || !out.result.is_object()) {
+    return fail(fmt::format("{}: the hook runner's answer is not a JSON object", job.describe()));
+  }
+  out.output = std::move(run->out);
+  tail.clear();
+  return out;
+}
+
+// Whether `wheel` is this project's wheel for `job`; the name/version of the first wheel of the
+// run fixes them when pyproject.toml does not.
+Result<wheel_name::WheelName> check_wheel(const HookContext& ctx, const BuildJob& job, const std::string& file) {
+  auto name = wheel_name::parse_wheel_name(file);
+  if (!name) return fail(fmt::format("{}: the backend returned `{}`, not a wheel: {}", job.describe(), file, name.error().message));
+  const auto& project = *ctx.project;
+  if (project.name && wheel_name::canonicalize_name(name->name) != wheel_name::canonicalize_name(*project.name)) {
+    return fail(fmt::format("{}: the backend returned `{}`, a wheel of `{}`, not of this project `{}`; refused",
+                            job.describe(), file, name->name, *project.name));
+  }
+  if (project.version && name->version != *project.version) {
+    return fail(fmt::format("{}: the backend returned `{}`, version {}, not this project's {}; refused", job.describe(),
+                            file, name->version, *project.version));
+  }
+  if (name->label && *name->label != job.label) {
+    return fail(fmt::format("{}: the backend returned `{}`, a wheel of variant `{}`; refused", job.describe(), file,
+                            *name->label));
+  }
+  return name;
+}
+
+Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail,
+                           std::vector<std::string>& warnings) {
+  fs::create_directories(dir / "out");
+  fs::create_directories(dir / "tmp");
+  copy_tree(ctx.request->source, dir / "src", ctx.request->output_dir);
+
+  auto requires_run = run_hook(ctx, job, dir, "requires", tail);
+  if (!requires_run) return fail(requires_run.error());
+  std::vector<std::string> requirements = ctx.project->build_system.requires_;
+  std::map<std::string, std::string> installed;
+  std::map<std::string, std::string> markers;
+  const auto& r = requires_run->result;
+  if (!r.contains("requires") || !r["requires"].is_array()) {
+    return fail(fmt::format("{}: get_requires_for_build_wheel did not return a list", job.describe()));
+  }
+  for (const auto& item : r["requires"]) {
+    if (!item.is_string()) return fail(fmt::format("{}: get_requires_for_build_wheel returned a non-string", job.describe()));
+    requirements.push_back(item.get<std::string>());
+  }
+  if (r.contains("installed") && r["installed"].is_object()) {
+    for (const auto& [k, v] : r["installed"].items()) {
+      if (v.is_string()) installed.emplace(k, v.get<std::string>());
+    }
+  }
+  if (r.contains("markers") && r["markers"].is_object()) {
+    for (const auto& [k, v] : r["markers"].items()) {
+      if (v.is_string()) markers.emplace(k, v.get<std::string>());
+    }
+  }
+  if (auto ok = check_build_requirements(requirements, installed, markers); !ok) {
+    return fail(ok.error().with_context(job.describe()));
+  }
+
+  auto wheel_run = run_hook(ctx, job, dir, "build_wheel", tail);
+  if (!wheel_run) return fail(wheel_run.error());
+  const auto& w = wheel_run->result;
+  if (!w.contains("wheel") || !w["wheel"].is_string()) {
+    return fail(fmt::format("{}: build_wheel did not return a file name", job.describe()));
+  }
+  const auto file = w["wheel"].get<std::string>();
+  if (file.find('/') != std::string::npos || file == "." || file == "..") {
+    return fail(fmt::format("{}: build_wheel returned `{}`, not a file name in its output folder; refused",
+                            job.describe(), file));
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "out" / file, ec)) {
+    return fail(fmt::format("{}: build_wheel returned `{}`, which is not in its output folder", job.describe(), file));
+  }
+  auto name = check_wheel(ctx, job, file);
+  if (!name) return fail(name.error());
+
+  fs::path built = dir / "out" / file;
+  if (job.is_variant() && !name->label) {
+    MakeVariantsRequest mv;
+    mv.inputs = {built};
+    fs::create_directories(dir / "variant");
+    mv.output_dir = dir / "variant";
+    mv.null_variant = job.label == variant::kNullLabel;
+    for (const auto& p : job.properties) mv.properties.push_back(p.to_string());
+    if (!mv.null_variant) mv.label = job.label;
+    mv.pyproject = ctx.pyproject;
+    mv.format = ctx.request->format;
+    mv.validation = ctx.request->validation;
+    auto made = make_variants(mv);
+    if (!made) return fail(made.error().with_context(job.describe()));
+    for (auto& warning : made->warnings) {
+      // vwheel reads [variant.variants] itself; the metadata reader's note about it is noise here.
+      if (warning.find("variant.variants: must not be given") == std::string::npos) warnings.push_back(std::move(warning));
+    }
+    if (!made->results.front()) return fail(made->results.front().error().with_context(job.describe()));
+    built = made->results.front()->output;
+  }
+  const auto target = ctx.request->output_dir / built.filename();
+  fs::rename(built, target);
+  return target;
+}
+
+}  // namespace
+
+std::size_t BuildReport::failed() const {
+  return static_cast<std::size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [](const BuildOutcome& o) { return !o.wheel; }));
+}
+
+Result<BuildReport> build(const BuildRequest& given) {
+  // The backend runs in another working directory: every path it sees is absolute.
+  BuildRequest request = given;
+  request.source = fs::absolute(given.source).lexically_normal();
+  request.output_dir = fs::absolute(given.output_dir).lexically_normal();
+  if (!request.no_isolation) {
+    return fail(with_kind(Error("build isolation is not implemented yet; pass --no-isolation"), ErrorKind::usage));
+  }
+  std::error_code ec;
+  if (!fs::is_directory(request.source, ec)) {
+    return fail(fmt::format("{}: not a directory (give the source tree of the project)", request.source.string()));
+  }
+  const auto pyproject = request.source / "pyproject.toml";
+  auto text = read_file(pyproject);
+  if (!text) return fail(text.error());
+  auto project = parse_build_project(*text, pyproject.string());
+  if (!project) return fail(project.error());
+  auto jobs = plan_builds(*project, request.selection);
+  if (!jobs) return fail(jobs.error());
+  // The rest of [variant] (priorities, providers) must be readable before anything is built.
+  if (project->has_variant_table) {
+    auto loaded = load_pyproject(pyproject);
+    if (!loaded) return fail(loaded.error());
+  }
+
+  HookContext ctx;
+  const auto path_env = [] {
+    const char* p = std::getenv("PATH");
+    return std::string(p != nullptr ? p : "/usr/bin:/bin");
+  }();
+  auto python = find_executable(request.python, path_env);
+  if (!python) {
+    return fail(with_kind(Error(fmt::format("--python `{}`: no such interpreter in $PATH", request.python)),
+                          ErrorKind::environment));
+  }
+  ctx.python = *python;
+  for (const auto& var : current_environment()) {
+    const auto eq = var.find('=');
+    const auto name = std::string_view(var).substr(0, eq);
+    if (std::find(std::begin(kKeptVariables), std::end(kKeptVariables), name) != std::end(kKeptVariables)) {
+      ctx.base_env.push_back(var);
+    }
+  }
+  ctx.project = &*project;
+  ctx.request = &request;
+  ctx.pyproject = fs::absolute(pyproject);
+
+  fs::create_directories(request.output_dir);
+  const auto work = request.output_dir / (".vwheel-build-" + unique_token());
+  fs::create_directories(work);
+
+  BuildReport report;
+  report.outcomes.resize(jobs->size());
+  std::vector<std::vector<std::string>> warnings(jobs->size());
+  parallel_for(jobs->size(), std::max(1U, request.jobs), [&](std::size_t i) {
+    auto& outcome = report.outcomes[i];
+    outcome.job = (*jobs)[i];
+    try {
+      outcome.wheel = build_one(ctx, outcome.job, work / fmt::format("job-{}", i), outcome.backend_tail, warnings[i]);
+    } catch (const std::exception& e) {
+      outcome.wheel = fail(with_kind(Error(fmt::format("{}: {}", outcome.job.describe(), e.what())), ErrorKind::environment));
+    }
+    if (outcome.wheel) outcome.backend_tail.clear();
+  });
+  fs::remove_all(work, ec);
+
+  // One package version per run: a backend that names its wheels differently per variant is
+  // refused for the later ones (pyproject.toml's [project] fixes them when static).
+  std::optional<std::pair<std::string, std::string>> first;
+  for (auto& outcome : report.outcomes) {
+    if (!outcome.wheel) continue;
+    auto name = wheel_name::parse_wheel_name(outcome.wheel->filename().string());
+    if (!name) continue;
+    std::pair<std::string, std::string> key{wheel_name::canonicalize_name(name->name), name->version};
+    if (!first) {
+      first = key;
+    } else if (key != *first) {
+      const auto path = *outcome.wheel;
+      fs::remove(path, ec);
+      outcome.wheel = fail(fmt::format("{}: the backend built `{}`, but the other wheels are {} {}; refused",
+                                       outcome.job.describe(), path.filename().string(), first->first, first->second));
+    }
+  }
+  for (auto& w : warnings) report.warnings.insert(report.warnings.end(), w.begin(), w.end());
+  std::sort(report.warnings.begin(), report.warnings.end());
+  report.warnings.erase(std::unique(report.warnings.begin(), report.warnings.end()), report.warnings.end());
+
+  const bool any_variant = std::any_of(report.outcomes.begin(), report.outcomes.end(),
+                                       [](const BuildOutcome& o) { return o.wheel && o.job.is_variant(); });
+  if (request.index && any_variant) {
+    GenerateIndexJsonRequest gen;
+    gen.dir = request.output_dir;
+    auto generated = generate_index_json(gen);
+    if (!generated) return fail(generated.error().with_context(fmt::format("generate-index-json {}", request.output_dir.string())));
+    if (generated->write_error) return fail(*generated->write_error);
+    for (auto& w : generated->warnings) report.warnings.push_back(std::move(w));
+    report.index_files = generated->written;
+  }
+  return report;
+}
+
+}  // namespace vwheel::api
