@@ -40,7 +40,7 @@ struct DeclaredVariant {
 /// What `vwheel build` reads from a project's pyproject.toml.
 struct BuildProject {
   BuildSystem build_system;
-  /// `[variant.variants]`, by label.
+  /// `[variant.variants]`, sorted by label.
   std::vector<DeclaredVariant> variants;
   /// Whether there is a `[variant]` table at all.
   bool has_variant_table = false;
@@ -82,7 +82,7 @@ struct BuildJob {
 };
 
 /// The builds to run, in order: the null variant first, then the labels (in the order given, or
-/// the table's order with `--all-variants`); the plain wheel alone when nothing is asked for.
+/// sorted by label with `--all-variants`); the plain wheel alone when nothing is asked for.
 /// Every variant build gets the Building draft's `variant-label`, the properties as repeated
 /// `variant` settings (`ns :: feature :: value`, scikit-build-core's form), `null-variant=true`
 /// for the null variant, the table's own settings, then the `-C` ones (which win).
