@@ -22,9 +22,9 @@ namespace vwheel::api {
 namespace fs = std::filesystem;
 namespace {
 
-// The hook runner: `python -I -c RUNNER MODE BACKEND BACKEND_PATH_JSON SETTINGS_JSON OUTDIR RESULT`.
-// Its own stderr goes to stdout so the backend's output stays in order; the answer goes to the
-// RESULT file, never to stdout, which the backend may fill with anything.
+// The hook runner: `python -I -u -c RUNNER MODE BACKEND BACKEND_PATH_JSON SETTINGS_JSON OUTDIR RESULT`.
+// Unbuffered, with stderr sent to stdout, so the backend's output stays in order; the answer goes
+// to the RESULT file, never to stdout, which the backend may fill with anything.
 constexpr const char* kHookRunner = R"PY(
 import importlib, json, os, platform, re, sys
 os.dup2(1, 2)
@@ -136,6 +136,7 @@ Result<HookRun> run_hook(const HookContext& ctx, const BuildJob& job, const fs::
   ProcessRequest req;
   req.argv = {ctx.python.string(),
               "-I",
+              "-u",
               "-c",
               kHookRunner,
               mode,
