@@ -247,3 +247,32 @@ def test_a_wheel_of_another_project_or_version_is_refused(vwheel, tmp_path, mode
     assert "vwheel: error: " + message in r.err, r.err
     assert sorted(p.name for p in dist.iterdir()) == ["demo_build-1.0-py3-none-any-null.whl",
                                                       "demo_build-1.0-variants.json"]
+
+
+def test_hatchling_builds_the_variants_too(vwheel, tmp_path):
+    project = write_project(tmp_path / "proj")
+    text = (project / "pyproject.toml").read_text()
+    text = text.replace('requires = ["setuptools>=61", "wheel"]', 'requires = ["hatchling"]')
+    text = text.replace('build-backend = "setuptools.build_meta"', 'build-backend = "hatchling.build"')
+    text = text.replace('[tool.setuptools]\npackages = ["demo_build"]', '[tool.hatch.build.targets.wheel]\npackages = ["demo_build"]')
+    (project / "pyproject.toml").write_text(text)
+    dist = tmp_path / "dist"
+    r = vwheel("build", project, "-o", dist, "--all-variants", "--no-isolation", "--python", PY, "-j", "3")
+    assert r.rc == 0, r.err
+    # hatchling 1.12 tags a project without requires-python py2.py3.
+    assert sorted(p.name for p in dist.iterdir()) == ["demo_build-1.0-py2.py3-none-any-null.whl",
+                                                      "demo_build-1.0-py2.py3-none-any-v1.whl",
+                                                      "demo_build-1.0-py2.py3-none-any-v3.whl",
+                                                      "demo_build-1.0-variants.json"]
+    src = tmp_path / "direct-src"
+    shutil.copytree(project, src)
+    out = tmp_path / "direct-out"
+    out.mkdir()
+    ref = subprocess.run([PY, "-c", "import sys, hatchling.build as b; print(b.build_wheel(sys.argv[1]))", str(out)],
+                         cwd=src, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+    reference = members(out / ref)
+    assert "demo_build/__init__.py" in reference
+    for label in ("null", "v1", "v3"):
+        wheel = dist / f"demo_build-1.0-py2.py3-none-any-{label}.whl"
+        assert list(variant_json(wheel)["variants"]) == [label]
+        assert members(wheel) == reference, label
