@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vwheel/api/build.hpp"
+#include "vwheel/api/environment.hpp"
 #include "vwheel/api/index.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/parallel.hpp"
@@ -119,6 +120,8 @@ std::string tail_lines(std::string_view text, std::size_t count) {
 
 struct HookContext {
   fs::path python;
+  /// Installs into the isolated environments one at a time (they share the download cache).
+  std::mutex* install_lock = nullptr;
   std::vector<std::string> base_env;
   const BuildProject* project = nullptr;
   const BuildRequest* request = nullptr;
@@ -130,11 +133,11 @@ struct HookRun {
   std::string output;
 };
 
-Result<HookRun> run_hook(const HookContext& ctx, const BuildJob& job, const fs::path& dir, const std::string& mode,
-                         std::string& tail) {
+Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const BuildJob& job, const fs::path& dir,
+                         const std::string& mode, std::string& tail) {
   const auto result_file = dir / (mode + ".json");
   ProcessRequest req;
-  req.argv = {ctx.python.string(),
+  req.argv = {python.string(),
               "-I",
               "-u",
               "-c",
@@ -177,6 +180,22 @@ Result<HookRun> run_hook(const HookContext& ctx, const BuildJob& job, const fs::
   return out;
 }
 
+Result<void> install_requirements(const HookContext& ctx, const fs::path& python, const BuildJob& job,
+                                  const std::vector<std::string>& requirements, std::string_view what) {
+  if (requirements.empty()) return {};
+  InstallRequest req;
+  req.items = requirements;
+  req.python = python;
+  req.sources = ctx.request->sources;
+  req.quiet = true;
+  std::lock_guard lock(*ctx.install_lock);
+  auto installed = install(req, Observer{});
+  if (!installed) {
+    return fail(installed.error().with_context(fmt::format("{}: installing the build requirements ({})", job.describe(), what)));
+  }
+  return {};
+}
+
 // Whether `wheel` is this project's wheel for `job`; the name/version of the first wheel of the
 // run fixes them when pyproject.toml does not.
 Result<wheel_name::WheelName> check_wheel(const HookContext& ctx, const BuildJob& job, const std::string& file) {
@@ -204,7 +223,20 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
   fs::create_directories(dir / "tmp");
   copy_tree(ctx.request->source, dir / "src", ctx.request->output_dir);
 
-  auto requires_run = run_hook(ctx, job, dir, "requires", tail);
+  fs::path python = ctx.python;
+  if (!ctx.request->no_isolation) {
+    VenvRequest venv;
+    venv.path = dir / "env";
+    venv.python = ctx.python;
+    auto made = create_venv(venv);
+    if (!made) return fail(made.error().with_context(job.describe() + ": creating the build environment"));
+    python = dir / "env" / "bin" / "python";
+    if (auto ok = install_requirements(ctx, python, job, ctx.project->build_system.requires_, "[build-system] requires"); !ok) {
+      return fail(ok.error());
+    }
+  }
+
+  auto requires_run = run_hook(ctx, python, job, dir, "requires", tail);
   if (!requires_run) return fail(requires_run.error());
   std::vector<std::string> requirements = ctx.project->build_system.requires_;
   std::map<std::string, std::string> installed;
@@ -227,11 +259,18 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
       if (v.is_string()) markers.emplace(k, v.get<std::string>());
     }
   }
-  if (auto ok = check_build_requirements(requirements, installed, markers); !ok) {
+  if (!ctx.request->no_isolation) {
+    // What get_requires_for_build_wheel added (the backend's own needs, a variant's providers).
+    std::vector<std::string> extra(requirements.begin() + static_cast<std::ptrdiff_t>(ctx.project->build_system.requires_.size()),
+                                   requirements.end());
+    if (!extra.empty() && !check_build_requirements(extra, installed, markers)) {
+      if (auto ok = install_requirements(ctx, python, job, extra, "get_requires_for_build_wheel"); !ok) return fail(ok.error());
+    }
+  } else if (auto ok = check_build_requirements(requirements, installed, markers); !ok) {
     return fail(ok.error().with_context(job.describe()));
   }
 
-  auto wheel_run = run_hook(ctx, job, dir, "build_wheel", tail);
+  auto wheel_run = run_hook(ctx, python, job, dir, "build_wheel", tail);
   if (!wheel_run) return fail(wheel_run.error());
   const auto& w = wheel_run->result;
   if (!w.contains("wheel") || !w["wheel"].is_string()) {
@@ -287,9 +326,6 @@ Result<BuildReport> build(const BuildRequest& given) {
   BuildRequest request = given;
   request.source = fs::absolute(given.source).lexically_normal();
   request.output_dir = fs::absolute(given.output_dir).lexically_normal();
-  if (!request.no_isolation) {
-    return fail(with_kind(Error("build isolation is not implemented yet; pass --no-isolation"), ErrorKind::usage));
-  }
   std::error_code ec;
   if (!fs::is_directory(request.source, ec)) {
     return fail(fmt::format("{}: not a directory (give the source tree of the project)", request.source.string()));
@@ -325,6 +361,8 @@ Result<BuildReport> build(const BuildRequest& given) {
       ctx.base_env.push_back(var);
     }
   }
+  std::mutex install_lock;
+  ctx.install_lock = &install_lock;
   ctx.project = &*project;
   ctx.request = &request;
   ctx.pyproject = fs::absolute(pyproject);

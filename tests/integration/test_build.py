@@ -199,10 +199,60 @@ def test_missing_build_requirements_are_named(vwheel, tmp_path):
     assert [p.name for p in dist.iterdir()] == []
 
 
-def test_isolation_is_not_there_yet(vwheel, tmp_path):
+def debian_wheels(directory):
+    """setuptools' wheel as Debian ships it (python3-setuptools-whl) and a wheel of Debian's `wheel`
+    package (python3-wheel ships no .whl): what an isolated setuptools build needs."""
+    import base64
+    import hashlib
+    directory.mkdir()
+    shutil.copy(next(Path("/usr/share/python-wheels").glob("setuptools-*.whl")), directory)
+    src = Path("/usr/lib/python3/dist-packages/wheel")
+    info = "wheel-0.38.4.dist-info"
+    record = []
+    with zipfile.ZipFile(directory / "wheel-0.38.4-py3-none-any.whl", "w") as z:
+        def add(name, data):
+            z.writestr(name, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{name},sha256={digest},{len(data)}")
+        for f in sorted(src.rglob("*.py")):
+            add("wheel/" + f.relative_to(src).as_posix(), f.read_bytes())
+        add(info + "/METADATA", b"Metadata-Version: 2.1\nName: wheel\nVersion: 0.38.4\n")
+        add(info + "/WHEEL", b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        add(info + "/entry_points.txt", b"[distutils.commands]\nbdist_wheel = wheel.bdist_wheel:bdist_wheel\n")
+        z.writestr(info + "/RECORD", "\n".join(record + [info + "/RECORD,,"]) + "\n")
+    return directory
+
+
+def test_isolated_build_installs_the_requirements_from_find_links(vwheel, tmp_path):
     project = write_project(tmp_path / "proj")
-    r = vwheel("build", project, "--python", PY)
-    assert r.rc == 2 and "build isolation is not implemented yet; pass --no-isolation" in r.err, r.err
+    links = debian_wheels(tmp_path / "links")
+    dist = tmp_path / "dist"
+    r = vwheel("build", project, "-o", dist, "--all-variants", "--python", PY, "-f", links, "--no-index", "-j", "2")
+    assert r.rc == 0, r.err
+    assert sorted(p.name for p in dist.iterdir()) == ["demo_build-1.0-py3-none-any-null.whl",
+                                                      "demo_build-1.0-py3-none-any-v1.whl",
+                                                      "demo_build-1.0-py3-none-any-v3.whl",
+                                                      "demo_build-1.0-variants.json"]
+    reference = members(direct_build(project, tmp_path))
+    for label in ("null", "v1", "v3"):
+        assert members(dist / f"demo_build-1.0-py3-none-any-{label}.whl") == reference, label
+    no_leftovers(dist)
+
+
+def test_isolated_build_names_what_it_cannot_install(vwheel, tmp_path):
+    project = write_project(tmp_path / "proj")
+    links = debian_wheels(tmp_path / "links")
+    (links / "wheel-0.38.4-py3-none-any.whl").unlink()
+    text = (project / "pyproject.toml").read_text()
+    (project / "pyproject.toml").write_text(text.replace('"wheel"]', ']'))
+    dist = tmp_path / "dist"
+    r = vwheel("build", project, "-o", dist, "--variant", "v1", "--python", PY, "-f", links, "--no-index")
+    assert r.rc == 1, r.err
+    # setuptools came from --find-links; `wheel`, which its get_requires_for_build_wheel adds, did not.
+    assert ("vwheel: error: variant `v1`: installing the build requirements (get_requires_for_build_wheel): "
+            "cannot resolve: no versions of `wheel` found") in r.err, r.err
+    assert r.err.rstrip().endswith("vwheel: 1 of 1 builds failed: v1"), r.err
+    assert [p.name for p in dist.iterdir()] == []
 
 
 def test_a_raising_backend_fails_its_variant_only(vwheel, tmp_path):

@@ -1,5 +1,5 @@
 // `vwheel build [SRC] [-o DIST] [--variant LABEL]... [--all-variants] [--null] [-p PROP]...
-//  [-C KEY=VALUE]... --no-isolation [--python PY] [--timeout S] [-j N]`
+//  [-C KEY=VALUE]... [--no-isolation | -i URL -f DIR --no-index] [--no-variants-json] [--python PY] [--timeout S] [-j N]`
 
 #include <chrono>
 
@@ -27,6 +27,10 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
     std::vector<std::string> allow_python;
     bool no_index = false;
     unsigned jobs = 1;
+    std::string index_url;
+    std::vector<std::string> find_links;
+    bool no_package_index = false;
+    bool offline = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -43,7 +47,12 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
                   "[variant.variants] table (repeatable)");
   cmd->add_option("-C,--config-setting", o->config_settings, "KEY=VALUE passed to the backend (repeatable)");
   cmd->add_flag("--no-isolation", o->no_isolation,
-                "Use the interpreter's own environment for the build requirements (required for now)");
+                "Use the interpreter's own environment for the build requirements (checked, not installed); by "
+                "default each build gets a fresh venv that vwheel installs them into");
+  cmd->add_option("-i,--index-url", o->index_url, "Package index for the build requirements (as for install)");
+  cmd->add_option("-f,--find-links", o->find_links, "A directory of wheels, or an HTML page of links, for the build requirements");
+  cmd->add_flag("--no-index", o->no_package_index, "Build requirements only from --find-links (as for install)");
+  cmd->add_flag("--offline", o->offline, "Build requirements only from --find-links and the cache");
   cmd->add_option("--python", o->python, "Interpreter that runs the backend (default: python3)");
   cmd->add_option("--timeout", o->timeout, "Seconds each backend hook may run (default: 1800)")
       ->check(CLI::PositiveNumber);
@@ -52,7 +61,7 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--skip-provider-validation", o->skip_validation, "Do not check the properties against the providers");
   cmd->add_option("--allow-python-provider", o->allow_python,
                   "Run the pyproject's Python provider of this namespace to check its properties (repeatable)");
-  cmd->add_flag("--no-index", o->no_index, "Do not write {name}-{version}-variants.json into the output folder");
+  cmd->add_flag("--no-variants-json", o->no_index, "Do not write {name}-{version}-variants.json into the output folder");
   cmd->add_option("-j,--jobs", o->jobs, "Builds run in parallel (default: 1)")->check(CLI::PositiveNumber);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
@@ -65,6 +74,10 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
       req.selection.properties = o->properties;
       req.selection.config_settings = o->config_settings;
       req.no_isolation = o->no_isolation;
+      req.sources.index_url = o->index_url;
+      req.sources.find_links = o->find_links;
+      req.sources.no_index = o->no_package_index;
+      req.sources.offline = o->offline;
       req.python = o->python;
       req.timeout = std::chrono::milliseconds(static_cast<long long>(o->timeout * 1000));
       req.format = wheel::parse_variant_json_format(o->format).value_or(wheel::VariantJsonFormat::Draft003);

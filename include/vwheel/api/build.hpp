@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vwheel/api/install.hpp"
 #include "vwheel/api/maintain.hpp"
 #include "vwheel/core/error.hpp"
 #include "vwheel/variant/property.hpp"
@@ -105,8 +106,12 @@ struct BuildRequest {
   BuildSelection selection;
   /// The interpreter that runs the backend (a path, or a name looked up in $PATH).
   std::string python = "python3";
-  /// Only `--no-isolation` is supported: the interpreter's environment provides the requirements.
-  bool no_isolation = true;
+  /// The interpreter's environment provides the requirements (checked, not installed). Otherwise
+  /// each build gets a fresh venv (`--without-pip`) into which vwheel's installer puts
+  /// `[build-system] requires` and what `get_requires_for_build_wheel` asks for, from `sources`.
+  bool no_isolation = false;
+  /// Where the isolated builds' requirements come from (as for `install`).
+  SourceRequest sources;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   unsigned jobs = 1;
   /// Run `generate-index-json` over the output folder at the end.
