@@ -16,6 +16,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/process.hpp"
+#include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
 
@@ -217,6 +218,34 @@ Result<wheel_name::WheelName> check_wheel(const HookContext& ctx, const BuildJob
   return name;
 }
 
+// The finished wheel: a readable wheel whose dist-info is the project's and, for a variant build,
+// whose variant.json describes exactly this variant (whoever wrote it).
+Result<void> check_output(const BuildJob& job, const fs::path& path) {
+  auto opened = wheel::open_wheel(path);
+  if (!opened) return fail(opened.error().with_context(job.describe()));
+  const auto expected_dist_info = fmt::format("{}-{}.dist-info", opened->name.name, opened->name.version);
+  if (wheel_name::canonicalize_name(opened->dist_info) != wheel_name::canonicalize_name(expected_dist_info)) {
+    return fail(fmt::format("{}: `{}` holds `{}`, not the `{}` its name calls for; refused", job.describe(),
+                            path.filename().string(), opened->dist_info, expected_dist_info));
+  }
+  auto document = wheel::read_variant_json(*opened);
+  if (!document) return fail(document.error().with_context(job.describe()));
+  if (!job.is_variant()) {
+    if (*document) return fail(fmt::format("{}: the backend built a variant wheel unasked; refused", job.describe()));
+    return {};
+  }
+  if (!*document) return fail(fmt::format("{}: `{}` has no variant.json", job.describe(), path.filename().string()));
+  const auto& variants = (*document)->metadata.variants;
+  const auto it = variants.find(job.label);
+  if (it == variants.end() || it->second != job.properties) {
+    std::vector<std::string> want;
+    for (const auto& p : job.properties) want.push_back(p.to_string());
+    return fail(fmt::format("{}: the wheel's variant.json does not give it the properties [{}]; refused", job.describe(),
+                            fmt::join(want, ", ")));
+  }
+  return {};
+}
+
 Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail,
                            std::vector<std::string>& warnings) {
   fs::create_directories(dir / "out");
@@ -309,6 +338,7 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
     if (!made->results.front()) return fail(made->results.front().error().with_context(job.describe()));
     built = made->results.front()->output;
   }
+  if (auto ok = check_output(job, built); !ok) return fail(ok.error());
   const auto target = ctx.request->output_dir / built.filename();
   fs::rename(built, target);
   return target;

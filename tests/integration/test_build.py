@@ -41,7 +41,7 @@ x86_64.level = ["v3"]
 
 # A backend that wraps setuptools' and misbehaves for one variant label (BAD_LABEL), as BAD_MODE says.
 BROKEN_BACKEND = """\
-import os, sys, time, zipfile
+import json, os, sys, time, zipfile
 from setuptools import build_meta as _sb
 from setuptools.build_meta import get_requires_for_build_wheel
 
@@ -64,6 +64,24 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             with zipfile.ZipFile(os.path.join(wheel_directory, fn), "w") as z:
                 z.writestr(name + ".dist-info/METADATA", "Metadata-Version: 2.1\\n")
             return fn
+        if BAD_MODE in ("aware", "aware-wrong"):
+            # A variant-aware backend: it writes variant.json itself (right or wrong).
+            fn = _sb.build_wheel(wheel_directory, config_settings, metadata_directory)
+            level = "v4" if BAD_MODE == "aware-wrong" else BAD_LABEL
+            vj = {{"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+                  "default-priorities": {{"namespace": ["x86_64"]}},
+                  "providers": {{"x86_64": {{"requires": ["provider-variant-x86-64 >=0.0.1"],
+                                             "plugin-api": "provider_variant_x86_64.plugin:X8664Plugin"}}}},
+                  "variants": {{BAD_LABEL: {{"x86_64": {{"level": [level]}}}}}}}}
+            out = fn[:-4] + "-" + BAD_LABEL + ".whl"
+            with zipfile.ZipFile(os.path.join(wheel_directory, fn)) as zin:
+                with zipfile.ZipFile(os.path.join(wheel_directory, out), "w") as zout:
+                    for item in zin.infolist():
+                        if item.filename.endswith(".dist-info/RECORD"):
+                            zout.writestr(item.filename[:-6] + "variant.json", json.dumps(vj))
+                        zout.writestr(item, zin.read(item))
+            os.remove(os.path.join(wheel_directory, fn))
+            return out
     return _sb.build_wheel(wheel_directory, config_settings, metadata_directory)
 """
 
@@ -326,3 +344,25 @@ def test_hatchling_builds_the_variants_too(vwheel, tmp_path):
         wheel = dist / f"demo_build-1.0-py2.py3-none-any-{label}.whl"
         assert list(variant_json(wheel)["variants"]) == [label]
         assert members(wheel) == reference, label
+
+
+def test_a_variant_aware_backend_writes_its_own_variant_json(vwheel, tmp_path):
+    project = write_project(tmp_path / "proj", broken=("v3", "aware"))
+    dist = tmp_path / "dist"
+    r = vwheel("build", project, "-o", dist, "--all-variants", "--no-isolation", "--python", PY)
+    assert r.rc == 0, r.err
+    wheel = dist / "demo_build-1.0-py3-none-any-v3.whl"
+    assert variant_json(wheel)["variants"] == {"v3": {"x86_64": {"level": ["v3"]}}}
+    with zipfile.ZipFile(wheel) as z:
+        assert z.read("demo_build-1.0.dist-info/variant.json").startswith(b'{"$schema"'), "the backend's own file is kept"
+    assert sorted(json.loads((dist / "demo_build-1.0-variants.json").read_text())["variants"]) == ["null", "v1", "v3"]
+
+
+def test_a_backend_variant_json_with_other_properties_is_refused(vwheel, tmp_path):
+    project = write_project(tmp_path / "proj", broken=("v3", "aware-wrong"))
+    dist = tmp_path / "dist"
+    r = vwheel("build", project, "-o", dist, "--variant", "v3", "--no-isolation", "--python", PY)
+    assert r.rc == 1, r.err
+    assert ("vwheel: error: variant `v3`: the wheel's variant.json does not give it the properties "
+            "[x86_64 :: level :: v3]; refused") in r.err, r.err
+    assert [p.name for p in dist.iterdir()] == []
