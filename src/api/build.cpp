@@ -30,7 +30,21 @@ namespace {
 constexpr const char* kHookRunner = R"PY(
 import importlib, json, os, platform, re, sys
 os.dup2(1, 2)
-mode, spec, backend_path, settings, outdir, result_path = sys.argv[1:7]
+mode = sys.argv[1]
+if mode == "unpack":
+    import tarfile
+    archive, dest, result_path = sys.argv[2:5]
+    with tarfile.open(archive, "r:gz") as t:
+        members = t.getmembers()
+        for m in members:
+            parts = m.name.split("/")
+            if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir()):
+                sys.exit("refused: the archive member %r is not a plain file or folder inside it" % m.name)
+        t.extractall(dest, members=members)
+    with open(result_path, "w") as f:
+        json.dump({"top": sorted(os.listdir(dest))}, f)
+    sys.exit(0)
+spec, backend_path, settings, outdir, result_path = sys.argv[2:7]
 for p in reversed(json.loads(backend_path)):
     sys.path.insert(0, os.path.abspath(p))
 module, _, obj = spec.partition(":")
@@ -39,8 +53,8 @@ for part in filter(None, obj.split(".")):
     backend = getattr(backend, part)
 settings = json.loads(settings)
 result = {}
-if mode == "requires":
-    hook = getattr(backend, "get_requires_for_build_wheel", None)
+if mode.startswith("requires_"):
+    hook = getattr(backend, "get_requires_for_build_" + mode[len("requires_"):], None)
     result["requires"] = list(hook(settings)) if hook else []
     import importlib.metadata as md
     installed = {}
@@ -62,7 +76,7 @@ if mode == "requires":
         "python_version": ".".join(platform.python_version_tuple()[:2]), "sys_platform": sys.platform,
     }
 else:
-    result["wheel"] = backend.build_wheel(outdir, settings)
+    result["file"] = getattr(backend, mode)(outdir, settings)
 sys.stdout.flush()
 with open(result_path, "w") as f:
     json.dump(result, f)
@@ -158,7 +172,7 @@ Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const B
   req.kill_on_overflow = false;
   auto run = run_process(req);
   if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
-  const std::string hook = mode == "requires" ? "get_requires_for_build_wheel" : "build_wheel";
+  const std::string hook = mode.starts_with("requires_") ? "get_requires_for_build_" + mode.substr(9) : mode;
   tail = tail_lines(run->out, 20);
   if (run->timed_out) {
     return fail(fmt::format("{}: the backend's {} did not finish within {} s (--timeout); stopped", job.describe(),
@@ -200,6 +214,7 @@ Result<void> install_requirements(const HookContext& ctx, const fs::path& python
 // Whether `wheel` is this project's wheel for `job`; the name/version of the first wheel of the
 // run fixes them when pyproject.toml does not.
 Result<wheel_name::WheelName> check_wheel(const HookContext& ctx, const BuildJob& job, const std::string& file) {
+  if (!file.ends_with(".whl")) return fail(fmt::format("{}: the backend returned `{}`, not a wheel; refused", job.describe(), file));
   auto name = wheel_name::parse_wheel_name(file);
   if (!name) return fail(fmt::format("{}: the backend returned `{}`, not a wheel: {}", job.describe(), file, name.error().message));
   const auto& project = *ctx.project;
@@ -246,8 +261,10 @@ Result<void> check_output(const BuildJob& job, const fs::path& path) {
   return {};
 }
 
-Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail,
-                           std::vector<std::string>& warnings) {
+// Copies the source, prepares the requirements (isolated: installs them; else: checks them) and
+// runs `build_{kind}`; returns the file name it returned, checked to be in its output folder.
+Result<std::string> run_backend(const HookContext& ctx, const BuildJob& job, const fs::path& dir,
+                                const std::string& kind, std::string& tail) {
   fs::create_directories(dir / "out");
   fs::create_directories(dir / "tmp");
   copy_tree(ctx.request->source, dir / "src", ctx.request->output_dir);
@@ -265,17 +282,18 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
     }
   }
 
-  auto requires_run = run_hook(ctx, python, job, dir, "requires", tail);
+  const auto requires_hook = "get_requires_for_build_" + kind;
+  auto requires_run = run_hook(ctx, python, job, dir, "requires_" + kind, tail);
   if (!requires_run) return fail(requires_run.error());
   std::vector<std::string> requirements = ctx.project->build_system.requires_;
   std::map<std::string, std::string> installed;
   std::map<std::string, std::string> markers;
   const auto& r = requires_run->result;
   if (!r.contains("requires") || !r["requires"].is_array()) {
-    return fail(fmt::format("{}: get_requires_for_build_wheel did not return a list", job.describe()));
+    return fail(fmt::format("{}: {} did not return a list", job.describe(), requires_hook));
   }
   for (const auto& item : r["requires"]) {
-    if (!item.is_string()) return fail(fmt::format("{}: get_requires_for_build_wheel returned a non-string", job.describe()));
+    if (!item.is_string()) return fail(fmt::format("{}: {} returned a non-string", job.describe(), requires_hook));
     requirements.push_back(item.get<std::string>());
   }
   if (r.contains("installed") && r["installed"].is_object()) {
@@ -293,31 +311,39 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
     std::vector<std::string> extra(requirements.begin() + static_cast<std::ptrdiff_t>(ctx.project->build_system.requires_.size()),
                                    requirements.end());
     if (!extra.empty() && !check_build_requirements(extra, installed, markers)) {
-      if (auto ok = install_requirements(ctx, python, job, extra, "get_requires_for_build_wheel"); !ok) return fail(ok.error());
+      if (auto ok = install_requirements(ctx, python, job, extra, requires_hook); !ok) return fail(ok.error());
     }
   } else if (auto ok = check_build_requirements(requirements, installed, markers); !ok) {
     return fail(ok.error().with_context(job.describe()));
   }
 
-  auto wheel_run = run_hook(ctx, python, job, dir, "build_wheel", tail);
-  if (!wheel_run) return fail(wheel_run.error());
-  const auto& w = wheel_run->result;
-  if (!w.contains("wheel") || !w["wheel"].is_string()) {
-    return fail(fmt::format("{}: build_wheel did not return a file name", job.describe()));
+  const auto build_hook = "build_" + kind;
+  auto build_run = run_hook(ctx, python, job, dir, build_hook, tail);
+  if (!build_run) return fail(build_run.error());
+  const auto& w = build_run->result;
+  if (!w.contains("file") || !w["file"].is_string()) {
+    return fail(fmt::format("{}: {} did not return a file name", job.describe(), build_hook));
   }
-  const auto file = w["wheel"].get<std::string>();
+  auto file = w["file"].get<std::string>();
   if (file.find('/') != std::string::npos || file == "." || file == "..") {
-    return fail(fmt::format("{}: build_wheel returned `{}`, not a file name in its output folder; refused",
-                            job.describe(), file));
+    return fail(fmt::format("{}: {} returned `{}`, not a file name in its output folder; refused", job.describe(),
+                            build_hook, file));
   }
   std::error_code ec;
   if (!fs::is_regular_file(dir / "out" / file, ec)) {
-    return fail(fmt::format("{}: build_wheel returned `{}`, which is not in its output folder", job.describe(), file));
+    return fail(fmt::format("{}: {} returned `{}`, which is not in its output folder", job.describe(), build_hook, file));
   }
-  auto name = check_wheel(ctx, job, file);
+  return file;
+}
+
+Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail,
+                           std::vector<std::string>& warnings) {
+  auto file = run_backend(ctx, job, dir, "wheel", tail);
+  if (!file) return fail(file.error());
+  auto name = check_wheel(ctx, job, *file);
   if (!name) return fail(name.error());
 
-  fs::path built = dir / "out" / file;
+  fs::path built = dir / "out" / *file;
   if (job.is_variant() && !name->label) {
     MakeVariantsRequest mv;
     mv.inputs = {built};
