@@ -135,6 +135,8 @@ std::string tail_lines(std::string_view text, std::size_t count) {
 
 struct HookContext {
   fs::path python;
+  /// The source tree the builds copy.
+  fs::path source;
   /// Installs into the isolated environments one at a time (they share the download cache).
   std::mutex* install_lock = nullptr;
   std::vector<std::string> base_env;
@@ -267,7 +269,7 @@ Result<std::string> run_backend(const HookContext& ctx, const BuildJob& job, con
                                 const std::string& kind, std::string& tail) {
   fs::create_directories(dir / "out");
   fs::create_directories(dir / "tmp");
-  copy_tree(ctx.request->source, dir / "src", ctx.request->output_dir);
+  copy_tree(ctx.source, dir / "src", ctx.request->output_dir);
 
   fs::path python = ctx.python;
   if (!ctx.request->no_isolation) {
@@ -370,6 +372,67 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
   return target;
 }
 
+// Unpacks an sdist with the interpreter's tarfile (plain files and folders only) into `dest`;
+// returns its one top-level folder, which must hold a pyproject.toml.
+Result<fs::path> unpack_sdist(const HookContext& ctx, const fs::path& archive, const fs::path& dest) {
+  fs::create_directories(dest);
+  const auto result_file = dest.parent_path() / (dest.filename().string() + ".json");
+  ProcessRequest req;
+  req.argv = {ctx.python.string(), "-I", "-u", "-c", kHookRunner, "unpack", archive.string(), dest.string(),
+              result_file.string()};
+  req.env = ctx.base_env;
+  req.timeout = ctx.request->timeout;
+  req.kill_on_overflow = false;
+  auto run = run_process(req);
+  if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
+  if (run->exit_code != 0 || run->timed_out) {
+    return fail(fmt::format("{}: cannot unpack the sdist: {}", archive.string(),
+                            run->timed_out ? std::string("timed out") : last_line(run->out)));
+  }
+  std::vector<fs::path> top;
+  for (const auto& entry : fs::directory_iterator(dest)) top.push_back(entry.path());
+  if (top.size() != 1 || !fs::is_directory(top.front()) || !fs::is_regular_file(top.front() / "pyproject.toml")) {
+    return fail(fmt::format("{}: an sdist holds one folder with a pyproject.toml, this one does not", archive.string()));
+  }
+  return top.front();
+}
+
+Result<fs::path> build_sdist_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail) {
+  auto file = run_backend(ctx, job, dir, "sdist", tail);
+  if (!file) return fail(file.error());
+  const std::string_view stem = std::string_view(*file).substr(0, file->size() - std::min<std::size_t>(7, file->size()));
+  const auto dash = stem.rfind('-');
+  if (!file->ends_with(".tar.gz") || dash == std::string_view::npos || dash == 0) {
+    return fail(fmt::format("the sdist: the backend returned `{}`, not a `{{name}}-{{version}}.tar.gz`; refused", *file));
+  }
+  const std::string name(stem.substr(0, dash));
+  const std::string version(stem.substr(dash + 1));
+  const auto& project = *ctx.project;
+  if (project.name && wheel_name::canonicalize_name(name) != wheel_name::canonicalize_name(*project.name)) {
+    return fail(fmt::format("the sdist: the backend returned `{}`, an sdist of `{}`, not of this project `{}`; refused",
+                            *file, name, *project.name));
+  }
+  if (project.version && version != *project.version) {
+    return fail(fmt::format("the sdist: the backend returned `{}`, version {}, not this project's {}; refused", *file,
+                            version, *project.version));
+  }
+  const auto target = ctx.request->output_dir / *file;
+  fs::rename(dir / "out" / *file, target);
+  return target;
+}
+
+// Removes the build folders however `build` ends.
+struct RemoveOnExit {
+  fs::path path;
+  explicit RemoveOnExit(fs::path p) : path(std::move(p)) {}
+  RemoveOnExit(const RemoveOnExit&) = delete;
+  RemoveOnExit& operator=(const RemoveOnExit&) = delete;
+  ~RemoveOnExit() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 }  // namespace
 
 std::size_t BuildReport::failed() const {
@@ -383,21 +446,14 @@ Result<BuildReport> build(const BuildRequest& given) {
   request.source = fs::absolute(given.source).lexically_normal();
   request.output_dir = fs::absolute(given.output_dir).lexically_normal();
   std::error_code ec;
-  if (!fs::is_directory(request.source, ec)) {
-    return fail(fmt::format("{}: not a directory (give the source tree of the project)", request.source.string()));
+  const bool from_sdist = fs::is_regular_file(request.source, ec);
+  if (from_sdist && !request.source.filename().string().ends_with(".tar.gz")) {
+    return fail(fmt::format("{}: not a source tree or an sdist (.tar.gz)", request.source.string()));
   }
-  const auto pyproject = request.source / "pyproject.toml";
-  auto text = read_file(pyproject);
-  if (!text) return fail(text.error());
-  auto project = parse_build_project(*text, pyproject.string());
-  if (!project) return fail(project.error());
-  auto jobs = plan_builds(*project, request.selection);
-  if (!jobs) return fail(jobs.error());
-  // The rest of [variant] (priorities, providers) must be readable before anything is built.
-  if (project->has_variant_table) {
-    auto loaded = load_pyproject(pyproject);
-    if (!loaded) return fail(loaded.error());
+  if (!from_sdist && !fs::is_directory(request.source, ec)) {
+    return fail(fmt::format("{}: not a directory (give the source tree of the project, or its sdist)", request.source.string()));
   }
+  if (from_sdist && request.sdist) return fail(with_kind(Error("--sdist: the source is an sdist already"), ErrorKind::usage));
 
   HookContext ctx;
   const auto path_env = [] {
@@ -417,21 +473,67 @@ Result<BuildReport> build(const BuildRequest& given) {
       ctx.base_env.push_back(var);
     }
   }
-  std::mutex install_lock;
-  ctx.install_lock = &install_lock;
-  ctx.project = &*project;
   ctx.request = &request;
-  ctx.pyproject = fs::absolute(pyproject);
 
   fs::create_directories(request.output_dir);
   const auto work = request.output_dir / (".vwheel-build-" + unique_token());
   fs::create_directories(work);
+  const RemoveOnExit cleanup{work};
+
+  ctx.source = request.source;
+  if (from_sdist) {
+    auto unpacked = unpack_sdist(ctx, request.source, work / "unpacked");
+    if (!unpacked) return fail(unpacked.error());
+    ctx.source = *unpacked;
+  }
+  const auto pyproject = ctx.source / "pyproject.toml";
+  auto text = read_file(pyproject);
+  if (!text) return fail(text.error());
+  // An unpacked sdist's pyproject.toml is named by the sdist in messages.
+  const auto shown = from_sdist ? request.source.filename().string() + ":pyproject.toml" : pyproject.string();
+  auto project = parse_build_project(*text, shown);
+  if (!project) return fail(project.error());
+  auto jobs = plan_builds(*project, request.selection);
+  if (!jobs) return fail(jobs.error());
+  // The rest of [variant] (priorities, providers) must be readable before anything is built.
+  if (project->has_variant_table) {
+    auto loaded = load_pyproject(pyproject);
+    if (!loaded) return fail(loaded.error());
+  }
+  std::mutex install_lock;
+  ctx.install_lock = &install_lock;
+  ctx.project = &*project;
+  ctx.pyproject = pyproject;
 
   BuildReport report;
-  report.outcomes.resize(jobs->size());
+  if (request.sdist) {
+    BuildOutcome sdist;
+    sdist.job.sdist = true;
+    try {
+      sdist.wheel = build_sdist_one(ctx, sdist.job, work / "sdist", sdist.backend_tail);
+      if (sdist.wheel) {
+        // The wheels are built from the sdist, so what it lacks shows now.
+        auto unpacked = unpack_sdist(ctx, *sdist.wheel, work / "from-sdist");
+        if (unpacked) {
+          ctx.source = *unpacked;
+        } else {
+          fs::remove(*sdist.wheel, ec);
+          sdist.wheel = fail(unpacked.error().with_context("the sdist"));
+        }
+      }
+    } catch (const std::exception& e) {
+      sdist.wheel = fail(with_kind(Error(fmt::format("the sdist: {}", e.what())), ErrorKind::environment));
+    }
+    const bool ok = static_cast<bool>(sdist.wheel);
+    if (ok) sdist.backend_tail.clear();
+    report.outcomes.push_back(std::move(sdist));
+    if (!ok) return report;
+  }
+  const std::size_t offset = report.outcomes.size();
+  report.outcomes.resize(offset + jobs->size());
   std::vector<std::vector<std::string>> warnings(jobs->size());
   parallel_for(jobs->size(), std::max(1U, request.jobs), [&](std::size_t i) {
-    auto& outcome = report.outcomes[i];
+    auto& outcome = report.outcomes[offset + i];
     outcome.job = (*jobs)[i];
     try {
       outcome.wheel = build_one(ctx, outcome.job, work / fmt::format("job-{}", i), outcome.backend_tail, warnings[i]);
@@ -440,7 +542,6 @@ Result<BuildReport> build(const BuildRequest& given) {
     }
     if (outcome.wheel) outcome.backend_tail.clear();
   });
-  fs::remove_all(work, ec);
 
   // One package version per run: a backend that names its wheels differently per variant is
   // refused for the later ones (pyproject.toml's [project] fixes them when static).

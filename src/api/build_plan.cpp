@@ -203,6 +203,7 @@ Result<BuildProject> parse_build_project(std::string_view toml_text, std::string
 }
 
 std::string BuildJob::describe() const {
+  if (sdist) return "the sdist";
   if (label.empty()) return "the plain wheel";
   if (label == variant::kNullLabel) return "the null variant";
   return fmt::format("variant `{}`", label);

@@ -366,3 +366,48 @@ def test_a_backend_variant_json_with_other_properties_is_refused(vwheel, tmp_pat
     assert ("vwheel: error: variant `v3`: the wheel's variant.json does not give it the properties "
             "[x86_64 :: level :: v3]; refused") in r.err, r.err
     assert [p.name for p in dist.iterdir()] == []
+
+
+def test_sdist_then_wheels_from_it_and_wheels_from_a_given_sdist(vwheel, tmp_path):
+    project = write_project(tmp_path / "proj")
+    dist = tmp_path / "dist"
+    r = vwheel("build", project, "-o", dist, "--sdist", "--variant", "v1", "--no-isolation", "--python", PY)
+    assert r.rc == 0, r.err
+    (sdist,) = dist.glob("*.tar.gz")
+    assert sdist.name == "demo-build-1.0.tar.gz"  # setuptools 66's sdist name
+    assert sorted(p.name for p in dist.iterdir()) == [sdist.name, "demo_build-1.0-py3-none-any-v1.whl",
+                                                      "demo_build-1.0-variants.json"]
+    assert r.out.splitlines()[0] == str(sdist)
+    no_leftovers(dist)
+    # From the sdist alone: the wheels go next to it.
+    r = vwheel("build", sdist, "--null", "--variant", "v3", "--no-isolation", "--python", PY)
+    assert r.rc == 0, r.err
+    assert sorted(p.name for p in dist.iterdir()) == [sdist.name, "demo_build-1.0-py3-none-any-null.whl",
+                                                      "demo_build-1.0-py3-none-any-v1.whl",
+                                                      "demo_build-1.0-py3-none-any-v3.whl",
+                                                      "demo_build-1.0-variants.json"]
+    assert members(dist / "demo_build-1.0-py3-none-any-v3.whl") == members(direct_build(project, tmp_path))
+    index = json.loads((dist / "demo_build-1.0-variants.json").read_text())
+    assert sorted(index["variants"]) == ["null", "v1", "v3"]
+
+
+def test_bad_sdists_are_refused(vwheel, tmp_path):
+    not_gzip = tmp_path / "demo-1.0.tar.gz"
+    not_gzip.write_bytes(b"x")
+    r = vwheel("build", not_gzip, "--no-isolation", "--python", PY)
+    assert r.rc == 1 and r.err.startswith(f"vwheel: error: {not_gzip}: cannot unpack the sdist: "), r.err
+    import io
+    import tarfile
+    evil = tmp_path / "evil-1.0.tar.gz"
+    with tarfile.open(evil, "w:gz") as t:
+        data = b"boom"
+        info = tarfile.TarInfo("../escaped.txt")
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    r = vwheel("build", evil, "--no-isolation", "--python", PY)
+    assert r.rc == 1, r.err
+    assert "cannot unpack the sdist: refused: the archive member '../escaped.txt' is not a plain file or folder" in r.err
+    assert not (tmp_path / "escaped.txt").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vwheel-build-")]
+    r = vwheel("build", tmp_path / "x.zip", "--no-isolation", "--python", PY)
+    assert r.rc == 1 and "not a directory (give the source tree of the project, or its sdist)" in r.err, r.err

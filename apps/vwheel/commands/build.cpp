@@ -1,4 +1,4 @@
-// `vwheel build [SRC] [-o DIST] [--variant LABEL]... [--all-variants] [--null] [-p PROP]...
+// `vwheel build [SRC|SDIST] [-o DIST] [--sdist] [--variant LABEL]... [--all-variants] [--null] [-p PROP]...
 //  [-C KEY=VALUE]... [--no-isolation | -i URL -f DIR --no-index] [--no-variants-json] [--python PY] [--timeout S] [-j N]`
 
 #include <chrono>
@@ -17,6 +17,7 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
     std::vector<std::string> labels;
     bool all_variants = false;
     bool null_variant = false;
+    bool sdist = false;
     std::vector<std::string> properties;
     std::vector<std::string> config_settings;
     bool no_isolation = false;
@@ -37,7 +38,8 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
       "build",
       "Build a project's wheels with its PEP 517 backend: the variants of [variant.variants] (or --variant with "
       "-p), the null variant, or the plain wheel; then write the index's variants.json");
-  cmd->add_option("source", o->source, "Source tree with pyproject.toml (default: .)");
+  cmd->add_option("source", o->source, "Source tree with pyproject.toml, or an sdist (.tar.gz) (default: .)");
+  cmd->add_flag("--sdist", o->sdist, "Build the sdist first, then the wheels from it");
   cmd->add_option("-o,--output-dir", o->output_dir, "Where the wheels go (default: SRC/dist; created)");
   cmd->add_option("--variant", o->labels, "Build this variant label (repeatable)");
   cmd->add_flag("--all-variants", o->all_variants, "Build every label of [variant.variants]");
@@ -67,7 +69,15 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
     dispatch.action = [o]() -> int {
       api::BuildRequest req;
       req.source = o->source;
-      req.output_dir = o->output_dir.empty() ? req.source / "dist" : std::filesystem::path(o->output_dir);
+      req.sdist = o->sdist;
+      if (!o->output_dir.empty()) {
+        req.output_dir = o->output_dir;
+      } else {
+        // Next to the sdist, or in the source tree's dist/.
+        std::error_code ec;
+        req.output_dir = std::filesystem::is_regular_file(req.source, ec) ? req.source.parent_path() : req.source / "dist";
+        if (req.output_dir.empty()) req.output_dir = ".";
+      }
       req.selection.labels = o->labels;
       req.selection.all_variants = o->all_variants;
       req.selection.null_variant = o->null_variant;
@@ -105,7 +115,7 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
             tail.remove_prefix(nl + 1);
           }
         }
-        failed.push_back(outcome.job.label.empty() ? "(plain wheel)" : outcome.job.label);
+        failed.push_back(outcome.job.sdist ? "(sdist)" : outcome.job.label.empty() ? "(plain wheel)" : outcome.job.label);
       }
       for (const auto& file : report->index_files) fmt::print("{}\n", file.string());
       if (!failed.empty()) {

@@ -76,9 +76,11 @@ struct BuildJob {
   std::map<std::string, std::vector<std::string>> config_settings;
   /// Extra environment variables for the backend.
   std::map<std::string, std::string> environment;
+  /// The sdist (`build_sdist`), not a wheel.
+  bool sdist = false;
 
   [[nodiscard]] bool is_variant() const noexcept { return !label.empty(); }
-  /// `variant \`x\``, `the null variant` or `the plain wheel`, for messages.
+  /// `variant \`x\``, `the null variant`, `the plain wheel` or `the sdist`, for messages.
   [[nodiscard]] std::string describe() const;
 };
 
@@ -101,7 +103,10 @@ struct BuildJob {
 
 /// What `build` does.
 struct BuildRequest {
+  /// A source tree, or an sdist (`.tar.gz`) to build the wheels from.
   std::filesystem::path source = ".";
+  /// Build the sdist first (into `output_dir`), then the wheels from it, as `python -m build` does.
+  bool sdist = false;
   std::filesystem::path output_dir = "dist";
   BuildSelection selection;
   /// The interpreter that runs the backend (a path, or a name looked up in $PATH).
@@ -124,7 +129,7 @@ struct BuildRequest {
 /// One build's outcome.
 struct BuildOutcome {
   BuildJob job;
-  /// The wheel written into the output folder, or why this build failed.
+  /// The wheel (or sdist) written into the output folder, or why this build failed.
   Result<std::filesystem::path> wheel = std::filesystem::path{};
   /// Backend output (the last lines) when it failed.
   std::string backend_tail;
@@ -132,7 +137,8 @@ struct BuildOutcome {
 
 /// What `build` did.
 struct BuildReport {
-  std::vector<BuildOutcome> outcomes;  ///< in plan order
+  /// In plan order, after the sdist when one was asked for (no wheel is built when it fails).
+  std::vector<BuildOutcome> outcomes;
   std::vector<std::string> warnings;
   /// `{name}-{version}-variants.json` files written.
   std::vector<std::filesystem::path> index_files;
