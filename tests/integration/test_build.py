@@ -411,3 +411,25 @@ def test_bad_sdists_are_refused(vwheel, tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vwheel-build-")]
     r = vwheel("build", tmp_path / "x.zip", "--no-isolation", "--python", PY)
     assert r.rc == 1 and "not a directory (give the source tree of the project, or its sdist)" in r.err, r.err
+
+
+def test_the_example_project_builds_and_installs_per_profile(vwheel, tmp_path, examples):
+    dist = tmp_path / "dist"
+    r = vwheel("build", examples / "build-demo", "-o", dist, "--all-variants", "--no-isolation", "--python", PY,
+               "-j", "3")
+    assert r.rc == 0, r.err
+    assert sorted(p.name for p in dist.iterdir()) == ["vdemo-1.0-py3-none-any-null.whl",
+                                                      "vdemo-1.0-py3-none-any-x86_64_v1.whl",
+                                                      "vdemo-1.0-py3-none-any-x86_64_v3.whl",
+                                                      "vdemo-1.0-variants.json"]
+    assert not list((examples / "build-demo").glob("src/*.egg-info")), "the example's tree stays clean"
+    venv = tmp_path / "venv"
+    assert vwheel("venv", venv, "--python", PY).rc == 0
+    py = venv / "bin" / "python"
+    for profile, build, cflags in (("x86_64-v3.json", "x86_64_v3", "-O2 -march=x86-64-v3"), ("no-gpu.json", "null", "")):
+        r = vwheel("install", "vdemo", "--find-links", dist, "--no-index", "--python", py,
+                   "--target", examples / "profiles" / profile, "--force-reinstall")
+        assert r.rc == 0, r.err
+        out = subprocess.run([str(py), "-c", "import vdemo; print(repr((vdemo.BUILD, vdemo.CFLAGS)))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert out == repr((build, cflags)), (profile, out)
