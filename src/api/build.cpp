@@ -421,15 +421,18 @@ Result<fs::path> build_sdist_one(const HookContext& ctx, const BuildJob& job, co
   return target;
 }
 
-// Removes the build folders however `build` ends.
+// Removes the build folders however `build` ends, and the output folder too when this run
+// created it and left nothing there.
 struct RemoveOnExit {
   fs::path path;
-  explicit RemoveOnExit(fs::path p) : path(std::move(p)) {}
+  std::optional<fs::path> created_parent;
+  RemoveOnExit(fs::path p, std::optional<fs::path> parent) : path(std::move(p)), created_parent(std::move(parent)) {}
   RemoveOnExit(const RemoveOnExit&) = delete;
   RemoveOnExit& operator=(const RemoveOnExit&) = delete;
   ~RemoveOnExit() {
     std::error_code ec;
     fs::remove_all(path, ec);
+    if (created_parent) fs::remove(*created_parent, ec);  // fails, as it should, unless empty
   }
 };
 
@@ -475,10 +478,11 @@ Result<BuildReport> build(const BuildRequest& given) {
   }
   ctx.request = &request;
 
+  const bool new_output = !fs::exists(request.output_dir, ec);
   fs::create_directories(request.output_dir);
   const auto work = request.output_dir / (".vwheel-build-" + unique_token());
   fs::create_directories(work);
-  const RemoveOnExit cleanup{work};
+  const RemoveOnExit cleanup(work, new_output ? std::optional<fs::path>(request.output_dir) : std::nullopt);
 
   ctx.source = request.source;
   if (from_sdist) {

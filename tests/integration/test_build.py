@@ -202,7 +202,7 @@ def test_bad_selections(vwheel, tmp_path, args, message):
     project = write_project(tmp_path / "proj")
     r = vwheel("build", project, "-o", tmp_path / "dist", *args, "--no-isolation", "--python", PY)
     assert r.rc == 1 and r.err.strip() == message, r.err
-    assert not (tmp_path / "dist").exists() or not list((tmp_path / "dist").iterdir())
+    assert not (tmp_path / "dist").exists(), "nothing is created"
 
 
 def test_missing_build_requirements_are_named(vwheel, tmp_path):
@@ -214,7 +214,7 @@ def test_missing_build_requirements_are_named(vwheel, tmp_path):
     assert r.rc == 1
     assert ("vwheel: error: the plain wheel: build requirements missing from the interpreter's environment "
             "(--no-isolation): `no-such-build-dep>=1` (not installed), `setuptools>=999` (installed: ") in r.err, r.err
-    assert [p.name for p in dist.iterdir()] == []
+    assert not dist.exists(), "the output folder this run created is gone again"
 
 
 def debian_wheels(directory):
@@ -270,7 +270,7 @@ def test_isolated_build_names_what_it_cannot_install(vwheel, tmp_path):
     assert ("vwheel: error: variant `v1`: installing the build requirements (get_requires_for_build_wheel): "
             "cannot resolve: no versions of `wheel` found") in r.err, r.err
     assert r.err.rstrip().endswith("vwheel: 1 of 1 builds failed: v1"), r.err
-    assert [p.name for p in dist.iterdir()] == []
+    assert not dist.exists(), "the output folder this run created is gone again"
 
 
 def test_a_raising_backend_fails_its_variant_only(vwheel, tmp_path):
@@ -365,7 +365,7 @@ def test_a_backend_variant_json_with_other_properties_is_refused(vwheel, tmp_pat
     assert r.rc == 1, r.err
     assert ("vwheel: error: variant `v3`: the wheel's variant.json does not give it the properties "
             "[x86_64 :: level :: v3]; refused") in r.err, r.err
-    assert [p.name for p in dist.iterdir()] == []
+    assert not dist.exists(), "the output folder this run created is gone again"
 
 
 def test_sdist_then_wheels_from_it_and_wheels_from_a_given_sdist(vwheel, tmp_path):

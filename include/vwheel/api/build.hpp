@@ -145,11 +145,14 @@ struct BuildReport {
   [[nodiscard]] std::size_t failed() const;
 };
 
-/// Plans the builds, then runs each in its own temporary folder (in parallel with `jobs`), turns
-/// a wheel without `variant.json` into the variant wheel (make-variant's raw copy) with the
-/// project's `[variant]` metadata, checks it is the project's wheel, and moves it into the output
-/// folder. A request-level problem (no pyproject, bad tables, no interpreter) fails the call; a
-/// failed build is its outcome and the others still run.
+/// Plans the builds, then runs each in its own folder under `{output_dir}/.vwheel-build-*` (a copy
+/// of the source tree; with isolation, a fresh venv), in parallel with `jobs`. A wheel without
+/// `variant.json` becomes the variant wheel (make-variant's raw copy) with the project's
+/// `[variant]` metadata; every wheel is checked to be the project's (name, version, dist-info,
+/// variant.json describing exactly the variant built) and renamed into the output folder, which
+/// finally gets `generate-index-json`. A request-level problem (no pyproject, bad tables, no
+/// interpreter, an sdist that cannot be unpacked) fails the call and writes nothing; a failed build
+/// is its outcome (with the backend's last lines) and the others still run.
 [[nodiscard]] Result<BuildReport> build(const BuildRequest& request);
 
 }  // namespace vwheel::api
