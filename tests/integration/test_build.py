@@ -174,7 +174,8 @@ def test_nothing_requested_builds_the_plain_wheel(vwheel, tmp_path):
 def test_one_label_and_the_null_variant(vwheel, tmp_path):
     project = write_project(tmp_path / "proj")
     dist = tmp_path / "dist"
-    r = vwheel("build", project, "-o", dist, "--variant", "v3", "--null", "--no-isolation", "--python", PY)
+    # --variant and -C take one value each, so SRC may come after them.
+    r = vwheel("build", "--variant", "v3", "-C", "x=1", "--null", project, "-o", dist, "--no-isolation", "--python", PY)
     assert r.rc == 0, r.err
     assert sorted(p.name for p in dist.iterdir()) == ["demo_build-1.0-py3-none-any-null.whl",
                                                       "demo_build-1.0-py3-none-any-v3.whl",

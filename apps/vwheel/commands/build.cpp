@@ -40,14 +40,17 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
       "-p), the null variant, or the plain wheel; then write the index's variants.json");
   cmd->add_option("source", o->source, "Source tree with pyproject.toml, or an sdist (.tar.gz) (default: .)");
   cmd->add_flag("--sdist", o->sdist, "Build the sdist first, then the wheels from it");
-  cmd->add_option("-o,--output-dir", o->output_dir, "Where the wheels go (default: SRC/dist; created)");
-  cmd->add_option("--variant", o->labels, "Build this variant label (repeatable)");
+  cmd->add_option("-o,--output-dir", o->output_dir, "Where the wheels go (default: SRC/dist, or the sdist's folder; created)");
+  // One value per occurrence, so `--variant v1 SRC` keeps SRC the source.
+  cmd->add_option("--variant", o->labels, "Build this variant label (repeatable)")->allow_extra_args(false);
   cmd->add_flag("--all-variants", o->all_variants, "Build every label of [variant.variants]");
   cmd->add_flag("--null", o->null_variant, "Build the null variant");
   cmd->add_option("-p,--property", o->properties,
                   "Property `ns :: feature :: value` of the one --variant label, when the project has no "
-                  "[variant.variants] table (repeatable)");
-  cmd->add_option("-C,--config-setting", o->config_settings, "KEY=VALUE passed to the backend (repeatable)");
+                  "[variant.variants] table (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("-C,--config-setting", o->config_settings, "KEY=VALUE passed to the backend (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_flag("--no-isolation", o->no_isolation,
                 "Use the interpreter's own environment for the build requirements (checked, not installed); by "
                 "default each build gets a fresh venv that vwheel installs them into");
