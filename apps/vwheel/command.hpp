@@ -52,6 +52,7 @@ void add_venv_command(CLI::App& app, Dispatch& dispatch);
 void add_lock_command(CLI::App& app, Dispatch& dispatch);
 void add_sync_command(CLI::App& app, Dispatch& dispatch);
 void add_export_command(CLI::App& app, Dispatch& dispatch);
+void add_build_command(CLI::App& app, Dispatch& dispatch);
 // `vwheel index build|serve`: the parent is made in main(), each subcommand in its own file.
 void add_index_build_command(CLI::App& index, Dispatch& dispatch);
 void add_index_serve_command(CLI::App& index, Dispatch& dispatch);

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   add_lock_command(app, dispatch);
   add_sync_command(app, dispatch);
   add_export_command(app, dispatch);
+  add_build_command(app, dispatch);
   CLI::App* index = app.add_subcommand("index", "Build a static variant-aware package index, or serve one");
   index->require_subcommand(1);
   add_index_build_command(*index, dispatch);

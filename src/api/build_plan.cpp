@@ -1,0 +1,349 @@
+// `vwheel build`, the pure part: reading the tables and deciding which backend runs to make with
+// which config_settings. No I/O here (see build.cpp).
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/toml.hpp"
+#include "vwheel/api/build.hpp"
+#include "vwheel/markers/requirement.hpp"
+#include "vwheel/wheel_name/names.hpp"
+
+namespace vwheel::api {
+namespace {
+
+std::string toml_type(const toml::node& node) {
+  if (node.is_table()) return "a table";
+  if (node.is_array()) return "an array";
+  if (node.is_string()) return "a string";
+  if (node.is_integer() || node.is_floating_point()) return "a number";
+  if (node.is_boolean()) return "a boolean";
+  return "a date/time";
+}
+
+Result<std::vector<std::string>> string_list(const toml::node& node, const std::string& where) {
+  const auto* array = node.as_array();
+  if (array == nullptr) return fail(fmt::format("{}: expected an array of strings, got {}", where, toml_type(node)));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const auto* s = (*array)[i].as_string();
+    if (s == nullptr) {
+      return fail(fmt::format("{}[{}]: expected a string, got {}", where, i, toml_type((*array)[i])));
+    }
+    out.push_back(s->get());
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> string_map(const toml::node& node, const std::string& where) {
+  const auto* table = node.as_table();
+  if (table == nullptr) return fail(fmt::format("{}: expected a table of strings, got {}", where, toml_type(node)));
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : *table) {
+    const auto* s = value.as_string();
+    if (s == nullptr) {
+      return fail(fmt::format("{}.{}: expected a string, got {}", where, key.str(), toml_type(value)));
+    }
+    out.emplace(std::string(key.str()), s->get());
+  }
+  return out;
+}
+
+Result<BuildSystem> read_build_system(const toml::table& doc, std::string_view file) {
+  BuildSystem out;
+  const toml::node* node = doc.get("build-system");
+  if (node == nullptr) return out;  // PEP 517: setuptools' legacy backend
+  const auto* table = node->as_table();
+  if (table == nullptr) return fail(fmt::format("{}: build-system: expected a table, got {}", file, toml_type(*node)));
+  if (const auto* req = table->get("requires")) {
+    auto list = string_list(*req, fmt::format("{}: build-system.requires", file));
+    if (!list) return fail(list.error());
+    out.requires_ = std::move(*list);
+  }
+  if (const auto* backend = table->get("build-backend")) {
+    const auto* s = backend->as_string();
+    if (s == nullptr || s->get().empty()) {
+      return fail(fmt::format("{}: build-system.build-backend: expected a `module:object` string, got {}", file,
+                              s == nullptr ? toml_type(*backend) : "an empty string"));
+    }
+    out.backend = s->get();
+  }
+  if (const auto* path = table->get("backend-path")) {
+    auto list = string_list(*path, fmt::format("{}: build-system.backend-path", file));
+    if (!list) return fail(list.error());
+    for (const auto& p : *list) {
+      if (p.empty() || p.front() == '/' || p.find("..") != std::string::npos) {
+        return fail(fmt::format("{}: build-system.backend-path: `{}` must be a relative path inside the source tree",
+                                file, p));
+      }
+    }
+    out.backend_path = std::move(*list);
+  }
+  return out;
+}
+
+Result<variant::PropertySet> read_variant_properties(const toml::table& body, const std::string& where) {
+  std::vector<variant::Property> properties;
+  for (const auto& [ns, features] : body) {
+    const auto ns_where = fmt::format("{}.{}", where, ns.str());
+    const auto* feature_table = features.as_table();
+    if (feature_table == nullptr) {
+      return fail(fmt::format("{}: expected a table of feature = [values], got {}", ns_where, toml_type(features)));
+    }
+    for (const auto& [feature, values] : *feature_table) {
+      const auto f_where = fmt::format("{}.{}", ns_where, feature.str());
+      auto list = string_list(values, f_where);
+      if (!list) return fail(list.error());
+      if (list->empty()) return fail(fmt::format("{}: expected at least one value", f_where));
+      for (const auto& v : *list) {
+        auto p = variant::make_property(std::string(ns.str()), std::string(feature.str()), v);
+        if (!p) return fail(p.error().with_context(f_where));
+        properties.push_back(std::move(*p));
+      }
+    }
+  }
+  auto set = variant::make_property_set(std::move(properties));
+  if (!set) return fail(set.error().with_context(where));
+  return set;
+}
+
+void add_setting(std::map<std::string, std::vector<std::string>>& settings, const std::string& key, std::string value) {
+  settings[key].push_back(std::move(value));
+}
+
+}  // namespace
+
+Result<BuildProject> parse_build_project(std::string_view toml_text, std::string_view file) {
+  if (auto bad = toml_unsupported_character(toml_text)) return fail(fmt::format("{}: {}", file, *bad));
+  toml::table doc;
+  try {
+    doc = toml::parse(toml_text);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    return fail(fmt::format("{}: invalid TOML at line {}, column {}: {}", file, where.line, where.column,
+                            e.description()));
+  }
+  BuildProject project;
+  auto system = read_build_system(doc, file);
+  if (!system) return fail(system.error());
+  project.build_system = std::move(*system);
+  if (const auto* name = doc.at_path("project.name").as_string()) project.name = name->get();
+  if (const auto* version = doc.at_path("project.version").as_string()) project.version = version->get();
+
+  const toml::node* variant_node = doc.get("variant");
+  project.has_variant_table = variant_node != nullptr;
+  const toml::table* variants = nullptr;
+  if (variant_node != nullptr && variant_node->is_table()) {
+    if (const auto* v = variant_node->as_table()->get("variants")) {
+      variants = v->as_table();
+      if (variants == nullptr) {
+        return fail(fmt::format("{}: variant.variants: expected a table of labels, got {}", file, toml_type(*v)));
+      }
+    }
+  }
+  const toml::table* settings = nullptr;
+  if (const auto* s = doc.at_path("tool.vwheel.build.variants").node()) {
+    settings = s->as_table();
+    if (settings == nullptr) {
+      return fail(fmt::format("{}: tool.vwheel.build.variants: expected a table of labels, got {}", file, toml_type(*s)));
+    }
+  }
+  if (variants != nullptr) {
+    for (const auto& [key, body] : *variants) {
+      const std::string label(key.str());
+      const auto where = fmt::format("{}: variant.variants.{}", file, label);
+      if (!variant::is_valid_label(label)) {
+        return fail(fmt::format("{}: invalid label `{}`: expected lowercase letters, digits, `_` and `.`", where, label));
+      }
+      const auto* table = body.as_table();
+      if (table == nullptr) {
+        return fail(fmt::format("{}: expected a table of namespace.feature = [values], got {}", where, toml_type(body)));
+      }
+      auto properties = read_variant_properties(*table, where);
+      if (!properties) return fail(properties.error());
+      if (label == variant::kNullLabel && !properties->empty()) {
+        return fail(fmt::format("{}: the label `null` is reserved for the variant without properties", where));
+      }
+      if (label != variant::kNullLabel && properties->empty()) {
+        return fail(fmt::format("{}: no properties; only the label `null` may have none", where));
+      }
+      project.variants.push_back({label, std::move(*properties), {}, {}});
+    }
+  }
+  if (settings != nullptr) {
+    for (const auto& [key, body] : *settings) {
+      const std::string label(key.str());
+      const auto where = fmt::format("{}: tool.vwheel.build.variants.{}", file, label);
+      auto it = std::find_if(project.variants.begin(), project.variants.end(),
+                             [&](const DeclaredVariant& v) { return v.label == label; });
+      if (it == project.variants.end()) {
+        return fail(fmt::format("{}: there is no [variant.variants.{}] table for these settings", where, label));
+      }
+      const auto* table = body.as_table();
+      if (table == nullptr) return fail(fmt::format("{}: expected a table, got {}", where, toml_type(body)));
+      for (const auto& [name, value] : *table) {
+        if (name.str() == "config-settings") {
+          auto map = string_map(value, where + ".config-settings");
+          if (!map) return fail(map.error());
+          it->config_settings = std::move(*map);
+        } else if (name.str() == "environment") {
+          auto map = string_map(value, where + ".environment");
+          if (!map) return fail(map.error());
+          it->environment = std::move(*map);
+        } else {
+          return fail(fmt::format("{}.{}: unknown key; expected `config-settings` or `environment`", where, name.str()));
+        }
+      }
+    }
+  }
+  return project;
+}
+
+std::string BuildJob::describe() const {
+  if (sdist) return "the sdist";
+  if (label.empty()) return "the plain wheel";
+  if (label == variant::kNullLabel) return "the null variant";
+  return fmt::format("variant `{}`", label);
+}
+
+Result<std::vector<BuildJob>> plan_builds(const BuildProject& project, const BuildSelection& selection) {
+  std::map<std::string, std::vector<std::string>> cli_settings;
+  for (const auto& text : selection.config_settings) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return fail(fmt::format("-C `{}`: expected KEY=VALUE", text));
+    }
+    add_setting(cli_settings, text.substr(0, eq), text.substr(eq + 1));
+  }
+  const bool table = !project.variants.empty();
+  if (selection.all_variants && !table) {
+    return fail("--all-variants: the project's pyproject.toml has no [variant.variants] table");
+  }
+  if (selection.all_variants && !selection.labels.empty()) return fail("--all-variants cannot be combined with --variant");
+  if (!selection.properties.empty()) {
+    if (table) return fail("-p/--property: the variants' properties come from [variant.variants]; use --variant LABEL");
+    if (selection.labels.size() != 1) return fail("-p/--property needs exactly one --variant LABEL");
+  }
+
+  std::vector<const DeclaredVariant*> chosen;
+  std::vector<DeclaredVariant> from_cli;  // the -p variant when there is no table
+  std::set<std::string> seen;
+  if (selection.all_variants) {
+    for (const auto& v : project.variants) chosen.push_back(&v);
+  } else {
+    for (const auto& label : selection.labels) {
+      if (!seen.insert(label).second) return fail(fmt::format("--variant `{}` is given twice", label));
+      if (!variant::is_valid_label(label)) {
+        return fail(fmt::format("--variant `{}`: invalid label: expected lowercase letters, digits, `_` and `.`", label));
+      }
+      if (label == variant::kNullLabel) return fail("--variant null: use --null for the null variant");
+      auto it = std::find_if(project.variants.begin(), project.variants.end(),
+                             [&](const DeclaredVariant& v) { return v.label == label; });
+      if (it != project.variants.end()) {
+        chosen.push_back(&*it);
+        continue;
+      }
+      if (table) {
+        std::vector<std::string> known;
+        for (const auto& v : project.variants) known.push_back("`" + v.label + "`");
+        return fail(fmt::format("--variant `{}`: no such label in [variant.variants] (known: {})", label,
+                                fmt::join(known, ", ")));
+      }
+      if (selection.properties.empty()) {
+        return fail(fmt::format("--variant `{}`: the project has no [variant.variants] table; give the variant's "
+                                "properties with -p/--property",
+                                label));
+      }
+      std::vector<variant::Property> parsed;
+      for (const auto& text : selection.properties) {
+        auto p = variant::parse_property(text);
+        if (!p) return fail(p.error().with_context(fmt::format("-p `{}`", text)));
+        parsed.push_back(std::move(*p));
+      }
+      auto set = variant::make_property_set(std::move(parsed));
+      if (!set) return fail(set.error().with_context("-p/--property"));
+      from_cli.push_back({label, std::move(*set), {}, {}});
+      chosen.push_back(&from_cli.back());
+    }
+  }
+  // The table's `null` entry is the null variant: --all-variants builds it, --null selects it.
+  const DeclaredVariant* null_entry = nullptr;
+  for (const auto& v : project.variants) {
+    if (v.label == variant::kNullLabel) null_entry = &v;
+  }
+  bool want_null = selection.null_variant;
+  std::erase_if(chosen, [&](const DeclaredVariant* v) {
+    if (v->label != variant::kNullLabel) return false;
+    want_null = true;
+    return true;
+  });
+  if (want_null && !project.has_variant_table) {
+    return fail("--null: the null variant's variant.json lists the project's namespaces, but its pyproject.toml "
+                "has no [variant] table");
+  }
+
+  std::vector<BuildJob> jobs;
+  auto make_job = [&](const DeclaredVariant* v, std::string label, const variant::PropertySet& properties) {
+    BuildJob job;
+    job.label = std::move(label);
+    job.properties = properties;
+    add_setting(job.config_settings, "variant-label", job.label);
+    if (job.label == variant::kNullLabel) add_setting(job.config_settings, "null-variant", "true");
+    for (const auto& p : properties) add_setting(job.config_settings, "variant", p.to_string());
+    if (v != nullptr) {
+      for (const auto& [k, value] : v->config_settings) job.config_settings[k] = {value};
+      job.environment = v->environment;
+    }
+    for (const auto& [k, values] : cli_settings) job.config_settings[k] = values;
+    return job;
+  };
+  if (want_null) jobs.push_back(make_job(null_entry, std::string(variant::kNullLabel), {}));
+  for (const auto* v : chosen) jobs.push_back(make_job(v, v->label, v->properties));
+  if (jobs.empty()) {
+    BuildJob plain;
+    plain.config_settings = cli_settings;
+    jobs.push_back(std::move(plain));
+  }
+  return jobs;
+}
+
+std::string config_settings_json(const std::map<std::string, std::vector<std::string>>& settings) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, values] : settings) {
+    if (values.size() == 1) {
+      out[key] = values.front();
+    } else {
+      out[key] = values;
+    }
+  }
+  return out.dump();
+}
+
+Result<void> check_build_requirements(const std::vector<std::string>& requirements,
+                                      const std::map<std::string, std::string>& installed,
+                                      const std::map<std::string, std::string>& markers) {
+  markers::Environment env;
+  for (const auto& [k, v] : markers) env.variables.emplace(k, v);
+  env.variables.emplace("extra", "");
+  std::vector<std::string> missing;
+  for (const auto& text : requirements) {
+    auto req = markers::Requirement::parse(text);
+    if (!req) return fail(req.error().with_context("build requirement"));
+    auto applies = req->applies_to(env);
+    if (applies && !*applies) continue;
+    const auto it = installed.find(wheel_name::canonicalize_name(req->name));
+    if (it == installed.end()) {
+      missing.push_back(fmt::format("`{}` (not installed)", text));
+    } else if (!req->specifier.empty() && !req->specifier.contains(it->second, true)) {
+      missing.push_back(fmt::format("`{}` (installed: {})", text, it->second));
+    }
+  }
+  if (missing.empty()) return {};
+  return fail(fmt::format("build requirements missing from the interpreter's environment (--no-isolation): {}",
+                          fmt::join(missing, ", ")));
+}
+
+}  // namespace vwheel::api
