@@ -53,6 +53,7 @@
 ///   dropped from `providers`), a first requirement whose plugin-api cannot be inferred or differs
 ///   between marker-filtered alternatives. PEP 817 keys (`default-priorities.feature/property`,
 ///   top-level `static-properties`) are warnings; `static-properties` at the top level is ignored.
+///   Labels longer than 16 characters are warnings, as in the drafts (the draft schema caps them).
 ///
 /// Where variantlib 0.0.3 (the conformance vectors) is stricter than PEP 825 (17+ character
 /// labels, files without `providers`, unknown sub-keys, non-null empty labels), PEP 825 wins.
