@@ -45,7 +45,7 @@ function(vwheel_component name)
   set(VWHEEL_COMPONENT_TARGETS ${VWHEEL_COMPONENT_TARGETS} vwheel_${name} PARENT_SCOPE)
 endfunction()
 
-vwheel_component(core LIBS vwheel::toml Threads::Threads)
+vwheel_component(core LIBS vwheel::toml nlohmann_json::nlohmann_json Threads::Threads)
 vwheel_component(pep440 DEPS core)
 vwheel_component(markers DEPS pep440)
 vwheel_component(wheel_name DEPS core)

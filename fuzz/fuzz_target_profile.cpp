@@ -1,5 +1,5 @@
 // libFuzzer target for target profiles (target component, JSON): whatever parses must write with
-// to_json and read back equal.
+// to_json and read back equal, and laid over an empty profile (`--target` repeated) give itself.
 
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!again || !(*again == *profile)) {
     std::fprintf(stderr, "fuzz_target_profile: to_json does not read back equal: %s\n%s\n",
                  again ? "different" : again.error().message.c_str(), json.c_str());
+    std::abort();
+  }
+  vwheel::target::TargetProfile layered;
+  vwheel::target::overlay(layered, *profile);
+  if (!(layered == *profile)) {
+    std::fprintf(stderr, "fuzz_target_profile: overlay on an empty profile changed it:\n%s\n", json.c_str());
     std::abort();
   }
   return 0;

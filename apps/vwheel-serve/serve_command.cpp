@@ -1,11 +1,15 @@
 // `vwheel index serve (SITE | --wheels DIR) [--site-dir PATH] [--host H] [--port N]
-//  [--upload-token T] [--max-upload-size SIZE] [--threads N] [--max-age S] [-v]`: built into the separate
+//  [--upload-token T] [--max-upload-size SIZE] [--threads N] [--max-age S] [--header-timeout S]
+//  [--body-timeout S] [--keep-alive-timeout S] [--keep-alive-requests N] [--max-connections-per-ip N]
+//  [--max-waiting-per-ip N] [-v]`: built into the separate
 // `vwheel-serve` executable (see apps/vwheel-serve/main.cpp), which `vwheel index serve` runs.
 
 #include <pthread.h>
 #include <signal.h>
 
 #include <cctype>
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -62,6 +66,12 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
     std::string max_upload_size = "2G";
     unsigned threads = 16;
     std::optional<unsigned> max_age;
+    double header_timeout = 10;
+    double body_timeout = 30;
+    double keep_alive_timeout = 5;
+    std::size_t keep_alive_requests = 100;
+    std::size_t per_ip = 8;
+    std::size_t per_ip_waiting = 256;
     bool verbose = false;
   };
   auto o = std::make_shared<Options>();
@@ -94,6 +104,29 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
                   "revalidate every time; default: 600 for a SITE, as PyPI, and 0 with --wheels); wheels and "
                   "their .metadata are always sent as immutable")
       ->check(CLI::Range(0U, 31536000U));
+  // Each worker serves one connection at a time: these keep slow or idle clients from holding them.
+  const auto seconds = CLI::Range(0.001, 86400.0);
+  cmd->add_option("--header-timeout", o->header_timeout,
+                  "Seconds a client has, from a request's first byte, to send its request line and headers; "
+                  "slower connections are closed (default: 10)")
+      ->check(seconds);
+  cmd->add_option("--body-timeout", o->body_timeout,
+                  "Longest pause, in seconds, while a request body is read or a response is sent (default: 30)")
+      ->check(seconds);
+  cmd->add_option("--keep-alive-timeout", o->keep_alive_timeout,
+                  "Seconds a connection may wait for its next request (default: 5; 0.1 while other connections "
+                  "wait for a worker)")
+      ->check(seconds);
+  cmd->add_option("--keep-alive-requests", o->keep_alive_requests,
+                  "Requests per connection; the last is answered with `Connection: close` (default: 100)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  cmd->add_option("--max-connections-per-ip", o->per_ip,
+                  "Connections one client address may have served at once (0: no limit; default: 8)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
+  cmd->add_option("--max-waiting-per-ip", o->per_ip_waiting,
+                  "Connections of one address over --max-connections-per-ip that wait for one of its connections "
+                  "to end; further ones get 503 with `Connection: close` (default: 256)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   cmd->add_flag("-v,--verbose", o->verbose, "Log one line per request to stderr");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
@@ -116,6 +149,13 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       options.threads = o->threads;
       options.verbose = o->verbose;
       options.page_max_age = o->max_age;
+      const auto ms = [](double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000.0 + 0.5)); };
+      options.connections.header_timeout = ms(o->header_timeout);
+      options.connections.body_timeout = ms(o->body_timeout);
+      options.connections.keep_alive_timeout = ms(o->keep_alive_timeout);
+      options.connections.keep_alive_requests = o->keep_alive_requests;
+      options.connections.per_ip = o->per_ip;
+      options.connections.per_ip_waiting = o->per_ip_waiting;
       options.on_warning = [](const std::string& w) { report_warning(w); };
       const auto limit = parse_size(o->max_upload_size);
       if (!limit || *limit == 0) {

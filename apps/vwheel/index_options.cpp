@@ -8,20 +8,24 @@ namespace vwheel::cli {
 
 api::SelectionRequest SelectionOptions::to_request() const {
   api::SelectionRequest r = request;
-  if (!target.empty()) r.profile = target;
+  if (!many_targets) r.profiles.assign(targets.begin(), targets.end());
   if (!config.empty()) r.config = config;
   return r;
 }
 
 void add_selection_options(CLI::App& cmd, SelectionOptions& o, bool many_targets) {
   auto* g = cmd.add_option_group("Selection", "The machine to choose for, and how");
+  o.many_targets = many_targets;
   if (many_targets) {
     g->add_option("--target", o.targets,
-                  "Target profiles (JSON): lock only the wheels one of them can use (default: every variant)")
+                  "Target profiles (JSON), one machine each (repeatable): lock only the wheels one of them can use "
+                  "(default: every variant)")
         ->allow_extra_args(false);
   } else {
-    g->add_option("--target", o.target,
-                  "Target profile (JSON): choose for that machine (variants, tags, markers) instead of this one");
+    g->add_option("--target", o.targets,
+                  "Target profile (JSON): choose for that machine (variants, tags, markers) instead of this one; "
+                  "repeatable: later files replace earlier ones per namespace (and their environment, tags, detect)")
+        ->allow_extra_args(false);
   }
   g->add_option("--config", o.config, "User configuration (variants.toml) with priority overrides");
   auto* all = g->add_flag("--enable-optional-providers", o.request.enable_all_optional, "Enable every optional provider");

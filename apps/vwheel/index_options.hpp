@@ -16,16 +16,19 @@ namespace vwheel::cli {
 /// `--target`, `--config`, `--enable-optional-provider(s)`, `--allow-python-provider`,
 /// `--abi-dependency`, `--variant`, `--no-variants`.
 struct SelectionOptions {
-  std::string target;                ///< one profile
-  std::vector<std::string> targets;  ///< several (lock)
+  /// `--target` files: one machine described in layers (later files win per namespace), or with
+  /// `many_targets` (lock) one machine each.
+  std::vector<std::string> targets;
+  bool many_targets = false;
   std::string config;
   api::SelectionRequest request;
 
-  /// The request with `target` and `config` filled in.
+  /// The request with the profiles (unless `many_targets`) and `config` filled in.
   [[nodiscard]] api::SelectionRequest to_request() const;
 };
 
-/// Adds the selection options to `cmd` as one group; `many_targets`: `--target` may repeat (lock).
+/// Adds the selection options to `cmd` as one group. `--target` may always repeat: without
+/// `many_targets` the files describe one machine together, with it (lock) each is one machine.
 void add_selection_options(CLI::App& cmd, SelectionOptions& o, bool many_targets = false);
 
 /// The package sources, network and cache options, and `--quiet`.

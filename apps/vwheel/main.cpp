@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add_pyproject_command(app, dispatch);
   add_install_command(app, dispatch);
   add_uninstall_command(app, dispatch);
+  add_repair_command(app, dispatch);
   add_list_command(app, dispatch);
   add_show_command(app, dispatch);
   add_venv_command(app, dispatch);

@@ -149,6 +149,27 @@ Result<UninstallReport> uninstall(const UninstallRequest& request) {
   return report;
 }
 
+Result<install::Repaired> repair(const EnvironmentRequest& request) {
+  auto opened = open(request);
+  if (!opened) return fail(with_kind(opened.error(), ErrorKind::environment));
+  auto repaired = install::repair(opened->env);
+  if (!repaired) return fail(with_kind(repaired.error(), ErrorKind::environment));
+  return repaired;
+}
+
+std::string format_repaired(const install::Repaired& repaired) {
+  std::string out;
+  if (!repaired.interrupted) {
+    out = "no interrupted run";
+  } else if (repaired.rolled_forward) {
+    out = fmt::format("finished an interrupted run that had committed ({} clean-up steps)", repaired.steps);
+  } else {
+    out = fmt::format("rolled back an interrupted run ({} steps undone)", repaired.steps);
+  }
+  if (repaired.stale > 0) out += fmt::format("; removed {} stale staging directories", repaired.stale);
+  return out + "\n";
+}
+
 std::string format_uninstalled(const install::Uninstalled& uninstalled) {
   return fmt::format("uninstalled {} {} ({} files)\n", uninstalled.name, uninstalled.version, uninstalled.files);
 }

@@ -211,7 +211,7 @@ Result<LockReport> lock(const LockRequest& request) {
   std::vector<selection::Selection> targets;
   for (const auto& profile : request.profiles) {
     auto one = request.selection;
-    one.profile = profile;
+    one.profiles = {profile};
     auto s = make_selection(one, interp);
     if (!s) return fail(s.error());
     if (auto ok = require_environment_and_tags(*s); !ok) return fail(ok.error());

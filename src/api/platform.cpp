@@ -16,6 +16,7 @@ Result<PlatformReport> analyze_platform(const PlatformRequest& request) {
   PlatformReport report;
   report.machine = provider::detect_machine(provider::DetectOptions{!request.no_cache, std::nullopt});
   if (!request.namespaces.empty()) {
+    report.partial = true;
     for (const auto& ns : request.namespaces) {
       const bool known = std::any_of(report.machine.answers.begin(), report.machine.answers.end(),
                                      [&](const auto& a) { return a.ns == ns; });
@@ -71,7 +72,9 @@ std::string format_platform_text(const PlatformReport& report) {
 std::string format_platform_profile(const PlatformReport& report) {
   target::TargetProfile profile;
   profile.properties = report.machine.supported();
-  if (report.interpreter) {
+  if (report.partial) {
+    profile.detect = true;
+  } else if (report.interpreter) {
     profile.environment = report.interpreter->environment;
     profile.tags = report.interpreter->tags;
   } else {

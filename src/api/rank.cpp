@@ -1,6 +1,7 @@
 #include "vwheel/api/rank.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,7 +10,11 @@
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/metadata/document.hpp"
+#include "vwheel/metadata/merge.hpp"
+#include "vwheel/pep440/version.hpp"
 #include "vwheel/python/interpreter.hpp"
+#include "vwheel/wheel/wheel.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
 
 namespace vwheel::api {
 namespace {
@@ -23,6 +28,58 @@ std::string project_of(const std::filesystem::path& file) {
   return dash == std::string::npos ? std::string() : wheel_name::canonicalize_name(stem.substr(0, dash));
 }
 
+/// PEP 825 lets clients read `variant.json` from wheels whose labels the index-level file lacks:
+/// the wheels of the file's project version beside it (a `--find-links` directory, a build's
+/// `dist/`) whose labels `metadata` lacks are read and merged in, one note each. A wheel that
+/// cannot be read or disagrees with the file is left out with a note.
+void add_labels_from_wheels_beside(const std::filesystem::path& file, variant::VariantMetadata& metadata,
+                                   std::vector<std::string>& notes) {
+  auto stem = file.filename().string();
+  if (!stem.ends_with("-variants.json")) return;
+  stem.resize(stem.size() - std::string_view("-variants.json").size());
+  const auto dash = stem.rfind('-');
+  if (dash == std::string::npos) return;
+  const auto project = wheel_name::canonicalize_name(stem.substr(0, dash));
+  const auto version = pep440::Version::parse(stem.substr(dash + 1));
+  if (!version) return;
+  const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  std::vector<std::filesystem::path> wheels;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".whl") wheels.push_back(it->path());
+  }
+  std::sort(wheels.begin(), wheels.end());  // directory order is arbitrary; notes are not
+  const auto name = file.filename().string();
+  std::set<std::string> seen;
+  for (const auto& path : wheels) {
+    auto parsed = wheel_name::parse_wheel_name(path.filename().string());
+    if (!parsed || !parsed->label || wheel_name::canonicalize_name(parsed->name) != project) continue;
+    auto v = pep440::Version::parse(parsed->version);
+    if (!v || !(*v == *version)) continue;
+    const auto& label = *parsed->label;
+    if (metadata.variants.contains(label) || !seen.insert(label).second) continue;
+    std::string why;
+    auto w = wheel::open_wheel(path);
+    auto doc = w ? wheel::read_variant_json(*w) : Result<std::optional<metadata::ParsedDocument>>(fail(w.error()));
+    if (!doc) {
+      why = doc.error().message;
+    } else if (!*doc) {
+      why = fmt::format("{} has no variant.json", path.filename().string());
+    } else {
+      const variant::VariantMetadata both[] = {metadata, (**doc).metadata};
+      auto merged = metadata::merge_all(both);
+      if (merged) {
+        metadata = std::move(*merged);
+        notes.push_back(fmt::format("label {}: properties read from the wheel's variant.json, not in {}", label, name));
+        continue;
+      }
+      why = fmt::format("{}: its variant.json disagrees with {}: {}", path.filename().string(), name,
+                        merged.error().message);
+    }
+    notes.push_back(fmt::format("label {}: not in {}, and not read from the wheel: {}", label, name, why));
+  }
+}
+
 }  // namespace
 
 Result<RankReport> rank(const RankRequest& request) {
@@ -31,10 +88,13 @@ Result<RankReport> rank(const RankRequest& request) {
   if (!text) return fail(text.error());
   auto doc = metadata::parse_json_document(*text, metadata::DocumentKind::VariantsJson);
   if (!doc) return fail(doc.error().with_context(file));
+  std::vector<std::string> from_wheels;
+  add_labels_from_wheels_beside(request.variants_json, doc->metadata, from_wheels);
   auto selection = make_selection(request.selection, nullptr);
   if (!selection) return fail(selection.error());
   auto report = rank_metadata(doc->metadata, file, project_of(request.variants_json), *selection);
   if (!report) return fail(report.error());
+  report->notes.insert(report->notes.end(), from_wheels.begin(), from_wheels.end());
   std::vector<std::string> warnings;
   for (const auto& w : doc->conformance_problems) warnings.push_back(fmt::format("{}: {}", file, w));
   report->warnings.insert(report->warnings.begin(), warnings.begin(), warnings.end());
@@ -47,6 +107,7 @@ Result<RankReport> rank_metadata(const variant::VariantMetadata& metadata, const
   report.variants = metadata.variants;
   report.target_description = selection.description;
   report.notes = selection.notes;
+  report.property_sources = selection.property_sources;
 
   complete_environment(selection, metadata);
   std::optional<markers::Environment> env;
@@ -92,6 +153,15 @@ std::string describe_properties(const std::vector<variant::Property>& props) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+/// Where a namespace's answer came from: the selection's source for the target's answers (a
+/// profile file, or detection), else the ranking's ("static-properties", ...).
+std::string origin_of(const RankReport& report, const variant::NamespaceReport& r) {
+  if (r.source == "target") {
+    if (auto it = report.property_sources.find(r.ns); it != report.property_sources.end()) return it->second;
+  }
+  return r.source;
+}
+
 }  // namespace
 
 std::string format_rank_explain(const RankReport& report) {
@@ -110,7 +180,7 @@ std::string format_rank_explain(const RankReport& report) {
       out += fmt::format("  {}: unsupported{}\n", ns, r->note.empty() ? "" : fmt::format(" ({})", r->note));
       continue;
     }
-    out += fmt::format("  {} (from {}):\n", ns, r->source);
+    out += fmt::format("  {} (from {}):\n", ns, origin_of(report, *r));
     for (const auto& fc : it->second) {
       if (fc.values.size() <= 10) {
         out += fmt::format("    {}: {}\n", fc.name, fmt::join(fc.values, " > "));
@@ -180,6 +250,7 @@ std::string format_rank_json(const RankReport& report) {
   ordered_json namespaces = ordered_json::array();
   for (const auto& n : report.ranking.namespaces) {
     ordered_json j{{"namespace", n.ns}, {"source", n.source}};
+    if (auto origin = origin_of(report, n); origin != n.source) j["origin"] = origin;
     if (!n.note.empty()) j["note"] = n.note;
     namespaces.push_back(std::move(j));
   }

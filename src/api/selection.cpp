@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "vwheel/config/user_config.hpp"
 #include "vwheel/core/fs.hpp"
@@ -65,6 +66,108 @@ Result<void> add_variant_choices(const SelectionRequest& request, selection::Sel
   return {};
 }
 
+
+std::shared_ptr<provider::MachineReport> detect(const SelectionRequest& request) {
+  return std::make_shared<provider::MachineReport>(
+      provider::detect_machine(provider::DetectOptions{!request.no_cache, std::nullopt}));
+}
+
+provider::PythonProviderPolicy python_policy(const SelectionRequest& request, const config::UserConfig& cfg) {
+  provider::PythonProviderPolicy policy;
+  policy.allowed.insert(request.allow_python_providers.begin(), request.allow_python_providers.end());
+  policy.allowed.insert(cfg.allow_python_providers.begin(), cfg.allow_python_providers.end());
+  return policy;
+}
+
+/// Detection's notes and sources, for the namespaces not in `skip` (those a profile answers).
+void add_detected(const provider::MachineReport& machine, const variant::SupportedProperties& skip,
+                  selection::Selection& s) {
+  for (const auto& a : machine.answers) {
+    if (skip.contains(a.ns)) continue;
+    for (const auto& note : a.detection.notes) s.notes.push_back(fmt::format("{}: {}", a.ns, note));
+    if (!a.detection.supported.empty()) s.property_sources[a.ns] = fmt::format("detected: {}", a.detection.source);
+  }
+}
+
+/// Profiles with `"detect": true`: the namespaces they list answer from them (PEP 850's static
+/// list in place of a provider), every other one is asked of detection (and the allowed Python
+/// providers) as without a profile.
+class LayeredOracle final : public variant::SupportOracle {
+ public:
+  LayeredOracle(variant::SupportedProperties table, std::shared_ptr<const variant::SupportOracle> rest)
+      : table_(std::move(table)), rest_(std::move(rest)) {}
+  [[nodiscard]] Result<std::optional<std::vector<variant::FeatureConfig>>> supported(
+      const std::string& ns, const variant::ProviderInfo* declared, std::string& note) const override {
+    if (auto it = table_.find(ns); it != table_.end()) {
+      return std::optional<std::vector<variant::FeatureConfig>>{it->second};
+    }
+    return rest_->supported(ns, declared, note);
+  }
+
+ private:
+  variant::SupportedProperties table_;
+  std::shared_ptr<const variant::SupportOracle> rest_;
+};
+
+/// Reads the request's profiles, lays them over each other (later files win per namespace, and
+/// for `environment`, `tags` and `detect`), and fills the selection from the result.
+Result<void> add_profiles(const SelectionRequest& request, const python::Interpreter* interpreter,
+                          const config::UserConfig& cfg, selection::Selection& s) {
+  target::TargetProfile merged;
+  std::map<std::string, std::string> origin;  // namespace -> the file that answered it
+  std::string environment_file;
+  std::vector<std::string> files;
+  for (const auto& path : request.profiles) {
+    const auto file = path.string();
+    auto text = read_file(path);
+    if (!text) return fail(text.error());
+    auto profile = target::parse_target_profile(*text);
+    if (!profile) return fail(profile.error().with_context(file));
+    // Checked per file, so that the error names the file the value is in.
+    if (auto abi = profile_abi_dependencies(profile->properties, file); !abi) return fail(abi.error());
+    for (const auto& [ns, _] : profile->properties) origin.insert_or_assign(ns, file);
+    if (profile->environment) environment_file = file;
+    files.push_back(file);
+    target::overlay(merged, std::move(*profile));
+  }
+  const bool detect_rest = merged.detect.value_or(false);
+  s.description = fmt::format("target profile{} {}", files.size() > 1 ? "s" : "", fmt::join(files, ", "));
+  if (detect_rest) s.description += " (namespaces not listed: this machine, detected)";
+  s.from_profile = !detect_rest || merged.environment.has_value();
+  if (merged.environment) {
+    const auto& env = *merged.environment;
+    // A profile's python_version without python_full_version must not be mixed with the
+    // interpreter's full version.
+    if (env.contains("python_version") && !env.contains("python_full_version")) {
+      s.environment.insert_or_assign("python_full_version", env.at("python_version"));
+    }
+    for (const auto& [k, v] : env) s.environment.insert_or_assign(k, v);
+    if (env.contains("python_version") || env.contains("python_full_version")) {
+      s.environment_source = fmt::format("target profile {}", environment_file);
+    }
+  } else if (detect_rest && !interpreter) {
+    s.environment = provider::host_marker_environment();
+  }
+  if (merged.tags) s.set_tags(std::move(*merged.tags));
+  auto abi = profile_abi_dependencies(merged.properties, origin[std::string(variant::kAbiDependencyNamespace)]);
+  if (!abi) return fail(abi.error());
+  s.abi_dependencies.insert(s.abi_dependencies.end(), abi->begin(), abi->end());
+  merged.properties.erase(std::string(variant::kAbiDependencyNamespace));
+  for (const auto& [ns, _] : merged.properties) s.property_sources[ns] = fmt::format("target profile {}", origin[ns]);
+  if (!detect_rest) {
+    s.supported = merged.properties;
+    s.oracle = std::make_shared<variant::TableOracle>(std::move(merged.properties));
+    return {};
+  }
+  auto machine = detect(request);
+  add_detected(*machine, merged.properties, s);
+  s.supported = machine->supported();
+  for (const auto& [ns, features] : merged.properties) s.supported.insert_or_assign(ns, features);
+  auto rest = std::make_shared<provider::DetectionOracle>(*machine, python_policy(request, cfg));
+  s.oracle = std::make_shared<LayeredOracle>(std::move(merged.properties), std::move(rest));
+  s.keepalive = machine;
+  return {};
+}
 }  // namespace
 
 Result<selection::Selection> make_selection(const SelectionRequest& request, const python::Interpreter* interpreter,
@@ -85,46 +188,15 @@ Result<selection::Selection> make_selection(const SelectionRequest& request, con
 
   if (request.universal) {
     s.description = "every variant";
-  } else if (request.profile) {
-    const auto file = request.profile->string();
-    auto text = read_file(*request.profile);
-    if (!text) return fail(text.error());
-    auto profile = target::parse_target_profile(*text);
-    if (!profile) return fail(profile.error().with_context(file));
-    s.description = fmt::format("target profile {}", file);
-    s.from_profile = true;
-    if (profile->environment) {
-      const auto& env = *profile->environment;
-      // A profile's python_version without python_full_version must not be mixed with the
-      // interpreter's full version.
-      if (env.contains("python_version") && !env.contains("python_full_version")) {
-        s.environment.insert_or_assign("python_full_version", env.at("python_version"));
-      }
-      for (const auto& [k, v] : env) s.environment.insert_or_assign(k, v);
-      if (env.contains("python_version") || env.contains("python_full_version")) s.environment_source = s.description;
-    }
-    if (profile->tags) s.set_tags(std::move(*profile->tags));
-    auto abi = profile_abi_dependencies(profile->properties, file);
-    if (!abi) return fail(abi.error());
-    s.abi_dependencies.insert(s.abi_dependencies.end(), abi->begin(), abi->end());
-    profile->properties.erase(std::string(variant::kAbiDependencyNamespace));
-    for (const auto& [ns, _] : profile->properties) s.property_sources[ns] = s.description;
-    s.supported = profile->properties;
-    s.oracle = std::make_shared<variant::TableOracle>(std::move(profile->properties));
+  } else if (!request.profiles.empty()) {
+    if (auto ok = add_profiles(request, interpreter, *cfg, s); !ok) return fail(ok.error());
   } else {
-    auto machine = std::make_shared<provider::MachineReport>(
-        provider::detect_machine(provider::DetectOptions{!request.no_cache, std::nullopt}));
+    auto machine = detect(request);
     s.description = "this machine (detected)";
     if (!interpreter) s.environment = provider::host_marker_environment();
-    for (const auto& a : machine->answers) {
-      for (const auto& note : a.detection.notes) s.notes.push_back(fmt::format("{}: {}", a.ns, note));
-      if (!a.detection.supported.empty()) s.property_sources[a.ns] = fmt::format("detected: {}", a.detection.source);
-    }
+    add_detected(*machine, {}, s);
     s.supported = machine->supported();
-    provider::PythonProviderPolicy policy;
-    policy.allowed.insert(request.allow_python_providers.begin(), request.allow_python_providers.end());
-    policy.allowed.insert(cfg->allow_python_providers.begin(), cfg->allow_python_providers.end());
-    s.oracle = std::make_shared<provider::DetectionOracle>(*machine, std::move(policy));
+    s.oracle = std::make_shared<provider::DetectionOracle>(*machine, python_policy(request, *cfg));
     s.keepalive = machine;
   }
   if (auto ok = add_abi_overrides(request, s); !ok) return fail(ok.error());

@@ -120,11 +120,20 @@ Result<void> link_or_copy(const fs::path& from, const fs::path& to) {
   return {};
 }
 
-Transaction::Transaction(fs::path backup_dir, std::function<bool(std::size_t)> fail_at)
-    : backup_dir_(std::move(backup_dir)), fail_at_(std::move(fail_at)) {}
+Transaction::Transaction(fs::path backup_dir, std::function<bool(std::size_t)> fail_at, Journal* journal)
+    : backup_dir_(std::move(backup_dir)), fail_at_(std::move(fail_at)), journal_(journal) {}
 
 Transaction::~Transaction() {
   if (!finished_) rollback();
+}
+
+Result<void> Transaction::record(JournalStep step) {
+  // Journaled before it is done: undoing a step that never happened changes nothing.
+  if (journal_ != nullptr) {
+    if (auto ok = journal_->append(step); !ok) return ok;
+  }
+  steps_.push_back(std::move(step));
+  return {};
 }
 
 Result<fs::path> Transaction::next_backup() {
@@ -142,24 +151,25 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
   std::error_code ec;
   const auto dest_status = fs::symlink_status(dest, ec);
   if (!fs::exists(dest_status)) {
-    if (::rename(src.c_str(), dest.c_str()) == 0) {
-      ops_.push_back({Kind::Created, dest, {}});
-      return {};
-    }
+    if (auto ok = record({JournalStep::Kind::Place, src, dest}); !ok) return ok;
+    if (::rename(src.c_str(), dest.c_str()) == 0) return {};
     if (errno != EXDEV) return fail(fmt::format("{}: cannot move into place: {}", dest.string(), errno_text(errno)));
+    if (auto ok = record({JournalStep::Kind::Copy, src, dest}); !ok) return ok;
     fs::copy(src, dest, fs::copy_options::recursive, ec);
-    ops_.push_back({Kind::Created, dest, {}});
     if (ec) return fail(fmt::format("{}: cannot copy into place: {}", dest.string(), ec.message()));
     return {};
   }
   const auto src_status = fs::symlink_status(src, ec);
-  if (fs::is_directory(dest_status) && fs::is_directory(src_status)) return move_contents(src, dest);
+  // A directory merges into a directory, or into a link to one (a venv's `lib64 -> lib`).
+  const bool dest_dir = fs::is_directory(dest_status) || (fs::is_symlink(dest_status) && fs::is_directory(dest, ec));
+  if (dest_dir && fs::is_directory(src_status)) return move_contents(src, dest);
   auto backup = next_backup();
   if (!backup) return fail(backup.error());
+  if (auto ok = record({JournalStep::Kind::Aside, dest, *backup}); !ok) return ok;
   if (::rename(dest.c_str(), backup->c_str()) != 0) {
     return fail(fmt::format("{}: cannot move aside: {}", dest.string(), errno_text(errno)));
   }
-  ops_.push_back({Kind::Replaced, dest, *backup});
+  if (auto ok = record({JournalStep::Kind::Place, src, dest}); !ok) return ok;
   if (::rename(src.c_str(), dest.c_str()) != 0) {
     return fail(fmt::format("{}: cannot move into place: {}", dest.string(), errno_text(errno)));
   }
@@ -182,10 +192,10 @@ Result<void> Transaction::move_contents(const fs::path& src, const fs::path& des
 Result<void> Transaction::remove(const fs::path& path) {
   auto backup = next_backup();
   if (!backup) return fail(backup.error());
+  if (auto ok = record({JournalStep::Kind::Aside, path, *backup}); !ok) return ok;
   if (::rename(path.c_str(), backup->c_str()) != 0) {
     return fail(fmt::format("{}: cannot remove: {}", path.string(), errno_text(errno)));
   }
-  ops_.push_back({Kind::Removed, path, *backup});
   return {};
 }
 
@@ -196,40 +206,40 @@ Result<void> Transaction::ensure_dir(const fs::path& dir) {
   while (top.has_parent_path() && top.parent_path() != top && !fs::exists(fs::symlink_status(top.parent_path(), ec))) {
     top = top.parent_path();
   }
+  if (auto ok = record({JournalStep::Kind::Mkdir, top, {}}); !ok) return ok;
   fs::create_directories(dir, ec);
   if (ec) return fail(fmt::format("{}: cannot create: {}", dir.string(), ec.message()));
-  ops_.push_back({Kind::Created, top, {}});
   return {};
 }
 
-void Transaction::commit() {
-  finished_ = true;
-  if (backups_ == 0) return;  // nothing was moved aside: no backup directory was made
-  std::error_code ec;
-  fs::remove_all(backup_dir_, ec);
+Result<void> Transaction::prune_later(const fs::path& dir) {
+  if (journal_ == nullptr || !pruned_.insert(dir).second) return {};
+  return journal_->append({JournalStep::Kind::Prune, dir, {}});
 }
 
-void Transaction::rollback() noexcept {
-  finished_ = true;
-  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
-    std::error_code ec;
-    switch (it->kind) {
-      case Kind::Created:
-        fs::remove_all(it->target, ec);
-        break;
-      case Kind::Replaced:
-        fs::remove_all(it->target, ec);
-        ::rename(it->backup.c_str(), it->target.c_str());
-        break;
-      case Kind::Removed:
-        fs::create_directories(it->target.parent_path(), ec);
-        ::rename(it->backup.c_str(), it->target.c_str());
-        break;
+Result<void> Transaction::commit() {
+  if (journal_ != nullptr) {
+    if (auto ok = journal_->commit(); !ok) {
+      rollback();
+      return ok;
     }
   }
-  ops_.clear();
+  finished_ = true;
+  if (backups_ == 0) return {};  // nothing was moved aside: no backup directory was made
   std::error_code ec;
   fs::remove_all(backup_dir_, ec);
+  return {};
+}
+
+bool Transaction::rollback() noexcept {
+  finished_ = true;
+  const bool ok = roll_back(steps_);
+  steps_.clear();
+  if (ok) {
+    std::error_code ec;
+    fs::remove_all(backup_dir_, ec);
+  }
+  return ok;
 }
 
 void remove_empty_parents(fs::path dir, const fs::path& stop) noexcept {

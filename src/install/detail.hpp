@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "journal.hpp"
 #include "vwheel/core/error.hpp"
 
 namespace vwheel::install::detail {
@@ -38,18 +40,21 @@ namespace vwheel::install::detail {
 /// Hard-links `from` to `to`, copying when linking is impossible (another file system).
 [[nodiscard]] Result<void> link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
 
-/// Moves prepared files into place, recording every step so that `rollback` (or destruction
-/// without `commit`) restores the previous state.
+/// Moves prepared files into place, recording every step (in memory, and in the run's journal
+/// when given, before the step is done) so that `rollback` (or destruction without `commit`)
+/// restores the previous state, and so that recovery can after a crash.
 class Transaction {
  public:
   /// `backup_dir` must be on the same file system as the destinations and not exist yet.
-  explicit Transaction(std::filesystem::path backup_dir, std::function<bool(std::size_t)> fail_at = {});
+  explicit Transaction(std::filesystem::path backup_dir, std::function<bool(std::size_t)> fail_at = {},
+                       Journal* journal = nullptr);
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction();
 
-  /// Moves `src` to `dest`: a rename when `dest` does not exist; when both are directories (not
-  /// symlinks) the contents are merged; otherwise `dest` is backed up and replaced.
+  /// Moves `src` to `dest`: a rename when `dest` does not exist; when both are directories (or
+  /// `dest` a symbolic link to one) the contents are merged; otherwise `dest` is backed up and
+  /// replaced.
   [[nodiscard]] Result<void> move_into(const std::filesystem::path& src, const std::filesystem::path& dest);
   /// Moves every entry of directory `src` into directory `dest` (created when missing).
   [[nodiscard]] Result<void> move_contents(const std::filesystem::path& src, const std::filesystem::path& dest);
@@ -57,23 +62,24 @@ class Transaction {
   [[nodiscard]] Result<void> remove(const std::filesystem::path& path);
   /// Creates `dir` and missing parents, recording the topmost one created.
   [[nodiscard]] Result<void> ensure_dir(const std::filesystem::path& dir);
-  /// Keeps the changes and deletes the backup.
-  void commit();
-  /// Undoes every step, newest first. Errors are ignored (best effort).
-  void rollback() noexcept;
+  /// Records (in the journal) a directory to remove, with its parents while empty, once committed.
+  [[nodiscard]] Result<void> prune_later(const std::filesystem::path& dir);
+  /// The commit point (journaled and synced), then deletes the backup. On failure everything
+  /// has been rolled back.
+  [[nodiscard]] Result<void> commit();
+  /// Undoes every step, newest first. Returns false when a backup could not be put back (the
+  /// backup directory is then kept).
+  bool rollback() noexcept;
 
  private:
-  enum class Kind { Created, Replaced, Removed };
-  struct Op {
-    Kind kind;
-    std::filesystem::path target;
-    std::filesystem::path backup;
-  };
+  [[nodiscard]] Result<void> record(JournalStep step);
   [[nodiscard]] Result<std::filesystem::path> next_backup();
 
   std::filesystem::path backup_dir_;
   std::function<bool(std::size_t)> fail_at_;
-  std::vector<Op> ops_;
+  Journal* journal_ = nullptr;
+  std::vector<JournalStep> steps_;
+  std::set<std::filesystem::path> pruned_;
   std::size_t moves_ = 0;
   std::size_t backups_ = 0;
   bool finished_ = false;

@@ -46,8 +46,11 @@ Result<Environment> environment_of(const python::Interpreter& interpreter) {
   } else {
     env.scheme.headers = interpreter.paths.at("include");
   }
-  env.lock_dir = env.scheme.purelib;
   env.prefix = interpreter.prefix.lexically_normal();
+  // The lock and the journal live beside `pyvenv.cfg` in a virtual environment, as other tools'
+  // do: never in site-packages, where no RECORD lists them. Elsewhere (a system prefix vwheel
+  // may not write to the root of) they stay in purelib.
+  env.lock_dir = fs::exists(env.prefix / "pyvenv.cfg", ec) ? env.prefix : env.scheme.purelib;
   return env;
 }
 

@@ -1,10 +1,13 @@
 #include "installed.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "journal.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/wheel/record.hpp"
@@ -84,10 +87,10 @@ DistInfoIndex index_dist_infos(const Environment& env, std::vector<fs::path>* st
   DistInfoIndex index;
   for (const auto& dir : lib_dirs(env)) {
     std::error_code ec;
-    const bool lock_dir = staging != nullptr && dir == env.lock_dir;
+    const bool staging_dir = staging != nullptr && dir == env.scheme.purelib;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       const auto file = it->path().filename().string();
-      if (lock_dir && file.starts_with(".vwheel-tmp-")) staging->push_back(it->path());
+      if (staging_dir && file.starts_with(".vwheel-tmp-")) staging->push_back(it->path());
       if (file.size() <= 10 || !file.ends_with(".dist-info")) continue;
       const auto stem = file.substr(0, file.size() - 10);
       index.emplace(wheel_name::canonicalize_name(stem.substr(0, stem.find('-'))), it->path());
@@ -156,6 +159,66 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
   return removal;
 }
 
+std::set<fs::path> owned_paths(const Environment& env, const Distribution& dist) {
+  std::set<fs::path> out;
+  auto text = read_file(dist.dist_info / "RECORD");
+  if (!text) return out;
+  auto rows = wheel::parse_record(*text);
+  if (!rows) return out;
+  const auto base = dist.dist_info.parent_path();
+  for (const auto& row : *rows) {
+    const auto p = (base / row.path).lexically_normal();
+    if (is_within(p, env.prefix)) out.insert(p);
+  }
+  return out;
+}
+
+namespace {
+
+/// Whether every file below `dir` (outside `__pycache__`, which goes with its `.py` files) is
+/// one of `replaced`.
+bool only_replaced(const fs::path& dir, const std::set<fs::path>& replaced) {
+  std::error_code ec;
+  std::size_t seen = 0;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec)) {
+    if (++seen > 1000000) return false;
+    const auto st = it->symlink_status(ec);
+    if (fs::is_directory(st)) {
+      if (it->path().filename() == "__pycache__") it.disable_recursion_pending();
+      continue;
+    }
+    if (!replaced.contains(it->path().lexically_normal())) return false;
+  }
+  return !ec;
+}
+
+}  // namespace
+
+Result<void> check_type_conflicts(const std::vector<Destination>& files, const std::set<fs::path>& replaced) {
+  std::set<fs::path> directories;  // parents already known to be directories (or absent)
+  for (const auto& f : files) {
+    const auto rel = f.path.lexically_relative(f.root);
+    fs::path dir = f.root;
+    const std::vector<fs::path> parts(rel.begin(), rel.end());
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      dir /= parts[i];
+      if (directories.contains(dir)) continue;
+      struct stat st {};
+      // stat follows links: a link to a directory is a directory to merge into.
+      if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && !replaced.contains(dir)) {
+        return fail(fmt::format("{} needs `{}` to be a directory, but the environment has a file there", f.label,
+                                dir.string()));
+      }
+      directories.insert(dir);
+    }
+    struct stat st {};
+    if (::lstat(f.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && !only_replaced(f.path, replaced)) {
+      return fail(fmt::format("{} is a file, but the environment has a directory at `{}`", f.label, f.path.string()));
+    }
+  }
+  return {};
+}
+
 void cleanup_parents(const Environment& env, const Removal& removal) noexcept {
   std::vector<fs::path> dirs = removal.parents;
   // Deepest first, so that a parent emptied by its child's removal goes too.
@@ -182,14 +245,58 @@ void cleanup_parents(const Environment& env, const Removal& removal) noexcept {
 Result<Uninstalled> uninstall(const Environment& env, std::string_view name) {
   auto lock = EnvironmentLock::acquire(env.lock_dir, [&] { print_lock_wait(env); });
   if (!lock) return fail(lock.error());
+  if (auto recovered = detail::recover(env); !recovered) return fail(recovered.error());
   auto dist = find_distribution(env, name);
   if (!dist) return fail(fmt::format("{}: not installed in {}", name, env.scheme.purelib.string()));
-  detail::Transaction tx(env.lock_dir / fmt::format(".vwheel-backup-{}", unique_token()));
-  auto removal = detail::remove_distribution(env, *dist, tx);
-  if (!removal) return fail(removal.error());
-  tx.commit();
+  // The backups go where the installer stages (same file system as what is removed), under a
+  // name recovery and the next run recognise.
+  const auto run_dir = env.scheme.purelib / fmt::format(".vwheel-tmp-{}", unique_token());
+  auto journal = detail::Journal::create(detail::journal_path(env), run_dir);
+  if (!journal) return fail(with_kind(journal.error(), ErrorKind::environment));
+  auto removal = [&]() -> Result<detail::Removal> {
+    detail::Transaction tx(run_dir / "backup", {}, &*journal);
+    auto r = detail::remove_distribution(env, *dist, tx);
+    if (!r) return fail(r.error());
+    for (const auto& parent : r->parents) {
+      if (auto ok = tx.prune_later(parent); !ok) return fail(ok.error());
+    }
+    if (auto ok = tx.commit(); !ok) return fail(ok.error());
+    return r;
+  }();
+  if (!removal) {
+    // Rolled back by the transaction; the journal goes unless a backup could not be put back.
+    std::error_code ec;
+    if (!fs::exists(run_dir / "backup", ec)) {
+      fs::remove_all(run_dir, ec);
+      journal->finish();
+    }
+    return fail(removal.error());
+  }
   detail::cleanup_parents(env, *removal);
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);
+  journal->finish();
   return Uninstalled{dist->name, dist->version, removal->files, std::move(removal->warnings)};
+}
+
+}  // namespace vwheel::install
+
+namespace vwheel::install {
+
+Result<Repaired> repair(const Environment& env) {
+  auto lock = EnvironmentLock::acquire(env.lock_dir, [&] { print_lock_wait(env); });
+  if (!lock) return fail(lock.error());
+  auto recovered = detail::recover(env);
+  if (!recovered) return fail(recovered.error());
+  Repaired out{recovered->found, recovered->rolled_forward, recovered->steps, 0};
+  std::vector<fs::path> stale;
+  (void)detail::index_dist_infos(env, &stale);
+  for (const auto& dir : stale) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    ++out.stale;
+  }
+  return out;
 }
 
 }  // namespace vwheel::install

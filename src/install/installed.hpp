@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,25 @@ using DistInfoIndex = std::multimap<std::string, std::filesystem::path, std::les
 /// Moves the distribution's RECORD files (only those inside the environment's prefix), the
 /// `__pycache__` files of its `.py` files, and its dist-info directory to the transaction's backup.
 [[nodiscard]] Result<Removal> remove_distribution(const Environment& env, const Distribution& dist, Transaction& tx);
+
+/// One file a run will install: what it comes from (`member `x``, or a file the installer
+/// writes) and its destination under `root` (its scheme directory), both normalized.
+struct Destination {
+  std::string label;
+  std::filesystem::path path;
+  std::filesystem::path root;
+};
+
+/// The paths the distribution's RECORD lists inside the environment, normalized (those an
+/// upgrade moves aside before the new files go in).
+[[nodiscard]] std::set<std::filesystem::path> owned_paths(const Environment& env, const Distribution& dist);
+
+/// Fails, naming the file and the environment's path, when a file would replace a directory or
+/// a directory is needed where the environment has a file (both of which the move into place
+/// would otherwise resolve by moving the environment's entry aside for good), unless what is in
+/// the way is `replaced`: files of the same project's installed version, removed first.
+[[nodiscard]] Result<void> check_type_conflicts(const std::vector<Destination>& files,
+                                                const std::set<std::filesystem::path>& replaced);
 
 /// Removes the now-empty directories of a removal (after commit).
 void cleanup_parents(const Environment& env, const Removal& removal) noexcept;

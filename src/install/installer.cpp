@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <atomic>
 #include <condition_variable>
@@ -18,6 +19,7 @@
 
 #include "detail.hpp"
 #include "installed.hpp"
+#include "journal.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/parallel.hpp"
@@ -55,9 +57,9 @@ struct Prepared {
   std::string dist_info;
   SchemeKey root = SchemeKey::Purelib;
   /// The run's staging directory `<purelib>/.vwheel-tmp-.../`, shared by its wheels: this one
-  /// stages into `<tag>-<key>/...` and backs up into `<tag>-backup/` (one level of directories
-  /// per wheel: each directory made and removed costs an ext4 journal update, which showed in
-  /// the time of 50 small installs).
+  /// stages into `<tag>-<key>/...` (one level of directories per wheel: each directory made and
+  /// removed costs an ext4 journal update, which showed in the time of 50 small installs); what
+  /// the run's transaction moves aside goes to `backup/` there, named by the journal.
   fs::path staging;
   std::string tag;
   std::vector<PlannedFile> files;
@@ -65,6 +67,8 @@ struct Prepared {
   bool from_cache = false;
   bool skipped = false;
   std::optional<Distribution> existing;
+  std::vector<std::string> warnings;
+  detail::Removal removal;  ///< what replacing `existing` moved aside (its parents are cleaned up after the commit)
 
   [[nodiscard]] fs::path stage(SchemeKey k) const { return staging / fmt::format("{}-{}", tag, to_string(k)); }
   [[nodiscard]] fs::path backup() const { return staging / (tag + "-backup"); }
@@ -152,6 +156,12 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
   auto info = parse_wheel_info(**wheel_text, w.dist_info + "/WHEEL");
   if (!info) return fail(info.error());
   p.root = info->root_is_purelib ? SchemeKey::Purelib : SchemeKey::Platlib;
+  if (info->version_minor > 0) {
+    // The wheel spec: a newer minor version installs, with a warning (a newer major is refused).
+    p.warnings.push_back(fmt::format("{}/WHEEL: `Wheel-Version: {}.{}` is newer than the 1.0 this installer knows; "
+                                     "installing it anyway",
+                                     w.dist_info, info->version_major, info->version_minor));
+  }
   auto metadata_text = read_small(w.dist_info + "/METADATA");
   if (!metadata_text) return fail(metadata_text.error());
   if (!*metadata_text) return fail(fmt::format("no `{}/METADATA` file", w.dist_info));
@@ -270,6 +280,14 @@ void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const 
   if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
 }
 
+/// What a prepared wheel's file comes from, for errors: its member, or a file vwheel writes.
+std::string file_label(const Prepared& p, const PlannedFile& f) {
+  if (f.entry == SIZE_MAX) return fmt::format("`{}` (written by the installer)", f.relative);
+  if (f.key == p.root) return fmt::format("member `{}`", f.relative);
+  const auto stem = p.dist_info.substr(0, p.dist_info.size() - std::string_view(".dist-info").size());
+  return fmt::format("member `{}.data/{}/{}`", stem, to_string(f.key), f.relative);
+}
+
 /// Rewrites `#!python` shebangs, makes scripts executable, writes entry-point launchers and the
 /// dist-info files vwheel adds.
 Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const WheelRequest& request,
@@ -309,6 +327,17 @@ Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const
     p.files.push_back({SIZE_MAX, key, rel, detail::record_sha256(content), std::to_string(content.size()), mode});
     return {};
   };
+  // A launcher clashing with a member under the script's name (a directory there): the error
+  // names both, not the staging path the write would fail on.
+  for (const auto& ep : entry_points) {
+    const auto group = [](const EntryPoint& e) { return e.gui ? "[gui_scripts]" : "[console_scripts]"; };
+    for (const auto& f : p.files) {
+      if (f.key == SchemeKey::Scripts && f.relative.starts_with(ep.name + "/")) {
+        return fail(fmt::format("entry_points.txt: script `{}` in {} clashes with {}, which makes `{}` a directory",
+                                ep.name, group(ep), file_label(p, f), ep.name));
+      }
+    }
+  }
   for (const auto& ep : entry_points) {
     if (auto ok = add_generated(SchemeKey::Scripts, ep.name, make_launcher(ep, env.python), 0755); !ok) return ok;
   }
@@ -493,26 +522,53 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
   return p;
 }
 
-/// Moves one prepared wheel into place (removing the version it replaces), all or nothing.
-Result<Installed> commit(const Environment& env, Prepared& p, const InstallOptions& options) {
+/// A file that would replace a directory, or a directory needed where the environment has a
+/// file, is an error before anything moves (except the replaced version's own files).
+Result<void> check_conflicts(const Environment& env, const Prepared& p) {
+  std::vector<detail::Destination> files;
+  files.reserve(p.files.size());
+  for (const auto& f : p.files) {
+    const auto root = scheme_dir(env, p, f.key);
+    files.push_back({file_label(p, f), (root / f.relative).lexically_normal(), root});
+  }
+  std::set<fs::path> replaced;
+  if (p.existing) {
+    replaced = detail::owned_paths(env, *p.existing);
+    replaced.insert(p.existing->dist_info.lexically_normal());
+  }
+  return detail::check_type_conflicts(files, replaced);
+}
+
+/// Moves one prepared wheel into place (removing the version it replaces) inside the run's
+/// transaction; the caller commits or rolls back.
+Result<Installed> commit(const Environment& env, Prepared& p, detail::Transaction& tx) {
   Installed out{p.name, p.version, scheme_dir(env, p, p.root) / p.dist_info, p.files.size() + p.extra_record.size() + 1,
-                p.from_cache, false, std::nullopt};
-  Transaction tx(p.backup(), options.fail_at_move);
-  detail::Removal removal;
+                p.from_cache, false, std::nullopt, {}};
   if (p.existing) {
     auto r = detail::remove_distribution(env, *p.existing, tx);
     if (!r) return fail(r.error());
-    removal = std::move(*r);
+    for (const auto& parent : r->parents) {
+      if (auto ok = tx.prune_later(parent); !ok) return fail(ok.error());
+    }
+    p.removal = std::move(*r);
     out.replaced = p.existing->version;
   }
+  out.warnings = p.warnings;
   for (auto key : kKeys) {
     std::error_code ec;
     if (!stages(p, key) || !fs::is_directory(p.stage(key), ec)) continue;
     if (auto ok = tx.move_contents(p.stage(key), scheme_dir(env, p, key)); !ok) return fail(ok.error());
   }
-  tx.commit();
-  detail::cleanup_parents(env, removal);
   return out;
+}
+
+/// `VWHEEL_TEST_FAIL_AT_MOVE=N` (test-only): the N-th move into place of a run fails, as a full
+/// disk or a permission error would.
+std::function<bool(std::size_t)> fail_at_move_from_environment() {
+  const char* v = std::getenv("VWHEEL_TEST_FAIL_AT_MOVE");
+  if (v == nullptr || *v == '\0') return {};
+  const auto n = static_cast<std::size_t>(std::strtoull(v, nullptr, 10));
+  return [n](std::size_t move) { return move == n; };
 }
 
 }  // namespace
@@ -527,6 +583,8 @@ struct Session::Impl {
   std::vector<WheelRequest> requests;
   std::vector<std::optional<Result<Prepared>>> prepared;
   std::vector<bool> added;
+  std::vector<std::string> to_remove;
+  std::vector<Uninstalled> removed;
 
   std::mutex mutex;
   std::condition_variable wake;
@@ -600,15 +658,19 @@ Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const In
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
   // One wheel gets every worker for its members; several get one worker each.
   impl->inner_jobs = count > 1 ? 1U : jobs;
-  // Holding the lock, no other run can be using a staging directory: any there is left by a run
-  // that was killed (e.g. interrupted while downloading), and goes.
+  // Holding the lock, first finish or undo a run that was killed while it changed the
+  // environment (its journal names its staging directory, which holds its backups).
+  if (auto recovered = detail::recover(env); !recovered) return fail(recovered.error());
+  if (!impl->options.fail_at_move) impl->options.fail_at_move = fail_at_move_from_environment();
+  // No other run can be using a staging directory now: any left is from a run killed before it
+  // moved anything (e.g. while downloading), and goes.
   std::vector<fs::path> stale;
   impl->installed = detail::index_dist_infos(env, &stale);
   for (const auto& dir : stale) {
     std::error_code ec;
     fs::remove_all(dir, ec);
   }
-  const auto run_dir = env.lock_dir / fmt::format(".vwheel-tmp-{}", unique_token());
+  const auto run_dir = env.scheme.purelib / fmt::format(".vwheel-tmp-{}", unique_token());
   if (::mkdir(run_dir.c_str(), 0755) != 0) return fail(fmt::format("{}: cannot create: {}", run_dir.string(), errno_text()));
   impl->run_dir = run_dir;
   impl->requests.resize(count);
@@ -640,19 +702,73 @@ Result<std::vector<Installed>> Session::finish() {
     if (!s.added[i]) throw std::logic_error("install::Session::finish: a slot was never added");
     if (!*s.prepared[i]) return fail(s.prepared[i]->error().with_context(s.requests[i].path.filename().string()));
   }
-  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
-    auto& p = **s.prepared[i];
-    if (p.skipped) {
-      out.push_back({p.name, p.version, p.existing->dist_info, 0, false, true, std::nullopt});
-      continue;
-    }
-    auto done = commit(s.env, p, s.options);
-    if (!done) return fail(done.error().with_context(s.requests[i].path.filename().string()));
-    out.push_back(std::move(*done));
+  // Type conflicts stop the run before anything moves.
+  std::vector<Distribution> removing;
+  for (const auto& name : s.to_remove) {
+    if (auto d = detail::find_in_index(s.installed, name)) removing.push_back(std::move(*d));
   }
+  bool changes = !removing.empty();
+  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
+    const auto& p = **s.prepared[i];
+    if (p.skipped) continue;
+    changes = true;
+    if (auto ok = check_conflicts(s.env, p); !ok) return fail(ok.error().with_context(s.requests[i].path.filename().string()));
+  }
+  std::optional<detail::Journal> journal;
+  if (changes) {
+    auto created = detail::Journal::create(detail::journal_path(s.env), s.run_dir);
+    if (!created) return fail(with_kind(created.error(), ErrorKind::environment));
+    journal = std::move(*created);
+  }
+  // One transaction for the run: every wheel goes in, or none does.
+  {
+    detail::Transaction tx(s.run_dir / "backup", s.options.fail_at_move, journal ? &*journal : nullptr);
+    auto undo = [&](Error error) -> Result<std::vector<Installed>> {
+      // When a backup could not be put back, the journal and the run directory (which holds the
+      // backup) stay for the next run or `vwheel repair`.
+      if (!tx.rollback()) {
+        s.run_dir.clear();
+      } else if (journal) {
+        journal->finish();
+      }
+      return fail(std::move(error));
+    };
+    for (std::size_t i = 0; i < s.prepared.size(); ++i) {
+      auto& p = **s.prepared[i];
+      if (p.skipped) {
+        out.push_back({p.name, p.version, p.existing->dist_info, 0, false, true, std::nullopt, {}});
+        continue;
+      }
+      auto done = commit(s.env, p, tx);
+      if (!done) return undo(done.error().with_context(s.requests[i].path.filename().string()));
+      out.push_back(std::move(*done));
+    }
+    std::vector<detail::Removal> removals;
+    for (const auto& d : removing) {
+      auto r = detail::remove_distribution(s.env, d, tx);
+      if (!r) return undo(r.error());
+      for (const auto& parent : r->parents) {
+        if (auto ok = tx.prune_later(parent); !ok) return undo(ok.error());
+      }
+      s.removed.push_back({d.name, d.version, r->files, r->warnings});
+      removals.push_back(std::move(*r));
+    }
+    if (auto ok = tx.commit(); !ok) {
+      s.removed.clear();
+      if (journal) journal->finish();
+      return fail(ok.error());
+    }
+    for (const auto& r : removals) detail::cleanup_parents(s.env, r);
+  }
+  for (auto& p : s.prepared) detail::cleanup_parents(s.env, (*p)->removal);
   s.discard();
+  if (journal) journal->finish();
   return out;
 }
+
+void Session::uninstall_too(std::vector<std::string> canonical_names) { impl_->to_remove = std::move(canonical_names); }
+
+const std::vector<Uninstalled>& Session::removed() const { return impl_->removed; }
 
 Result<std::vector<Installed>> install_wheels(const Environment& env, const std::vector<WheelRequest>& wheels,
                                               const InstallOptions& options) {

@@ -82,6 +82,11 @@ Result<void> check_member_name(std::string_view name) {
     if (part.empty()) return bad("empty path component");
     if (part == "..") return bad("`..` component (path traversal)");
     if (part == ".") return bad("`.` component");
+    // vwheel's own names (staging `.vwheel-tmp-*`, `.vwheel.lock`, `.vwheel-journal`): a wheel
+    // installing one could be taken for, or clobber, the installer's state.
+    if (part == ".vwheel.lock" || part.starts_with(".vwheel-")) {
+      return bad(fmt::format("`{}` is a name vwheel reserves for its own files (refused)", part));
+    }
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
-#include <set>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/json.hpp"
 #include "metadata/internal.hpp"
 
 namespace vwheel::metadata {
@@ -23,48 +25,60 @@ std::optional<int> parse_component(std::string_view text) {
   return value;
 }
 
-// Parses JSON text; on failure, the error describes where. A key repeated within one object is
+// Why a document could not be read as JSON, placed as a finding is: `location` (dotted, as the
+// reader's findings are; `(document)` for the top-level object; empty when the message names its
+// place itself: syntax errors by line and column, nesting by JSON pointer),
+// `pointer` (RFC 6901) and a one-line `message`.
+struct JsonFailure {
+  std::string location;
+  std::string pointer;
+  std::string message;
+
+  [[nodiscard]] std::string line() const { return location.empty() ? message : location + ": " + message; }
+};
+
+// The dotted key path (`variants.l["a b"][0]`) of `path`, shortened from the front when long.
+std::string dotted_path(const std::vector<JsonPathSegment>& path) {
+  std::string out;
+  for (const auto& segment : path) {
+    if (const auto* index = std::get_if<std::size_t>(&segment)) {
+      out = detail::index_path(out, *index);
+    } else {
+      out = detail::child_path(out, std::get<std::string>(segment));
+    }
+  }
+  constexpr std::size_t kMax = 200;
+  if (out.size() > kMax) out = "..." + out.substr(out.size() - kMax);
+  return detail::single_line(out);
+}
+
+// Parses JSON text with the untrusted-document reader (core/json.hpp): linear in size and depth,
+// at most 64 levels and 10,000 members per object or array. A key repeated within one object is
 // an error: parsers disagree on which value wins, so a label written twice (with two property
 // sets) must not be silently resolved.
-Result<detail::Json> parse_json_text(std::string_view text) {
-  std::vector<std::pair<std::string, std::set<std::string>>> objects;  // (path, keys seen)
-  std::string pending_key;
-  std::optional<std::string> duplicate;
-  const auto callback = [&](int /*depth*/, detail::Json::parse_event_t event, detail::Json& parsed) {
-    using Event = detail::Json::parse_event_t;
-    if (event == Event::object_start) {
-      std::string at = objects.empty() ? std::string() : objects.back().first;
-      if (!objects.empty() && !pending_key.empty()) at += (at.empty() ? "" : ".") + pending_key;
-      objects.emplace_back(std::move(at), std::set<std::string>{});
-    } else if (event == Event::object_end) {
-      if (!objects.empty()) objects.pop_back();
-    } else if (event == Event::key && !objects.empty()) {
-      pending_key = parsed.get<std::string>();
-      if (!objects.back().second.insert(pending_key).second && !duplicate) {
-        const auto& where = objects.back().first;
-        duplicate = fmt::format("{}: key \"{}\" appears twice in the same object", where.empty() ? "(root)" : where,
-                                detail::single_line(pending_key));
-      }
-    } else if (event == Event::array_start) {
-      pending_key += "[]";
+tl::expected<detail::Json, JsonFailure> parse_json_text(std::string_view text) {
+  auto parsed = parse_untrusted_json(text);
+  if (parsed) return std::move(*parsed);
+  const JsonError& e = parsed.error();
+  const auto at = fmt::format("(line {}, column {})", e.line, e.column);
+  switch (e.kind) {
+    case JsonError::Kind::syntax:
+      return tl::unexpected(JsonFailure{"", "", fmt::format("invalid JSON: {}", detail::single_line(e.what))});
+    case JsonError::Kind::depth:
+      return tl::unexpected(JsonFailure{"", e.pointer(), fmt::format("invalid JSON: {}", detail::single_line(e.message()))});
+    case JsonError::Kind::duplicate_key: {
+      // Placed at the object holding the key, as the old message was ("variants: key ...").
+      const std::vector<JsonPathSegment> object(e.path.begin(), e.path.end() - 1);
+      JsonError container = e;
+      container.path = object;
+      return tl::unexpected(JsonFailure{object.empty() ? "(document)" : dotted_path(object), container.pointer(),
+                                        fmt::format("{} {}", detail::single_line(e.what), at)});
     }
-    return true;
-  };
-  try {
-    auto json = detail::Json::parse(text.begin(), text.end(), callback);
-    if (duplicate) return fail(*duplicate);
-    return json;
-  } catch (const detail::Json::exception& e) {
-    std::string_view what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
-    if (const auto pos = what.find("] "); what.starts_with("[json.exception.") && pos != std::string_view::npos) {
-      what.remove_prefix(pos + 2);
-    }
-    constexpr std::size_t kMax = 300;
-    std::string message = detail::single_line(what.substr(0, kMax));
-    if (what.size() > kMax) message += "...";
-    return fail(fmt::format("invalid JSON: {}", message));
+    case JsonError::Kind::too_many_members:
+      return tl::unexpected(JsonFailure{e.path.empty() ? "(document)" : dotted_path(e.path), e.pointer(),
+                                        fmt::format("{} {}", detail::single_line(e.what), at)});
   }
+  return tl::unexpected(JsonFailure{"", "", detail::single_line(e.message())});
 }
 
 }  // namespace
@@ -100,8 +114,9 @@ ValidationReport check_json_document(std::string_view text, DocumentKind kind,
   ValidationReport report;
   auto root = parse_json_text(text);
   if (!root) {
-    report.errors.push_back(root.error().message);
-    report.findings.push_back({Severity::Error, "invalid", "", "", root.error().message});
+    const auto& failure = root.error();
+    report.errors.push_back(failure.line());
+    report.findings.push_back({Severity::Error, "invalid", failure.pointer, failure.location, failure.message});
     return report;
   }
   auto outcome = detail::read_document(*root, kind, expected_label, text);
@@ -118,7 +133,7 @@ ValidationReport check_json_document(std::string_view text, DocumentKind kind,
 Result<ParsedDocument> parse_json_document(std::string_view text, DocumentKind kind,
                                            std::optional<std::string_view> expected_label) {
   auto root = parse_json_text(text);
-  if (!root) return fail(root.error());
+  if (!root) return fail(root.error().line());
   return detail::to_result(detail::read_document(*root, kind, expected_label, text));
 }
 

@@ -24,29 +24,33 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
     }
     todo.packages.push_back(s);
   }
-  if (!todo.packages.empty()) {
-    // A different version or variant replaces what is installed.
-    options.force_reinstall = true;
-    // Each wheel is unpacked as soon as it is on disk, while the others still download.
-    auto session = install::Session::begin(env, options, todo.packages.size());
-    if (!session) return fail(session.error());
-    auto fetched = fetch_wheels(todo, settings, quiet, [&](const Fetched& f) {
-      (*session)->add(f.index, {f.path, todo.packages[f.index].requested, false, f.sha256});
-    });
-    if (!fetched) return fail(fetched.error());
-    auto done = (*session)->finish();
-    if (!done) return fail(done.error());
-    applied.installed = std::move(*done);
-  }
+  std::vector<std::string> unlisted;
   if (remove_unlisted) {
     std::set<std::string> listed;
     for (const auto& s : plan.packages) listed.insert(s.name);
     for (const auto& [name, d] : present) {
       if (listed.contains(name) || name == "pip" || name == "setuptools" || name == "wheel") continue;
-      auto gone = install::uninstall(env, name);
-      if (!gone) return fail(gone.error());
-      applied.removed.push_back(std::move(*gone));
+      unlisted.push_back(name);
     }
+  }
+  if (!todo.packages.empty() || !unlisted.empty()) {
+    // A different version or variant replaces what is installed.
+    options.force_reinstall = true;
+    // Each wheel is unpacked as soon as it is on disk, while the others still download; the
+    // installs and the removals (sync) are then one transaction.
+    auto session = install::Session::begin(env, options, todo.packages.size());
+    if (!session) return fail(session.error());
+    (*session)->uninstall_too(unlisted);
+    if (!todo.packages.empty()) {
+      auto fetched = fetch_wheels(todo, settings, quiet, [&](const Fetched& f) {
+        (*session)->add(f.index, {f.path, todo.packages[f.index].requested, false, f.sha256});
+      });
+      if (!fetched) return fail(fetched.error());
+    }
+    auto done = (*session)->finish();
+    if (!done) return fail(done.error());
+    applied.installed = std::move(*done);
+    applied.removed = (*session)->removed();
   }
   return applied;
 }

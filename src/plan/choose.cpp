@@ -117,8 +117,10 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const selecti
     }
     std::vector<const finder::File*> vw;
     for (const auto& f : variants[s]) vw.push_back(f.file);
-    auto md = load(variants_json[s], vw);
+    std::vector<std::string> notes;
+    auto md = load(variants_json[s], vw, notes);
     if (!md) return fail(md.error());
+    for (const auto& n : notes) explain.push_back(fmt::format("  {}", n));
     for (const auto& [label, props] : md->variants) {
       for (const auto& p : props) {
         if (p.ns == variant::kAbiDependencyNamespace) choice.uses_abi_dependency = true;
@@ -177,6 +179,13 @@ Result<std::optional<Choice>> choose(const ChooseRequest& request, const selecti
       if (!md->variants.contains(label)) {
         choice.others.push_back({label, "not in the variant metadata: incompatible"});
         explain.push_back(fmt::format("  {}: not in the variant metadata: incompatible", label));
+      }
+    }
+    // Where the target's answer for each namespace came from (a profile file, or detection).
+    for (const auto& n : ranking->namespaces) {
+      auto origin = target.property_sources.find(n.ns);
+      if (n.source == "target" && origin != target.property_sources.end()) {
+        explain.push_back(fmt::format("  namespace {}: from {}", n.ns, origin->second));
       }
     }
     if (!chosen) continue;

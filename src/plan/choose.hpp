@@ -12,9 +12,18 @@
 namespace vwheel::plan::detail {
 
 // Reads the combined variant metadata of one source's variant wheels of a version: from the
-// `*-variants.json` file when the source has one (`variants_json`), else from the wheels.
+// `*-variants.json` file when the source has one (`variants_json`), else from the wheels. Labels
+// the file lacks may be read from their wheels; `notes` gets one line each (for --explain).
 using MetadataLoader = std::function<Result<variant::VariantMetadata>(
-    const finder::File* variants_json, const std::vector<const finder::File*>& variant_wheels)>;
+    const finder::File* variants_json, const std::vector<const finder::File*>& variant_wheels,
+    std::vector<std::string>& notes)>;
+
+// The loader of the finder's files. PEP 825 lets clients read `variant.json` from wheels whose
+// labels the index-level file lacks: such a label is read from its wheel (a local file directly;
+// a remote one with HTTP range requests on its zip directory, the whole wheel only where the
+// server refuses ranges) and merged in, with a note. A wheel whose own metadata cannot be read or
+// disagrees with the file is left out with a note, never failing the labels the file describes.
+[[nodiscard]] MetadataLoader finder_loader(finder::Finder& finder);
 
 struct ChooseRequest {
   std::string name;     // canonical

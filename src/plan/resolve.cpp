@@ -20,35 +20,6 @@ using detail::Choice;
 
 namespace {
 
-/// Reads the combined variant metadata of one source's variant wheels of a version.
-detail::MetadataLoader finder_loader(finder::Finder& finder) {
-  return [&finder](const finder::File* variants_json,
-                   const std::vector<const finder::File*>& wheels) -> Result<variant::VariantMetadata> {
-    if (variants_json) {
-      auto text = finder.text(*variants_json);
-      if (!text) return fail(text.error());
-      auto doc = metadata::parse_json_document(*text, metadata::DocumentKind::VariantsJson);
-      if (!doc) return fail(doc.error().with_context(variants_json->location()));
-      return std::move(doc->metadata);
-    }
-    // No index-level file: one wheel per label (PEP 825, step 5).
-    std::vector<variant::VariantMetadata> parts;
-    std::set<std::string> seen;
-    for (const auto* w : wheels) {
-      if (!seen.insert(*w->wheel->label).second) continue;
-      auto text = finder.dist_info_member(*w, "variant.json");
-      if (!text) return fail(text.error());
-      if (!*text) return fail(fmt::format("{}: a variant wheel without `variant.json`", w->filename));
-      auto doc = metadata::parse_json_document(**text, metadata::DocumentKind::VariantJson, *w->wheel->label);
-      if (!doc) return fail(doc.error().with_context(w->filename));
-      parts.push_back(std::move(doc->metadata));
-    }
-    auto merged = metadata::merge_all(parts);
-    if (!merged) return fail(merged.error().with_context("variant.json of the wheels"));
-    return merged;
-  };
-}
-
 /// The name under which the target's Python takes part in resolution.
 constexpr std::string_view kPython = "python";
 
@@ -65,7 +36,7 @@ class IndexProvider final : public resolve::Provider {
   IndexProvider(finder::Finder& finder, const selection::Selection& target,
                 const std::set<Key>& pinned, bool universal)
       : finder_(finder), target_(target), pinned_(pinned), universal_(universal),
-        load_(finder_loader(finder)) {}
+        load_(detail::finder_loader(finder)) {}
 
   Result<std::vector<pep440::Version>> versions(std::string_view name) override {
     if (name == kPython) {
@@ -265,7 +236,8 @@ class IndexProvider final : public resolve::Provider {
       if (variants_json && variants_json->source != variant_wheels.front()->source) variants_json = nullptr;
       const auto source = variant_wheels.front()->source;
       std::erase_if(variant_wheels, [&](const auto* f) { return f->source != source; });
-      auto vmd = load_(variants_json, variant_wheels);
+      std::vector<std::string> notes;  // --explain shows them for installs; a lock has no explanation
+      auto vmd = load_(variants_json, variant_wheels, notes);
       if (!vmd) return fail(vmd.error());
       std::vector<markers::Environment> envs;
       for (const auto& [label, props] : vmd->variants) envs.push_back(detail::label_environment(base, label, props));
@@ -467,7 +439,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     auto resolution = resolve::resolve(provider, requirements.roots, requirements.constraints,
                                        universal.marker_environment(), options);
     if (!resolution) return fail(resolution.error());
-    auto load = finder_loader(finder);
+    auto load = detail::finder_loader(finder);
     for (const auto& pin : resolution->pins) {
       if (pin.name == kPython) continue;
       const auto& files = provider.files_of(pin.name, pin.version);
@@ -492,7 +464,8 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
       std::optional<variant::VariantMetadata> md;
       if (!variant_wheels.empty()) {
-        auto m = load(variants_json, variant_wheels);
+        std::vector<std::string> notes;
+        auto m = load(variants_json, variant_wheels, notes);
         if (!m) return fail(m.error());
         md = std::move(*m);
       }

@@ -73,7 +73,8 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, co
     request.no_variants = target.no_variants;
     if (const auto* forced = target.forced_label(name)) request.forced_label = *forced;
     request.allow_yanked = true;
-    auto loader = [&](const finder::File*, const std::vector<const finder::File*>&) -> Result<variant::VariantMetadata> {
+    auto loader = [&](const finder::File*, const std::vector<const finder::File*>&,
+                      std::vector<std::string>&) -> Result<variant::VariantMetadata> {
       if (!project.package->variants_json) {
         return fail(fmt::format("{}: package `{}` lists variant wheels but no [packages.variants-json]", source, name));
       }

@@ -5,7 +5,6 @@
 #include "vwheel/server/server.hpp"
 
 #include <fcntl.h>
-#include <stdlib.h>  // mkdtemp
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,10 +24,11 @@
 
 #include <fmt/format.h>
 
+#include "server/connection.hpp"
 #include "server/files.hpp"
 #include "server/http.hpp"
+#include "server/multipart.hpp"
 #include "server/upload.hpp"
-#include "vwheel/core/hash.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/index/site.hpp"
@@ -49,16 +49,8 @@ constexpr std::size_t kMaxParts = 256;
 constexpr std::uint64_t kCacheFileMax = 1ULL << 20;
 constexpr std::uint64_t kCacheTotalMax = 64ULL << 20;
 constexpr std::size_t kStreamChunk = std::size_t{256} * 1024;
-constexpr std::size_t kKeepAliveMaxCount = 100;
-constexpr time_t kKeepAliveSeconds = 2;
 
 constexpr const char* kTextPlain = "text/plain; charset=utf-8";
-
-// Gives access to the listening socket, to raise httplib's listen backlog of 5.
-class HttpServer : public httplib::Server {
- public:
-  void raise_backlog(int backlog) { (void)::listen(svr_sock_, backlog); }
-};
 
 void set_error(httplib::Response& res, int status, std::string_view message) {
   res.status = status;
@@ -105,20 +97,6 @@ std::string canonical_dir(const fs::path& path, std::string& error) {
   return buf;
 }
 
-// Removes a per-upload temporary folder and whatever is left in it.
-struct TempDir {
-  fs::path path;
-  TempDir() = default;
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    if (!path.empty()) {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  }
-};
-
 struct Fd {
   int fd = -1;
   Fd() = default;
@@ -134,19 +112,6 @@ struct Fd {
     return f;
   }
 };
-
-bool write_all(int fd, const char* data, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, data, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
 
 class ServerImpl final : public Server {
  public:
@@ -178,9 +143,10 @@ class ServerImpl final : public Server {
   void wait() override {
     std::lock_guard lock(wait_mutex_);
     if (thread_.joinable()) thread_.join();
+    http_.close_waiting();
   }
 
-  void stop() override { http_.stop(); }
+  void stop() override { http_.stop_all(); }
 
  private:
   void configure();
@@ -196,22 +162,17 @@ class ServerImpl final : public Server {
   std::string root_;  // canonical
   std::unique_ptr<Uploader> uploader_;
   FileCache cache_{kCacheFileMax, kCacheTotalMax};
-  HttpServer http_;
+  ConnectionServer http_{options_.connections, std::max(1U, options_.threads)};
   std::thread thread_;
   std::mutex wait_mutex_;
   int port_ = 0;
 };
 
 void ServerImpl::configure() {
-  const std::size_t threads = std::max(1U, options_.threads);
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Worker threads, keep-alive and deadlines are set up by ConnectionServer.
   // Headers and body go out in separate writes: without TCP_NODELAY the body waits for the
   // client's delayed ACK (40 ms), which caps a keep-alive connection at 25 requests a second.
   http_.set_tcp_nodelay(true);
-  http_.set_keep_alive_max_count(kKeepAliveMaxCount);
-  // A worker serves one connection until it closes or idles this long; stop() waits for idle
-  // connections to time out.
-  http_.set_keep_alive_timeout(kKeepAliveSeconds);
   http_.set_payload_max_length(static_cast<std::size_t>(options_.max_upload_size + kMaxFieldBytes + (1U << 20)));
   http_.set_pre_routing_handler(
       [this](const httplib::Request& req, httplib::Response& res) { return pre_route(req, res); });
@@ -482,97 +443,33 @@ void ServerImpl::serve_file(const httplib::Request& req, httplib::Response& res,
 void ServerImpl::handle_upload(const httplib::Request& req, httplib::Response& res,
                                const httplib::ContentReader& reader) {
   if (reject_post(req, res)) return;  // also checked before routing; repeated for safety
-  const fs::path temp_root = uploader_->temp_root();
-  UploadForm form;
-  TempDir temp;
-  Fd out;
-  Sha256 sha;
-  enum class Part { None, Field, File, Ignored } part = Part::None;
-  std::string* field = nullptr;
-  std::uint64_t field_bytes = 0;
-  std::size_t parts = 0;
-  int fail_status = 0;
-  std::string fail_message;
-  auto failure = [&](int status, std::string message) {
-    fail_status = status;
-    fail_message = std::move(message);
-    return false;
-  };
-
+  MultipartLimits limits;
+  limits.max_file_size = options_.max_upload_size;
+  limits.max_field_bytes = kMaxFieldBytes;
+  limits.max_parts = kMaxParts;
+  MultipartReceiver receiver(uploader_->temp_root(), limits);
   const bool ok = reader(
-      [&](const httplib::MultipartFormData& header) {
-        if (++parts > kMaxParts) return failure(400, "too many form fields");
-        field = nullptr;
-        if (header.filename.empty()) {
-          part = Part::Field;
-          field = &form.fields[header.name];
-          field->clear();
-          return true;
-        }
-        if (header.name != "content") {
-          part = Part::Ignored;  // e.g. gpg_signature
-          return true;
-        }
-        if (out.fd >= 0 || !form.filename.empty()) return failure(400, "more than one `content` file");
-        auto name = check_upload_filename(header.filename);
-        if (!name) return failure(400, name.error().message);
-        std::string pattern = (temp_root / "XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) {
-          return failure(
-              500, fmt::format("{}: cannot create a temporary folder: {}", temp_root.string(), std::strerror(errno)));
-        }
-        temp.path = pattern;
-        form.filename = header.filename;
-        form.file = temp.path / form.filename;
-        out.fd = ::open(form.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (out.fd < 0) {
-          return failure(500, fmt::format("{}: cannot create: {}", form.file.string(), std::strerror(errno)));
-        }
-        part = Part::File;
-        return true;
-      },
-      [&](const char* data, std::size_t n) {
-        switch (part) {
-          case Part::File:
-            if (form.size + n > options_.max_upload_size) {
-              return failure(413,
-                             fmt::format("the file is larger than the limit of {} bytes", options_.max_upload_size));
-            }
-            if (!write_all(out.fd, data, n)) {
-              return failure(500, fmt::format("{}: write error: {}", form.file.string(), std::strerror(errno)));
-            }
-            sha.update(std::string_view(data, n));
-            form.size += n;
-            return true;
-          case Part::Field:
-          case Part::Ignored:
-            field_bytes += n;
-            if (field_bytes > kMaxFieldBytes) return failure(413, "the form fields are larger than 16 MiB");
-            if (field != nullptr) field->append(data, n);
-            return true;
-          case Part::None:
-            break;
-        }
-        return failure(400, "malformed multipart/form-data body");
-      });
-  if (!ok || fail_status != 0) {
-    if (fail_status == 0) {
-      fail_status = res.status == 413 ? 413 : 400;
-      fail_message = fail_status == 413 ? "the upload is too large" : "malformed multipart/form-data body";
+      [&](const httplib::MultipartFormData& header) { return receiver.on_part(header.name, header.filename); },
+      [&](const char* data, std::size_t n) { return receiver.on_data(data, n); });
+  if (!ok && !receiver.failed()) {
+    // httplib gave up on its own: a body over the payload limit (413) or not parseable.
+    if (request_timed_out()) {
+      receiver.refuse(408, fmt::format("the upload stalled for more than {} ms",
+                                       options_.connections.body_timeout.count()));
+    } else if (res.status == 413) {
+      receiver.refuse(413, "the upload is too large");
+    } else {
+      receiver.refuse(400, "malformed multipart/form-data body");
     }
+  }
+  if (!receiver.finish()) {
+    const auto& failure = receiver.failure();
     reset(res);
-    set_error(res, fail_status, fail_message);
-    close_after(res);
+    set_error(res, failure.status, failure.message);
+    if (!ok) close_after(res);  // the rest of the body was not read
     return;
   }
-  if (out.fd >= 0) {
-    if (::fsync(out.fd) != 0 || ::close(out.release()) != 0) {
-      set_error(res, 500, fmt::format("{}: write error: {}", form.file.string(), std::strerror(errno)));
-      return;
-    }
-    form.sha256 = to_hex(sha.finish());
-  }
-  const auto outcome = uploader_->commit(form);
+  const auto outcome = uploader_->commit(receiver.form());
   if (outcome.status == 200) {
     res.status = 200;
     res.set_content(outcome.message + "\n", kTextPlain);
@@ -593,6 +490,12 @@ Result<std::unique_ptr<Server>> Server::start(const ServeOptions& options) {
   }
   if (options.upload_token && options.upload_token->empty()) return fail("the upload token is empty");
   if (options.max_upload_size == 0) return fail("the upload size limit must be positive");
+  const auto& limits = options.connections;
+  if (limits.header_timeout.count() <= 0 || limits.body_timeout.count() <= 0 ||
+      limits.keep_alive_timeout.count() <= 0) {
+    return fail("the connection timeouts must be positive");
+  }
+  if (limits.keep_alive_requests == 0) return fail("the requests per connection must be at least 1");
 
   std::string error;
   fs::path site;

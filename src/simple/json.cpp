@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/json.hpp"
 #include "simple/common.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/simple/project_page.hpp"
@@ -18,46 +19,15 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr int kMaxDepth = 64;
-
-// Rejects documents nested more deeply than any project page is, before nlohmann builds them.
-Result<void> check_depth(std::string_view body, std::string_view page_url) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) {
-        return fail(fmt::format("{}: invalid JSON: nested more than {} levels deep at byte {}", printable(page_url),
-                                kMaxDepth, i));
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return {};
-}
+// A page lists every file of a project (tens of thousands for some), so only nesting is limited
+// (64 levels, far more than any page has); repeated keys are refused like everywhere else, since
+// which of two `hashes` an installer uses must not depend on its JSON parser.
+constexpr JsonLimits kPageLimits{.max_depth = 64, .max_members = JsonLimits::unlimited};
 
 Result<Json> parse_json(std::string_view body, std::string_view page_url) {
-  if (auto ok = check_depth(body, page_url); !ok) return fail(ok.error());
-  try {
-    return Json::parse(body.begin(), body.end());
-  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers like 1E400
-    std::string_view what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
-    if (const auto pos = what.find("] "); what.starts_with("[json.exception.") && pos != std::string_view::npos) {
-      what.remove_prefix(pos + 2);
-    }
-    return fail(fmt::format("{}: invalid JSON: {}", printable(page_url), detail::excerpt(what, 300)));
-  }
+  auto parsed = parse_untrusted_json(body, kPageLimits);
+  if (!parsed) return fail(fmt::format("{}: invalid JSON: {}", printable(page_url), parsed.error().message()));
+  return std::move(*parsed);
 }
 
 // Whether `version` (`meta.api-version`, PEP 629 form `major.minor`) has major version 1.

@@ -1,9 +1,12 @@
 #include "vwheel/target/profile.hpp"
 
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "core/json.hpp"
 
 namespace vwheel::target {
 namespace {
@@ -89,8 +92,13 @@ Result<void> validate_features(const std::string& ns, const std::vector<variant:
 }
 
 Result<TargetProfile> parse_target_profile(std::string_view json_text) {
-  json root = json::parse(json_text, nullptr, false);
-  if (root.is_discarded()) return fail("not valid JSON (expected a target profile object)");
+  // Profiles come from users and from machines' probes: read as untrusted (64 levels, 10,000
+  // namespaces, features or values per container, no repeated keys).
+  auto parsed = parse_untrusted_json(json_text);
+  if (!parsed) {
+    return fail(fmt::format("not valid JSON (expected a target profile object): {}", parsed.error().message()));
+  }
+  json root = std::move(*parsed);
   if (!root.is_object()) return fail(fmt::format("expected a JSON object, got {}", type_name(root)));
   TargetProfile profile;
   bool has_properties = false;
@@ -139,16 +147,27 @@ Result<TargetProfile> parse_target_profile(std::string_view json_text) {
         tags.push_back(std::move(s));
       }
       profile.tags = std::move(tags);
+    } else if (key == "detect") {
+      if (!value.is_boolean()) return fail(fmt::format("detect: expected true or false, got {}", shown(value)));
+      profile.detect = value.get<bool>();
     } else {
-      return fail(fmt::format("unknown key `{}` (expected properties, environment, tags)", key));
+      return fail(fmt::format("unknown key `{}` (expected properties, environment, tags, detect)", key));
     }
   }
   if (!has_properties) return fail("missing key `properties` (use {} for a machine that supports nothing)");
   return profile;
 }
 
+void overlay(TargetProfile& base, TargetProfile later) {
+  for (auto& [ns, features] : later.properties) base.properties.insert_or_assign(ns, std::move(features));
+  if (later.environment) base.environment = std::move(later.environment);
+  if (later.tags) base.tags = std::move(later.tags);
+  if (later.detect) base.detect = later.detect;
+}
+
 std::string to_json(const TargetProfile& profile) {
   json root = json::object();
+  if (profile.detect) root["detect"] = *profile.detect;
   json props = json::object();
   for (const auto& [ns, features] : profile.properties) {
     json list = json::array();

@@ -175,7 +175,41 @@ def test_rank_two_sets_for_one_label_is_rejected(vwheel, tmp_path):
     )
     r = vwheel("validate", f)
     assert r.rc == 1
-    assert (r.out, r.err) == (f'{f}: error: variants: key "l" appears twice in the same object [invalid]\n', "")
+    column = f.read_text().rindex('"l"') + 3
+    assert (r.out, r.err) == (
+        f'{f}: error: variants: key "l" appears twice in the same object (line 1, column {column}) [invalid]\n',
+        "",
+    )
+
+
+def test_validate_refuses_deep_nesting_in_one_line(vwheel, tmp_path):
+    # 600 KB nested 100,000 deep: the old reader needed 10 GB and minutes; now the 65th level is
+    # refused where it opens.
+    f = tmp_path / "x-1.0-variants.json"
+    f.write_text('{"variants": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}")
+    r = vwheel("validate", f)
+    assert r.rc == 1
+    pointer = "/variants" + "/a" * 63
+    column = len('{"variants": ') + 63 * len('{"a": ') + 1
+    assert (r.out, r.err) == (
+        f"{f}: error: invalid JSON: nested more than 64 levels deep at {pointer} (line 1, column {column}) [invalid]\n",
+        "",
+    )
+
+
+def test_validate_refuses_too_many_labels(vwheel, tmp_path):
+    # 100,000 labels: the old callback parser was quadratic (158 s); the limit is 10,000 per object.
+    f = tmp_path / "x-1.0-variants.json"
+    labels = ", ".join(f'"l{i}": {{"a": {{"f": ["x"]}}}}' for i in range(100_000))
+    text = '{"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json", "variants": {' + labels + "}}"
+    f.write_text(text)
+    r = vwheel("validate", f)
+    assert r.rc == 1
+    column = text.index('"l10000"') + len('"l10000"')
+    assert (r.out, r.err) == (
+        f"{f}: error: variants: more than 10000 members in one object (line 1, column {column}) [invalid]\n",
+        "",
+    )
 
 
 def test_enable_if_uses_profile_environment(vwheel, tmp_path, examples):

@@ -323,7 +323,8 @@ def test_two_processes_contend_for_the_environment_lock(vwheel_bin, tmp_path):
                          {f"lk{b}x{i:02d}/__init__.py": f"V = {i}\n".encode() * 50}) for i in range(25)] for b in (0, 1)]
 
     # 1. The lock held from outside: vwheel says it waits, installs nothing meanwhile, then finishes.
-    with open(sp / ".vwheel.lock", "a+") as lock:
+    # The lock lives beside pyvenv.cfg, not in site-packages (where no RECORD lists it).
+    with open(venv / ".vwheel.lock", "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         proc = subprocess.Popen([str(vwheel_bin), "install", "--python", str(py), *map(str, batch[0])], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -354,7 +355,7 @@ def test_two_processes_contend_for_the_environment_lock(vwheel_bin, tmp_path):
         assert out.count("installed lk") == 25, out
     names = sorted(d.name for d in sp.glob("lk*.dist-info"))
     assert names == sorted([f"lk{b}x{i:02d}-1.0.dist-info" for b in (0, 1) for i in range(25)])
-    assert not list(sp.glob(".vwheel-tmp-*")), "a staging directory was left behind"
+    assert not list(sp.glob(".vwheel*")), "a staging directory or lock file was left in site-packages"
     assert verify_records(sp) >= 50 * 2
     for b in (0, 1):
         for i in range(25):

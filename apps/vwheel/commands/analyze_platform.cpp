@@ -20,7 +20,10 @@ void add_analyze_platform_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--json", o->json,
                 "Print a target profile (properties, plus environment and tags of the Python interpreter) "
                 "that every --target accepts");
-  cmd->add_option("--namespace", o->namespaces, "Only this namespace (repeatable)");
+  cmd->add_option("--namespace", o->namespaces,
+                  "Only this namespace (repeatable); with --json, a partial profile: those namespaces and "
+                  "\"detect\": true, for --target next to other files or detection")
+      ->allow_extra_args(false);
   cmd->add_flag("--no-cache", o->no_cache, "Detect again instead of reading the detection cache");
   cmd->add_option("--python", o->python, "Interpreter whose environment and tags go into --json");
   cmd->callback([o, &dispatch] {
@@ -28,7 +31,8 @@ void add_analyze_platform_command(CLI::App& app, Dispatch& dispatch) {
       api::PlatformRequest req;
       req.no_cache = o->no_cache;
       req.namespaces = o->namespaces;
-      req.with_interpreter = o->json;
+      // A partial profile (--namespace) carries no environment or tags: no interpreter is asked.
+      req.with_interpreter = o->json && o->namespaces.empty();
       if (!o->python.empty()) req.python = o->python;
       auto report = api::analyze_platform(req);
       if (!report) {

@@ -61,6 +61,7 @@ api::InstallRequest make_request(const Options& o) {
 
 void print_installed(const std::vector<install::Installed>& done) {
   for (const auto& d : done) {
+    for (const auto& w : d.warnings) report_warning(w);
     if (d.skipped) {
       fmt::print("{} {} already installed (--force-reinstall reinstalls it)\n", d.name, d.version);
     } else if (d.replaced && *d.replaced != d.version) {

@@ -90,6 +90,14 @@ struct UninstallReport {
 /// `uninstalled NAME VERSION (N files)` and a newline.
 [[nodiscard]] std::string format_uninstalled(const install::Uninstalled& uninstalled);
 
+/// Opens the environment and repairs it (install::repair): an interrupted install, upgrade or
+/// uninstall is undone, or finished when it had committed. Fails when no interpreter can be
+/// used, the journal cannot be read, or a backup cannot be put back.
+[[nodiscard]] Result<install::Repaired> repair(const EnvironmentRequest& request);
+
+/// What `vwheel repair` prints: what was found and done, one line.
+[[nodiscard]] std::string format_repaired(const install::Repaired& repaired);
+
 /// What virtual environment to create.
 struct VenvRequest {
   std::filesystem::path path;

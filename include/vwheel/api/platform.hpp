@@ -28,6 +28,8 @@ struct PlatformReport {
   std::optional<python::Interpreter> interpreter;
   /// Why there is no interpreter description, when asked for one.
   std::string interpreter_note;
+  /// Only some namespaces were asked for (`--namespace`): the profile is a partial one.
+  bool partial = false;
 };
 
 /// Detects this machine (through the cache unless `no_cache`). Unknown namespaces in the
@@ -37,7 +39,9 @@ struct PlatformReport {
 /// Human view: each namespace, its features and values in preference order, and the source.
 [[nodiscard]] std::string format_platform_text(const PlatformReport& report);
 
-/// A target profile (JSON) that every `--target` accepts.
+/// A target profile (JSON) that every `--target` accepts. A partial report (`--namespace`) gives
+/// just that part: its namespaces' properties and `"detect": true`, no environment or tags, so
+/// that the file pins those namespaces and leaves the rest to detection where it is used.
 [[nodiscard]] std::string format_platform_profile(const PlatformReport& report);
 
 /// What `list_providers` looks at.

@@ -30,6 +30,9 @@ struct RankReport {
   std::string target_description;
   /// The supported properties per namespace that the ranking used.
   variant::SupportedProperties supported;
+  /// Where the target's answer for each namespace came from ("target profile FILE", "detected:
+  /// ..."), from the selection.
+  std::map<std::string, std::string, std::less<>> property_sources;
   /// Conformance problems of the file (PEP 825), one line each, shown by --explain and --json;
   /// ranking still happened (`vwheel validate` reports them as problems).
   std::vector<std::string> warnings;
@@ -38,6 +41,8 @@ struct RankReport {
 };
 
 /// Loads the file, the target (or detects this machine), the user configuration, and ranks.
+/// Labels the file lacks are read from the `variant.json` of the project version's wheels beside
+/// it, one note each (PEP 825: clients may read wheels whose labels the index-level file lacks).
 [[nodiscard]] Result<RankReport> rank(const RankRequest& request);
 
 /// Ranks metadata already in memory (e.g. merged from wheels) for `selection`; `source` names the

@@ -20,8 +20,10 @@ namespace vwheel::api {
 
 /// The selection options of the command line, unparsed.
 struct SelectionRequest {
-  /// A target profile; without one, this machine is detected.
-  std::optional<std::filesystem::path> profile;
+  /// Target profiles, laid over each other in order (later files replace earlier ones per
+  /// namespace, and their `environment`/`tags`/`detect`); without any, this machine is detected.
+  /// With `"detect": true`, namespaces no profile lists are detected too.
+  std::vector<std::filesystem::path> profiles;
   /// A `variants.toml`; without one, the configuration search path is used.
   std::optional<std::filesystem::path> config;
   bool enable_all_optional = false;
@@ -40,8 +42,9 @@ struct SelectionRequest {
   bool universal = false;
 };
 
-/// Builds the selection: the profile (or detection of this machine; nothing is detected when a
-/// profile is given), the configuration, the interpreter's environment and tags (nullable; a
+/// Builds the selection: the profiles (or detection of this machine; nothing is detected when a
+/// profile is given, unless the profiles say `"detect": true`: then only the namespaces they do
+/// not list are detected; `property_sources` says which file or detection answered each one), the configuration, the interpreter's environment and tags (nullable; a
 /// profile's `environment` and `tags` take precedence), and the `abi_dependency` values: the
 /// `installed` distributions, then the profile's `abi_dependency` properties, then
 /// `VARIANT_ABI_DEPENDENCY`, then `--abi-dependency` (later ones win per distribution).

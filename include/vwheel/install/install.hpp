@@ -5,12 +5,14 @@
 /// Each wheel is checked (member names and types, `WHEEL`, zip-bomb limits, every file against
 /// `RECORD`), unpacked into a staging directory inside the environment, completed there
 /// (shebangs, entry-point launchers, `INSTALLER`, `REQUESTED`, `direct_url.json`, the rewritten
-/// `RECORD`, optionally bytecode), and then moved into place with renames. Every move is
-/// recorded, so a failure rolls the environment back to where it was; an upgrade removes the old
-/// version in the same transaction. An unpacked copy of every wheel is kept in a cache
+/// `RECORD`, optionally bytecode), and then moved into place with renames, all wheels of a run
+/// in one transaction. Every move is recorded in memory and, before it is made, in the
+/// environment's journal (`<lock_dir>/.vwheel-journal`), so a failure rolls the environment
+/// back to where it was, and a run killed half-way is undone (or finished, once it has committed)
+/// by the next run or `repair()`; an upgrade removes the old version in the same transaction. An unpacked copy of every wheel is kept in a cache
 /// (`<cache>/unpacked/<sha256 of the wheel>/`) and hard-linked into environments on later installs;
 /// the downloaded wheels themselves are kept beside it, in `<cache>/archives/<sha256>/`.
-/// Concurrent runs on one environment are serialized by `flock` on `<purelib>/.vwheel.lock`.
+/// Concurrent runs on one environment are serialized by `flock` on `<lock_dir>/.vwheel.lock`.
 
 #include <cstdint>
 #include <filesystem>
@@ -31,7 +33,8 @@ namespace vwheel::install {
 struct Environment {
   std::filesystem::path python;  ///< absolute path of the interpreter (shebangs, compileall)
   Scheme scheme;                 ///< headers: the base directory (the distribution name is added)
-  /// The directory the lock file lives in (purelib).
+  /// The directory the lock file and the journal live in: the prefix of a virtual environment
+  /// (beside `pyvenv.cfg`), else purelib.
   std::filesystem::path lock_dir;
   /// The prefix nothing may be written outside of (uninstall checks RECORD paths against it).
   std::filesystem::path prefix;
@@ -125,6 +128,16 @@ struct Installed {
   bool skipped = false;             ///< already installed (same version, no force)
   /// The version replaced, when this was an upgrade or reinstall.
   std::optional<std::string> replaced;
+  /// Things worth saying that did not stop the install (a `Wheel-Version` newer than 1.0).
+  std::vector<std::string> warnings;
+};
+
+/// What uninstalling removed.
+struct Uninstalled {
+  std::string name;
+  std::string version;
+  std::size_t files = 0;
+  std::vector<std::string> warnings;  ///< RECORD rows outside the environment, skipped
 };
 
 /// An installation fed one wheel at a time, e.g. as downloads finish: each wheel is checked and
@@ -148,9 +161,16 @@ class Session {
   /// Queues wheel `slot` (< count) for checking and unpacking; returns at once.
   void add(std::size_t slot, WheelRequest request);
 
+  /// Also uninstalls these distributions (canonical names; those not installed are ignored) in
+  /// the same transaction as the wheels (`sync`); what was removed is then in `removed()`.
+  void uninstall_too(std::vector<std::string> canonical_names);
+
   /// Waits for every wheel (each slot must have been added), then moves them into place in slot
   /// order, as install_wheels() does.
   [[nodiscard]] Result<std::vector<Installed>> finish();
+
+  /// After a successful finish(): what uninstall_too() removed, in the order given.
+  [[nodiscard]] const std::vector<Uninstalled>& removed() const;
 
   struct Impl;
 
@@ -159,10 +179,11 @@ class Session {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Installs the wheels (checked and unpacked in parallel; moved into place one wheel at a time
-/// under the environment lock). The first wheel that fails stops the run: wheels already moved
-/// into place stay installed, the failing one leaves the environment unchanged. The error names
-/// the wheel and the member or field at fault.
+/// Installs the wheels (checked and unpacked in parallel; moved into place together under the
+/// environment lock, in one transaction). Any failure leaves the environment as it was, with no
+/// wheel of the run installed. The error names the wheel and the member or field at fault; a
+/// member that is a file where the environment has a directory (or the other way round) is one,
+/// unless what is there is the replaced version's own.
 [[nodiscard]] Result<std::vector<Installed>> install_wheels(const Environment& env,
                                                             const std::vector<WheelRequest>& wheels,
                                                             const InstallOptions& options);
@@ -184,17 +205,24 @@ struct Distribution {
 /// The installed distribution with this (canonicalized) name, or nullopt.
 [[nodiscard]] std::optional<Distribution> find_distribution(const Environment& env, std::string_view name);
 
-/// What uninstalling removed.
-struct Uninstalled {
-  std::string name;
-  std::string version;
-  std::size_t files = 0;
-  std::vector<std::string> warnings;  ///< RECORD rows outside the environment, skipped
-};
 
 /// Removes a distribution from RECORD (files, their `__pycache__` files, the dist-info
-/// directory, directories left empty), under the environment lock, all or nothing. Fails when it
-/// is not installed or has no RECORD.
+/// directory, directories left empty), under the environment lock, all or nothing (journaled as
+/// an install is). Fails when it is not installed or has no RECORD.
 [[nodiscard]] Result<Uninstalled> uninstall(const Environment& env, std::string_view name);
+
+/// What repair() found and did.
+struct Repaired {
+  bool interrupted = false;     ///< a journal of an interrupted run was found
+  bool rolled_forward = false;  ///< that run had committed: its clean-up was finished, else it was undone
+  std::size_t steps = 0;        ///< journaled steps undone (or clean-ups done)
+  std::size_t stale = 0;        ///< staging directories of runs killed before they moved anything, removed
+};
+
+/// Under the environment lock, undoes the run the environment's journal describes (or finishes
+/// it when it had committed), then removes stale staging directories. Every install and
+/// uninstall does this first; `vwheel repair` does only this. Fails (exit 3) when the journal
+/// cannot be parsed or a backup cannot be put back: the journal and the backups are kept.
+[[nodiscard]] Result<Repaired> repair(const Environment& env);
 
 }  // namespace vwheel::install

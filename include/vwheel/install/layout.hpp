@@ -42,7 +42,8 @@ struct Limits {
 };
 
 /// Checks a member name: non-empty, relative, `/`-separated, no `\`, NUL or control byte, no
-/// empty, `.` or `..` component (a trailing `/` marks a directory). The error names the member.
+/// empty, `.` or `..` component (a trailing `/` marks a directory), no component vwheel reserves
+/// (`.vwheel.lock`, `.vwheel-*`: its lock, journal and staging). The error names the member.
 [[nodiscard]] Result<void> check_member_name(std::string_view name);
 
 /// Checks the Unix mode of a member: regular files and directories only (symlinks, devices and

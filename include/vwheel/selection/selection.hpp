@@ -34,7 +34,8 @@ using MarkerVariables = std::map<std::string, std::string, std::less<>>;
 struct Selection {
   /// One line for messages: "target profile FILE" / "this machine (detected)".
   std::string description;
-  /// The machine is described by target profiles (nothing was detected).
+  /// The machine is described by target profiles: nothing was detected, or (profiles with
+  /// `"detect": true`) only variant namespaces were and the profiles give the marker environment.
   bool from_profile = false;
 
   /// PEP 508 marker variables (profile over interpreter; the uname variables when detected

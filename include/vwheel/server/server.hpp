@@ -4,6 +4,8 @@
 /// indexed on start and after each upload), with PEP 691 content negotiation, ETag /
 /// If-None-Match, Range requests, and optional uploads compatible with `twine upload`.
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -14,6 +16,27 @@
 #include "vwheel/core/error.hpp"
 
 namespace vwheel::server {
+
+/// How long a connection may hold a worker thread, so that slow or idle clients cannot starve
+/// the others (each worker serves one connection at a time).
+struct ConnectionLimits {
+  /// From a request's first byte to the end of its headers, in total (a client sending one byte at
+  /// a time is cut off here); the connection is closed.
+  std::chrono::milliseconds header_timeout{10'000};
+  /// The longest pause while a request body is read or a response is sent.
+  std::chrono::milliseconds body_timeout{30'000};
+  /// How long a connection may wait for its next request (also for its first). After a first
+  /// request, shortened to 100 ms while other connections wait for a worker.
+  std::chrono::milliseconds keep_alive_timeout{5'000};
+  /// Requests per connection; the last one is answered with `Connection: close`.
+  std::size_t keep_alive_requests = 100;
+  /// Connections one client address may have served at once (0: no limit).
+  std::size_t per_ip = 8;
+  /// Connections of one address over `per_ip` that wait, without a worker, until one of its
+  /// connections ends (an idle one then gives its worker up); beyond that a connection is
+  /// answered `503` with `Connection: close` and `Retry-After: 1`.
+  std::size_t per_ip_waiting = 256;
+};
 
 /// How to serve.
 struct ServeOptions {
@@ -39,6 +62,8 @@ struct ServeOptions {
   /// their `.metadata` never change under one name (an upload cannot replace a file): they are sent
   /// as `immutable` for a year.
   std::optional<unsigned> page_max_age;
+  /// Deadlines and caps per connection.
+  ConnectionLimits connections;
   /// Log one line per request to stderr (`ADDR "METHOD TARGET VERSION" STATUS LENGTH`).
   bool verbose = false;
   /// Receives the one-line warnings of the index builds of `wheels` (on start and after uploads).

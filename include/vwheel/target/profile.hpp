@@ -11,6 +11,10 @@
 ///  "tags": ["cp312-cp312-manylinux_2_36_x86_64", "py3-none-any"]}
 /// ```
 /// Feature order and value order are significant (most preferred first); namespace key order is not.
+///
+/// `"detect": true` makes the profile a partial one: the namespaces it lists are its answer (PEP 850's
+/// static list instead of a provider's), the others are detected on this machine as usual. Several
+/// profiles may be given (`--target a.json --target b.json`); `overlay` combines them.
 
 #include <map>
 #include <optional>
@@ -33,6 +37,9 @@ struct TargetProfile {
   std::optional<std::map<std::string, std::string, std::less<>>> environment;
   /// Supported wheel tags, most preferred first, when known.
   std::optional<std::vector<std::string>> tags;
+  /// `"detect"`: namespaces not in `properties` are detected on this machine (true) or unsupported
+  /// (false); nullopt when the file does not say (then false, or what an earlier file said).
+  std::optional<bool> detect;
 
   bool operator==(const TargetProfile&) const = default;
 };
@@ -45,6 +52,11 @@ struct TargetProfile {
 /// non-empty and unique); `where` prefixes error messages.
 [[nodiscard]] Result<void> validate_features(const std::string& ns, const std::vector<variant::FeatureConfig>& features,
                                              std::string_view where);
+
+/// Lays `later` over `base`: each namespace of `later.properties` replaces the same namespace of
+/// `base` (others are kept), and `environment`, `tags` and `detect` replace `base`'s when `later`
+/// has them (whole values, never merged key by key).
+void overlay(TargetProfile& base, TargetProfile later);
 
 /// Writes a profile as JSON (2-space indent, namespaces sorted, trailing newline).
 [[nodiscard]] std::string to_json(const TargetProfile& profile);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "plan/choose.hpp"
 
 namespace vwheel::plan::detail {
@@ -51,7 +53,8 @@ struct Fixture {
   variant::VariantMetadata md = torch_metadata();
   int loads = 0;
   MetadataLoader loader() {
-    return [this](const finder::File*, const std::vector<const finder::File*>&) -> Result<variant::VariantMetadata> {
+    return [this](const finder::File*, const std::vector<const finder::File*>&,
+                  std::vector<std::string>&) -> Result<variant::VariantMetadata> {
       ++loads;
       return md;
     };
@@ -202,7 +205,8 @@ TEST(Choose, VariantsOfTheFirstSourceWinAndAreNeverMerged) {
   fx.files.push_back(wheel("torch-2.13.0-py3-none-any-null.whl", 0));
   fx.files.push_back(wheel("torch-2.13.0-py3-none-any-cu128.whl", 1));
   std::vector<std::size_t> sources_loaded;
-  auto loader = [&](const finder::File*, const std::vector<const finder::File*>& wheels) -> Result<variant::VariantMetadata> {
+  auto loader = [&](const finder::File*, const std::vector<const finder::File*>& wheels,
+                    std::vector<std::string>&) -> Result<variant::VariantMetadata> {
     sources_loaded.push_back(wheels.front()->source);
     return fx.md;
   };
@@ -234,4 +238,24 @@ TEST(Choose, LabelEnvironmentCountsEveryPropertyOfTheLabel) {
 }
 
 }  // namespace
+TEST(Choose, ExplainsTheLoadersNotesAndWhereEachNamespaceCameFrom) {
+  auto fx = torch_files();
+  auto target = cuda_target();
+  target.property_sources["nvidia"] = "target profile cuda.json";
+  auto loader = [&](const finder::File*, const std::vector<const finder::File*>&,
+                    std::vector<std::string>& notes) -> Result<variant::VariantMetadata> {
+    notes.push_back("label cu128: properties read from the wheel's variant.json, not in torch-2.13.0-variants.json");
+    return fx.md;
+  };
+  std::string reason;
+  auto c = choose(fx.request(), target, loader, reason);
+  ASSERT_TRUE(c && *c);
+  const auto& lines = (*c)->explain;
+  auto has = [&](const std::string& line) { return std::find(lines.begin(), lines.end(), line) != lines.end(); };
+  EXPECT_TRUE(has("  label cu128: properties read from the wheel's variant.json, not in torch-2.13.0-variants.json"));
+  EXPECT_TRUE(has("  namespace nvidia: from target profile cuda.json"));
+  // x86_64 is unsupported by this target: no source to name.
+  for (const auto& l : lines) EXPECT_EQ(l.find("namespace x86_64"), std::string::npos) << l;
+}
+
 }  // namespace vwheel::plan::detail

@@ -451,6 +451,52 @@ TEST(ServerStart, RefusesBadOptions) {
   ServeOptions missing;
   missing.site = "/nonexistent/vwheel-site";
   EXPECT_FALSE(Server::start(missing));
+  ServeOptions no_deadline;
+  no_deadline.site = fs::temp_directory_path();
+  no_deadline.connections.header_timeout = std::chrono::milliseconds(0);
+  r = Server::start(no_deadline);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "the connection timeouts must be positive");
+  ServeOptions no_requests;
+  no_requests.site = fs::temp_directory_path();
+  no_requests.connections.keep_alive_requests = 0;
+  r = Server::start(no_requests);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "the requests per connection must be at least 1");
+}
+
+// A request cut off half-way does not hold stop() up: every worker waiting on a client wakes at
+// once (the header deadline here is far longer than the failsafe).
+TEST(ServerStop, DoesNotWaitForAHalfSentRequest) {
+  ServeOptions options;
+  options.site = fs::temp_directory_path();
+  options.connections.header_timeout = std::chrono::hours(1);
+  options.connections.body_timeout = std::chrono::hours(1);
+  auto s = Server::start(options);
+  ASSERT_TRUE(s) << s.error().message;
+  const int c = connect_to((*s)->port());
+  ASSERT_GE(c, 0);
+  timeval tv{60, 0};
+  ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  // A first request is answered, so a worker holds the connection; the second is never finished.
+  const std::string requests = "GET /missing HTTP/1.1\r\nHost: x\r\n\r\nGET /simple/ HTTP/1.1\r\nHost: x\r\n";
+  ASSERT_EQ(::send(c, requests.data(), requests.size(), MSG_NOSIGNAL), static_cast<ssize_t>(requests.size()));
+  std::string answer;
+  char buf[4096];
+  while (answer.find("Not Found\n") == std::string::npos) {
+    const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+    ASSERT_GT(n, 0) << answer;
+    answer.append(buf, static_cast<std::size_t>(n));
+  }
+  EXPECT_EQ(status_of(answer), 404);
+  auto stopped = std::async(std::launch::async, [&] {
+    (*s)->stop();
+    (*s)->wait();
+  });
+  EXPECT_EQ(stopped.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  char byte = 0;
+  EXPECT_EQ(::recv(c, &byte, 1, 0), 0);  // closed without an answer to the second request
+  ::close(c);
 }
 
 // ---------------------------------------------------------------------------------------------

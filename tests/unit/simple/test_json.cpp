@@ -164,6 +164,26 @@ TEST(JsonPage, MalformedPagesAreErrorsNamingTheUrl) {
   expect_error(R"({"meta": {"api-version": "1.0"}, "files": []})", "not absolute", "relative/url");
 }
 
+TEST(JsonPage, UntrustedJsonErrorsArePlaced) {
+  // Which of two digests an installer checks must not depend on its JSON parser.
+  const auto body = page_with_file(R"({"filename": "x-1.tar.gz", "url": "x", "hashes": {"sha256": "00", "sha256": "11"}})");
+  auto dup = parse_json_page(body, kPage);
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().message, std::string(kPage) +
+                                     ": invalid JSON: key \"sha256\" appears twice in the same object at "
+                                     "/files/0/hashes/sha256 (line 1, column " +
+                                     std::to_string(body.rfind("\"sha256\"") + 8) + ")");
+  auto deep = parse_json_page(std::string(65, '[') + std::string(65, ']'), kPage);
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().message, std::string(kPage) + ": invalid JSON: nested more than 64 levels deep at " +
+                                      [] {
+                                        std::string p;
+                                        for (int i = 0; i < 64; ++i) p += "/0";
+                                        return p;
+                                      }() +
+                                      " (line 1, column 65)");
+}
+
 TEST(JsonPage, LargePageParses) {
   std::string body = R"({"meta": {"api-version": "1.1"}, "name": "big", "files": [)";
   constexpr int kFiles = 20000;

@@ -1,0 +1,114 @@
+#pragma once
+// The write-ahead journal of a run that changes an environment (install, upgrade, uninstall).
+//
+// Every step that touches a file outside the run's staging directory is appended to
+// `<lock_dir>/.vwheel-journal` before it is done, so that a run killed at any point can be
+// undone (or, once its `commit` line is written, finished) by the next run or `vwheel repair`.
+// The journal is fsynced when it is created and at the commit point; in between, each line is a
+// plain write(2): a killed process loses nothing the kernel was given, and on ext4 (data=ordered)
+// the append is in the file before a later rename is on disk.
+//
+// Format: a header line `vwheel-journal<TAB>1<TAB>RUN_DIR`, then one step per line,
+// `KIND<TAB>PATH[<TAB>PATH]`, paths with `%`, TAB, CR, LF and other control bytes written as
+// `%XX`. A last line without its newline was never finished (and never acted on): it is ignored.
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/install/install.hpp"
+
+namespace vwheel::install::detail {
+
+/// The journal's file name, in the environment's lock directory.
+inline constexpr std::string_view kJournalName = ".vwheel-journal";
+
+/// One journaled step.
+struct JournalStep {
+  enum class Kind {
+    Mkdir,   ///< `path` was created (with everything below it); undo: remove it
+    Place,   ///< `path` (staged) was renamed to `other` (free); undo: remove `other` if `path` is gone
+    Copy,    ///< `path` was copied to `other` (free; another file system); undo: remove `other`
+    Aside,   ///< `path` was renamed to the backup `other`; undo: put it back if the backup exists
+    Prune,   ///< after the commit, `path` and its parents go while empty (removed distributions)
+    Commit,  ///< the commit point: from here on, finish instead of undo
+  };
+  Kind kind = Kind::Mkdir;
+  std::filesystem::path path;
+  std::filesystem::path other;
+
+  friend bool operator==(const JournalStep&, const JournalStep&) = default;
+};
+
+/// A parsed journal.
+struct JournalContents {
+  std::filesystem::path run_dir;  ///< the run's staging directory (also holds the backups)
+  std::vector<JournalStep> steps;
+  bool committed = false;
+  bool truncated = false;  ///< the last line was cut short (and ignored)
+};
+
+/// `KIND<TAB>...` line of a step, with its newline.
+[[nodiscard]] std::string format_journal_step(const JournalStep& step);
+/// The header line, with its newline.
+[[nodiscard]] std::string format_journal_header(const std::filesystem::path& run_dir);
+/// Parses a journal's text; `source` names it in errors (a bad header, an unknown kind, a bad
+/// escape or a missing path on a complete line: the journal was not written by this program).
+[[nodiscard]] Result<JournalContents> parse_journal(std::string_view text, std::string_view source);
+
+/// Undoes the steps newest first. Returns false when some backup could not be put back (it is
+/// then still in the run directory, which must be kept).
+[[nodiscard]] bool roll_back(const std::vector<JournalStep>& steps) noexcept;
+
+/// The journal of one run, open for appending.
+class Journal {
+ public:
+  /// Creates the journal (which must not exist) with its header and fsyncs it.
+  [[nodiscard]] static Result<Journal> create(const std::filesystem::path& file, const std::filesystem::path& run_dir);
+  Journal(Journal&& other) noexcept;
+  Journal& operator=(Journal&& other) noexcept;
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  ~Journal();
+
+  /// Appends one step (before it is done).
+  [[nodiscard]] Result<void> append(const JournalStep& step);
+  /// Appends the commit line and fsyncs: the run is then finished by recovery, never undone.
+  [[nodiscard]] Result<void> commit();
+  /// Deletes the journal: the run is over (committed and cleaned up, or rolled back).
+  void finish() noexcept;
+
+  [[nodiscard]] const std::filesystem::path& file() const { return file_; }
+
+ private:
+  Journal(std::filesystem::path file, int fd) : file_(std::move(file)), fd_(fd) {}
+  std::filesystem::path file_;
+  int fd_ = -1;
+};
+
+/// The journal of this environment.
+[[nodiscard]] std::filesystem::path journal_path(const Environment& env);
+
+/// What recovery found and did.
+struct Recovery {
+  bool found = false;          ///< there was a journal
+  bool rolled_forward = false;  ///< it had committed: its clean-up was finished
+  std::size_t steps = 0;        ///< steps undone (or prune steps done)
+};
+
+/// Finishes or undoes the run the environment's journal describes, if any, and deletes the
+/// journal (and the empty `site-packages/.vwheel.lock` older versions left). Call with the environment lock held. Fails (naming the journal) when the journal
+/// cannot be read or parsed, or a backup cannot be put back: the journal and the run directory
+/// are then kept, and nothing else should change the environment.
+[[nodiscard]] Result<Recovery> recover(const Environment& env);
+
+/// Test-only fault injection: when `VWHEEL_TEST_CRASH_AFTER=N` is set, the process kills itself
+/// (SIGKILL) at its (N+1)-th journal step, i.e. after N steps (the commit line and the final
+/// clean-up count as steps). Never set outside tests.
+void test_crash_point() noexcept;
+
+}  // namespace vwheel::install::detail
