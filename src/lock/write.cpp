@@ -149,6 +149,8 @@ void write_json_table(std::string& out, const std::string& path, const Json& obj
 
 std::string variants_json_text(const variant::VariantMetadata& metadata) {
   if (metadata::is_draft_schema(metadata.schema)) return metadata::to_json_draft003(metadata);
+  // v0.2.x keeps its providers (the PEP 825 writer would drop them).
+  if (variant::is_providers_schema(metadata.schema)) return metadata::to_json_v020(metadata);
   std::string text = metadata::to_json_pep825(metadata);
   return text;
 }

@@ -119,7 +119,7 @@ ValidationReport check_json_document(std::string_view text, DocumentKind kind,
     report.findings.push_back({Severity::Error, "invalid", failure.pointer, failure.location, failure.message});
     return report;
   }
-  auto outcome = detail::read_document(*root, kind, expected_label);
+  auto outcome = detail::read_document(*root, kind, expected_label, text);
   report.errors = std::move(outcome.errors);
   report.conformance_problems = std::move(outcome.conformance);
   report.findings = std::move(outcome.findings);
@@ -134,7 +134,7 @@ Result<ParsedDocument> parse_json_document(std::string_view text, DocumentKind k
                                            std::optional<std::string_view> expected_label) {
   auto root = parse_json_text(text);
   if (!root) return fail(root.error().line());
-  return detail::to_result(detail::read_document(*root, kind, expected_label));
+  return detail::to_result(detail::read_document(*root, kind, expected_label, text));
 }
 
 std::vector<std::string> validate_json_document(std::string_view text, DocumentKind kind,

@@ -3,6 +3,7 @@
 // and text helpers. nlohmann::json stays out of the public headers.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,9 +71,16 @@ struct ReadOutcome {
 /// against `root` when given (labels may contain dots); keys not found split at every dot.
 void fill_pointers(std::vector<Finding>& findings, const Json* root);
 
+/// Per namespace, the feature names of `providers.NS.static-properties` in the order `json_text`
+/// writes them (key_order.cpp): the parsed tree sorts object keys, and v0.2.0 makes that order the
+/// features' priority. Empty for an empty or invalid text.
+std::map<std::string, std::vector<std::string>> static_feature_order(std::string_view json_text);
+
 /// Reads a parsed JSON tree as a document of `kind`. For Pyproject, `root` is the content of the
-/// `[variant]` table and key paths are prefixed `variant.`.
-ReadOutcome read_document(const Json& root, DocumentKind kind, std::optional<std::string_view> expected_label);
+/// `[variant]` table and key paths are prefixed `variant.`. `json_text` is the text `root` was
+/// parsed from, when JSON: v0.2.0 static features take their order from it (sorted without it).
+ReadOutcome read_document(const Json& root, DocumentKind kind, std::optional<std::string_view> expected_label,
+                          std::string_view json_text = {});
 
 /// Converts ReadOutcome to the public result.
 Result<ParsedDocument> to_result(ReadOutcome outcome);

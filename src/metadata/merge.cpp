@@ -96,6 +96,15 @@ Result<void> merge_into(VariantMetadata& acc, const VariantMetadata& other) {
   VariantMetadata merged = acc;
   std::vector<std::string> errors;
 
+  if (variant::is_providers_schema(acc.schema) != variant::is_providers_schema(other.schema)) {
+    const auto version = [](const VariantMetadata& md) {
+      return fmt::format("{}.{}.{}", md.schema.major, md.schema.minor, md.schema.patch);
+    };
+    errors.push_back(fmt::format("$schema: format versions {} and {} cannot be merged (the Providers draft's "
+                                 "v0.2 documents of one project version must all use that format)",
+                                 version(acc), version(other)));
+  }
+
   // default-priorities.namespace: identical, or one starts with the other; keep the longer.
   if (starts_with(other.namespace_priorities, acc.namespace_priorities)) {
     merged.namespace_priorities = other.namespace_priorities;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "metadata/internal.hpp"
+#include "vwheel/variant/ordering.hpp"
 #include "vwheel/variant/property.hpp"
 
 namespace vwheel::metadata::detail {
@@ -52,8 +53,11 @@ std::string version_text(const SchemaVersion& v) { return fmt::format("{}.{}.{}"
 
 class Reader {
  public:
-  Reader(DocumentKind kind, std::optional<std::string_view> expected_label)
-      : kind_(kind), expected_label_(expected_label), root_(kind == DocumentKind::Pyproject ? "variant" : "") {}
+  Reader(DocumentKind kind, std::optional<std::string_view> expected_label, std::string_view json_text)
+      : kind_(kind),
+        expected_label_(expected_label),
+        root_(kind == DocumentKind::Pyproject ? "variant" : ""),
+        json_text_(json_text) {}
 
   ReadOutcome run(const Json& root) {
     if (!root.is_object()) {
@@ -67,9 +71,16 @@ class Reader {
     if (!read_schema(root)) return std::move(out_);
     read_default_priorities(root);
     read_providers(root);
-    static_ok_ = read_property_map(root, "static-properties", out_.metadata.static_properties);
-    if (has_static_ && !draft_) {
-      problem(Severity::Warning, "draft-key", path("static-properties"), "not part of the PEP 825 format; read as PEP 817 static properties");
+    if (v020_) {
+      if (root.contains("static-properties")) {
+        problem(Severity::Warning, "draft-key", path("static-properties"),
+                "not part of format 0.2.0 (static properties belong in providers.NAMESPACE.static-properties); ignored");
+      }
+    } else {
+      static_ok_ = read_property_map(root, "static-properties", out_.metadata.static_properties);
+      if (has_static_ && !draft_) {
+        problem(Severity::Warning, "draft-key", path("static-properties"), "not part of the PEP 825 format; read as PEP 817 static properties");
+      }
     }
     read_variants(root);
     for (const auto& [key, value] : root.items()) {
@@ -77,7 +88,7 @@ class Reader {
                                                                 "static-properties", "variants"};
       if (!kKnown.contains(key)) problem(Severity::Warning, "unknown-key", path(key), "unknown key, ignored");
     }
-    check_providers_against_static_properties();
+    if (!v020_) check_providers_against_static_properties();
     check_namespace_rules();
     return std::move(out_);
   }
@@ -86,8 +97,11 @@ class Reader {
   DocumentKind kind_;
   std::optional<std::string_view> expected_label_;
   std::string root_;
+  std::string_view json_text_;
   ReadOutcome out_;
   bool draft_ = true;
+  bool v020_ = false;              // the Providers draft's rules (v0.2.0 and newer minors)
+  bool providers_present_ = false;
   bool namespace_list_present_ = false;
   bool namespaces_ok_ = false;
   bool features_ok_ = true;
@@ -95,6 +109,8 @@ class Reader {
   bool static_ok_ = true;
   bool has_static_ = false;
   std::set<std::string> plugin_use_aot_;  // providers made ahead-of-time by v0.0.2's plugin-use
+  // v0.2.0: per namespace, static features in the order the text writes them (computed once).
+  std::optional<std::map<std::string, std::vector<std::string>>> static_order_;
 
   bool is_json() const { return kind_ != DocumentKind::Pyproject; }
   std::string path(std::string_view key) const { return child_path(root_, key); }
@@ -126,6 +142,32 @@ class Reader {
     if (pattern.check(key)) return true;
     error(where, fmt::format("{} {} must match {}", what, python_json_string(key), pattern.text));
     return false;
+  }
+
+  bool read_bool_value(const Json& value, const std::string& where, bool& target) {
+    if (value.is_boolean()) {
+      target = value.get<bool>();
+      return true;
+    }
+    error(where, fmt::format("expected a boolean, got {}", describe_value(value)));
+    return false;
+  }
+
+  // A string or null (absent), checked against `pattern`.
+  bool read_optional_text(const Json& value, const std::string& where, const Pattern& pattern,
+                          std::optional<std::string>& target) {
+    if (value.is_null()) return true;
+    if (!value.is_string()) {
+      error(where, fmt::format("expected a string, got {}", describe_value(value)));
+      return false;
+    }
+    const auto& text = value.get_ref<const std::string&>();
+    if (!pattern.check(text)) {
+      error(where, fmt::format("value {} must match {}", python_json_string(text), pattern.text));
+      return false;
+    }
+    target = text;
+    return true;
   }
 
   // A list of strings each matching `pattern`. Returns false (after reporting) on any problem.
@@ -220,11 +262,13 @@ class Reader {
                                        version_text(*version), python_json_string(md.schema_url)));
           return false;
         }
-        if (version->major == variant::kSchemaPep825.major && version->minor > variant::kSchemaPep825.minor) {
+        // A newer minor of the known major reads as the newest known minor (PEP 825: minor
+        // versions stay readable by older consumers).
+        if (version->major == variant::kSchemaProviders.major && version->minor > variant::kSchemaProviders.minor) {
           problem(Severity::Warning, "schema-newer-minor", "$schema", fmt::format("format version {} is newer than this tool knows ({}); read as {}, keys it "
                                          "does not know are ignored",
-                                         version_text(*version), version_text(variant::kSchemaPep825),
-                                         version_text(variant::kSchemaPep825)));
+                                         version_text(*version), version_text(variant::kSchemaProviders),
+                                         version_text(variant::kSchemaProviders)));
         }
       } else if (is_wheelnext_schema_host(md.schema_url)) {
         md.schema = variant::kSchemaDraft002;
@@ -239,6 +283,7 @@ class Reader {
       }
     }
     draft_ = is_draft_schema(md.schema);
+    v020_ = variant::is_providers_schema(md.schema);
     return true;
   }
 
@@ -281,7 +326,11 @@ class Reader {
         problem(Severity::Warning, "unknown-key", key_path, "unknown key, ignored");
         continue;
       }
-      if (key != "namespace" && is_json() && md.schema >= kPep825WithoutOverrides) {
+      if (key != "namespace" && v020_) {
+        problem(Severity::Warning, "draft-key", key_path, fmt::format("not part of format {} (default-priorities holds only `namespace`); "
+                                      "read as a PEP 817 priority override",
+                                      version_text(md.schema)));
+      } else if (key != "namespace" && is_json() && md.schema >= kPep825WithoutOverrides) {
         problem(Severity::Warning, "draft-key", key_path, fmt::format("not part of the PEP 825 format v{} (removed in v0.1.1); read as a PEP 817 "
                                       "priority override",
                                       version_text(md.schema)));
@@ -297,12 +346,20 @@ class Reader {
   void read_providers(const Json& root) {
     const auto where = path("providers");
     const auto it = root.find("providers");
-    if (it == root.end()) return;
+    if (it == root.end()) {
+      if (v020_ && is_json()) {
+        problem(Severity::Error, "providers-missing", where,
+                "missing; format 0.2.0 requires it (provider information for every namespace of "
+                "default-priorities.namespace)");
+      }
+      return;
+    }
+    providers_present_ = true;
     if (!expect_object(*it, where, "an object mapping namespaces to provider information")) {
       providers_ok_ = false;
       return;
     }
-    if (!draft_) problem(Severity::Warning, "draft-key", where, "not part of the PEP 825 format; read as PEP 817 provider information");
+    if (!draft_ && !v020_) problem(Severity::Warning, "draft-key", where, "not part of the PEP 825 format; read as PEP 817 provider information");
     for (const auto& [ns, info] : it->items()) {
       if (!check_key(ns, where, "namespace", kNamePattern)) {
         providers_ok_ = false;
@@ -313,7 +370,7 @@ class Reader {
         providers_ok_ = false;
         continue;
       }
-      if (!read_provider(info, ns, ns_path)) providers_ok_ = false;
+      if (!(v020_ ? read_provider_v020(info, ns, ns_path) : read_provider(info, ns, ns_path))) providers_ok_ = false;
     }
   }
 
@@ -322,43 +379,19 @@ class Reader {
     std::optional<bool> install_time;
     std::optional<std::string> plugin_use;
     bool ok = true;
-    auto read_bool = [&](const Json& value, const std::string& key_path, bool& target) {
-      if (value.is_boolean()) {
-        target = value.get<bool>();
-        return true;
-      }
-      error(key_path, fmt::format("expected a boolean, got {}", describe_value(value)));
-      return false;
-    };
-    // A string or null (absent), checked against `pattern`.
-    auto read_text = [&](const Json& value, const std::string& key_path, const Pattern& pattern,
-                         std::optional<std::string>& target) {
-      if (value.is_null()) return true;
-      if (!value.is_string()) {
-        error(key_path, fmt::format("expected a string, got {}", describe_value(value)));
-        return false;
-      }
-      const auto& text = value.get_ref<const std::string&>();
-      if (!pattern.check(text)) {
-        error(key_path, fmt::format("value {} must match {}", python_json_string(text), pattern.text));
-        return false;
-      }
-      target = text;
-      return true;
-    };
     for (const auto& [key, value] : info.items()) {
       const auto key_path = child_path(ns_path, key);
       if (key == "requires") {
         ok = read_string_list(value, key_path, kTextPattern, provider.requires_) && ok;
       } else if (key == "enable-if") {
-        ok = read_text(value, key_path, kTextPattern, provider.enable_if) && ok;
+        ok = read_optional_text(value, key_path, kTextPattern, provider.enable_if) && ok;
       } else if (key == "plugin-api") {
-        ok = read_text(value, key_path, kPluginApiPattern, provider.plugin_api) && ok;
+        ok = read_optional_text(value, key_path, kPluginApiPattern, provider.plugin_api) && ok;
       } else if (key == "optional") {
-        ok = read_bool(value, key_path, provider.optional) && ok;
+        ok = read_bool_value(value, key_path, provider.optional) && ok;
       } else if (key == "install-time") {
         bool flag = true;
-        if (read_bool(value, key_path, flag)) {
+        if (read_bool_value(value, key_path, flag)) {
           install_time = flag;
         } else {
           ok = false;
@@ -394,6 +427,159 @@ class Reader {
     }
     out_.metadata.providers[ns] = std::move(provider);
     return ok;
+  }
+
+  // ---- providers, v0.2.0 (the Providers draft) ----
+
+  // `static-properties` of one provider: `{feature: [values]}`, values in preference order.
+  bool read_static_features(const Json& value, const std::string& where,
+                            std::map<std::string, std::vector<std::string>>& out) {
+    if (!expect_object(value, where, "an object mapping feature names to value lists")) return false;
+    bool ok = true;
+    for (const auto& [feature, values] : value.items()) {
+      if (!check_key(feature, where, "feature", kNamePattern)) {
+        ok = false;
+        continue;
+      }
+      const auto feature_path = child_path(where, feature);
+      auto& list = out[feature];
+      if (!read_string_list(values, feature_path, kValuePattern, list)) {
+        ok = false;
+        continue;
+      }
+      auto sorted = list;
+      std::sort(sorted.begin(), sorted.end());
+      if (const auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end()) {
+        error(feature_path, fmt::format("value {} is listed more than once", python_json_string(*dup)));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  // The module a requirement names, as the draft infers `plugin-api`: the normalized project name
+  // (lowercase, runs of `-_.` as one `-`) with `-` replaced by `_`. Empty when there is no name.
+  static std::string inferred_module(std::string_view requirement) {
+    std::size_t i = 0;
+    while (i < requirement.size() && (requirement[i] == ' ' || requirement[i] == '\t')) ++i;
+    std::string out;
+    bool separator = false;
+    for (; i < requirement.size(); ++i) {
+      const char c = requirement[i];
+      if (c == '-' || c == '_' || c == '.') {
+        separator = true;
+      } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+        if (separator && !out.empty()) out.push_back('_');
+        separator = false;
+        out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+      } else {
+        break;
+      }
+    }
+    return out;
+  }
+
+  // Without `plugin-api`, the first requirement left after marker filtering names the plugin's
+  // module, and it must be the same one in every environment.
+  void check_inferred_plugin_api(const std::vector<std::string>& requirements, const std::string& ns_path) {
+    const auto where = child_path(ns_path, "requires");
+    std::vector<std::string> modules;  // of the requirements that can come first
+    bool unconditional = false;
+    for (const auto& r : requirements) {
+      const auto module = inferred_module(r);
+      if (module.empty() || (module.front() >= '0' && module.front() <= '9')) {
+        problem(Severity::Error, "plugin-api-uninferable", where,
+                fmt::format("no importable module name can be inferred from {}; give `plugin-api`",
+                            python_json_string(r)));
+        return;
+      }
+      if (std::find(modules.begin(), modules.end(), module) == modules.end()) modules.push_back(module);
+      if (r.find(';') == std::string::npos) {
+        unconditional = true;
+        break;
+      }
+    }
+    if (modules.size() > 1) {
+      problem(Severity::Error, "plugin-api-ambiguous", where,
+              fmt::format("the first requirement that applies depends on environment markers and gives different "
+                          "plugin modules ({}); `plugin-api` must be given",
+                          quoted_list(modules)));
+    } else if (!unconditional) {
+      problem(Severity::Warning, "requires-conditional", where,
+              "every requirement has an environment marker; at least one must apply in every environment");
+    }
+  }
+
+  bool read_provider_v020(const Json& info, const std::string& ns, const std::string& ns_path) {
+    ProviderInfo provider;
+    std::map<std::string, std::vector<std::string>> statics;
+    bool has_requires = false;
+    bool has_static = false;
+    bool ok = true;
+    for (const auto& [key, value] : info.items()) {
+      const auto key_path = child_path(ns_path, key);
+      if (key == "requires") {
+        has_requires = true;
+        if (!read_string_list(value, key_path, kTextPattern, provider.requires_)) {
+          ok = false;
+        } else if (provider.requires_.empty()) {
+          error(key_path, "empty; it must list one or more requirements for the plugin package");
+          ok = false;
+        }
+      } else if (key == "static-properties") {
+        has_static = true;
+        ok = read_static_features(value, key_path, statics) && ok;
+      } else if (key == "plugin-api") {
+        ok = read_optional_text(value, key_path, kPluginApiPattern, provider.plugin_api) && ok;
+      } else if (key == "optional") {
+        ok = read_bool_value(value, key_path, provider.optional) && ok;
+      } else if (key == "enable-if" || key == "install-time" || key == "plugin-use") {
+        error(key_path, fmt::format("not part of format {} (the Providers draft removed it)",
+                                    version_text(variant::kSchemaProviders)));
+        ok = false;
+      } else {
+        problem(Severity::Warning, "unknown-key", key_path, "unknown key, ignored");
+      }
+    }
+    if (has_requires && has_static) {
+      error(ns_path, "has both `requires` and `static-properties`; a provider has exactly one of them");
+      ok = false;
+    } else if (!has_requires && !has_static) {
+      error(ns_path, "needs exactly one of `requires` (the plugin's packages) or `static-properties` (the "
+                     "supported features and values)");
+      ok = false;
+    }
+    if (has_static && provider.plugin_api) {
+      error(child_path(ns_path, "plugin-api"), "only allowed with `requires`; this provider has `static-properties`");
+      ok = false;
+    }
+    if (ns == variant::kAbiDependencyNamespace) {
+      problem(Severity::Error, "abi-dependency-reserved", ns_path,
+              "the namespace abi_dependency is reserved and needs no provider; it must not be in `providers` "
+              "(ignored)");
+      return ok;
+    }
+    if (!ok) return false;
+    if (has_requires && !provider.plugin_api) check_inferred_plugin_api(provider.requires_, ns_path);
+    provider.install_time = !has_static;
+    if (has_static && !statics.empty()) {
+      // Feature priority is the order the document writes them in; a PEP 817 override read
+      // from default-priorities.feature comes first.
+      if (!static_order_) static_order_ = static_feature_order(json_text_);
+      auto& order = out_.metadata.feature_priorities[ns];
+      auto add = [&](const std::string& feature) {
+        if (statics.contains(feature) && std::find(order.begin(), order.end(), feature) == order.end()) {
+          order.push_back(feature);
+        }
+      };
+      if (const auto written = static_order_->find(ns); written != static_order_->end()) {
+        for (const auto& feature : written->second) add(feature);
+      }
+      for (const auto& [feature, values] : statics) add(feature);  // no text: sorted
+    }
+    if (has_static) out_.metadata.static_properties[ns] = std::move(statics);
+    out_.metadata.providers[ns] = std::move(provider);
+    return true;
   }
 
   // ---- variants ----
@@ -483,7 +669,7 @@ class Reader {
                                     quoted_list(texts)));
       return;
     }
-    if (draft_ && label.size() > variant::kMaxPortableLabelLength) {
+    if ((draft_ || v020_) && label.size() > variant::kMaxPortableLabelLength) {
       problem(Severity::Warning, "label-length", label_path, fmt::format("label longer than {} characters: valid for PEP 825, but not in the draft "
                                       "format, and today's installers reject it",
                                       variant::kMaxPortableLabelLength));
@@ -556,8 +742,9 @@ class Reader {
     const auto ns_path = path("default-priorities.namespace");
     if (namespace_list_present_ && !namespaces_ok_) return;
     std::vector<Finding> model;
-    append_model_problems(md, kind_, root_, namespace_list_present_, pep825_must(), model);
+    append_model_problems(md, kind_, root_, namespace_list_present_, pep825_must(), model, v020_);
     for (auto& f : model) problem(f.severity, std::move(f.rule), f.location, f.message);
+    if (v020_ && is_json()) check_namespaces_against_providers_v020();
     // Draft formats (PEP 817): the namespace list and the providers keys name the same namespaces.
     if (draft_ && namespace_list_present_ && providers_ok_) {
       std::vector<std::string> unlisted;
@@ -567,7 +754,8 @@ class Reader {
         if (!listed.contains(ns)) unlisted.push_back(ns);
       }
       for (const auto& ns : listed) {
-        if (!md.providers.contains(ns)) without_provider.push_back(ns);
+        // abi_dependency is matched against installed distributions, never by a provider.
+        if (!md.providers.contains(ns) && ns != variant::kAbiDependencyNamespace) without_provider.push_back(ns);
       }
       if (!unlisted.empty()) {
         problem(Severity::Warning, "namespace-providers-mismatch", ns_path, fmt::format("does not list {}, which {} in `providers` (draft format: the namespace list "
@@ -591,10 +779,46 @@ class Reader {
     }
   }
 
+  // v0.2.0: `providers` keys and the namespace list name the same namespaces, abi_dependency in
+  // neither (a provider for it was already reported and dropped).
+  void check_namespaces_against_providers_v020() {
+    const auto& md = out_.metadata;
+    const auto ns_path = path("default-priorities.namespace");
+    if (!namespace_list_present_ || !namespaces_ok_) return;
+    const std::set<std::string> listed(md.namespace_priorities.begin(), md.namespace_priorities.end());
+    if (listed.contains(std::string(variant::kAbiDependencyNamespace))) {
+      problem(Severity::Error, "abi-dependency-reserved", ns_path,
+              "lists the reserved namespace abi_dependency; format 0.2.0 keeps it out of the namespace list");
+    }
+    if (!providers_present_ || !providers_ok_) return;
+    std::vector<std::string> unlisted;
+    std::vector<std::string> without_provider;
+    for (const auto& [ns, provider] : md.providers) {
+      if (!listed.contains(ns)) unlisted.push_back(ns);
+    }
+    for (const auto& ns : listed) {
+      if (!md.providers.contains(ns) && ns != variant::kAbiDependencyNamespace) without_provider.push_back(ns);
+    }
+    if (!unlisted.empty()) {
+      problem(Severity::Error, "namespace-providers-mismatch", ns_path,
+              fmt::format("does not list {}, which {} in `providers` (format 0.2.0: the namespace list and the "
+                          "providers keys must match)",
+                          quoted_list(unlisted), unlisted.size() == 1 ? "is" : "are"));
+    }
+    if (!without_provider.empty()) {
+      problem(Severity::Error, "namespace-providers-mismatch", ns_path,
+              fmt::format("lists {} without an entry in `providers` (format 0.2.0: every namespace needs a "
+                          "provider)",
+                          quoted_list(without_provider)));
+    }
+  }
+
  public:
-  // PEP 825 rules on a model (shared with the public conformance_problems()).
+  // PEP 825 rules on a model (shared with the public conformance_problems()). With
+  // `abi_reserved` (v0.2.0), variants may use abi_dependency without it being listed.
   static void append_model_problems(const VariantMetadata& md, DocumentKind kind, const std::string& root,
-                                    bool namespace_list_present, Severity must, std::vector<Finding>& out) {
+                                    bool namespace_list_present, Severity must, std::vector<Finding>& out,
+                                    bool abi_reserved = false) {
     const auto ns_path = child_path(root, "default-priorities.namespace");
     const auto& list = md.namespace_priorities;
     if (namespace_list_present) {
@@ -621,6 +845,7 @@ class Reader {
     }
     if (!namespace_list_present) return;
     for (const auto& [ns, labels] : used) {
+      if (abi_reserved && ns == variant::kAbiDependencyNamespace) continue;
       if (std::find(list.begin(), list.end(), ns) == list.end()) {
         out.push_back({must, "namespace-unlisted", {}, ns_path,
                        fmt::format("does not list namespace {}, used by {} {}", python_json_string(ns),
@@ -632,8 +857,9 @@ class Reader {
 
 }  // namespace
 
-ReadOutcome read_document(const Json& root, DocumentKind kind, std::optional<std::string_view> expected_label) {
-  return Reader(kind, expected_label).run(root);
+ReadOutcome read_document(const Json& root, DocumentKind kind, std::optional<std::string_view> expected_label,
+                          std::string_view json_text) {
+  return Reader(kind, expected_label, json_text).run(root);
 }
 
 Result<ParsedDocument> to_result(ReadOutcome outcome) {
@@ -658,6 +884,44 @@ std::vector<std::string> conformance_problems(const variant::VariantMetadata& me
   if (kind == DocumentKind::VariantJson && metadata.variants.size() != 1) {
     out.push_back(fmt::format("variants: a wheel's variant.json must describe exactly one variant, found {}",
                               metadata.variants.size()));
+  }
+  return out;
+}
+
+std::vector<std::string> conformance_problems_v020(const variant::VariantMetadata& metadata, DocumentKind kind) {
+  std::vector<std::string> out;
+  const std::string root = kind == DocumentKind::Pyproject ? "variant" : "";
+  // abi_dependency is dropped from the namespace list on writing; judge the list without it.
+  variant::VariantMetadata listed = metadata;
+  std::erase(listed.namespace_priorities, std::string(variant::kAbiDependencyNamespace));
+  std::vector<Finding> findings;
+  detail::Reader::append_model_problems(listed, kind, root, true, Severity::Error, findings, true);
+  for (const auto& f : findings) out.push_back(detail::single_line(fmt::format("{}: {}", f.location, f.message)));
+  if (kind == DocumentKind::VariantJson && metadata.variants.size() != 1) {
+    out.push_back(fmt::format("variants: a wheel's variant.json must describe exactly one variant, found {}",
+                              metadata.variants.size()));
+  }
+  for (const auto& ns : listed.namespace_priorities) {
+    const auto where = detail::child_path("providers", ns);
+    const auto it = metadata.providers.find(ns);
+    if (it == metadata.providers.end()) {
+      out.push_back(fmt::format("{}: missing; format 0.2.0 needs a provider for every namespace (a plugin's "
+                                "`requires` or `static-properties`)",
+                                where));
+      continue;
+    }
+    const auto& p = it->second;
+    if (p.enable_if) {
+      out.push_back(fmt::format("{}: has `enable-if`, which format 0.2.0 cannot express", where));
+    }
+    if (p.install_time && p.requires_.empty()) {
+      out.push_back(fmt::format("{}: an install-time provider needs a non-empty `requires`", where));
+    }
+    if (!p.install_time && !metadata.static_properties.contains(ns)) {
+      out.push_back(fmt::format("{}: an ahead-of-time provider needs its static properties (format 0.2.0 has no "
+                                "ahead-of-time plugins)",
+                                where));
+    }
   }
   return out;
 }

@@ -56,6 +56,10 @@ Loaded load(const fs::path& path) {
 }
 
 VariantJsonFormat auto_format(const std::vector<const variant::VariantMetadata*>& inputs) {
+  // Inputs of one version are all v0.2.x or none is (merge_into refuses to mix them).
+  for (const auto* md : inputs) {
+    if (variant::is_providers_schema(md->schema)) return VariantJsonFormat::Providers;
+  }
   for (const auto* md : inputs) {
     if (metadata::is_draft_schema(md->schema)) return VariantJsonFormat::Draft003;
   }
@@ -65,6 +69,14 @@ VariantJsonFormat auto_format(const std::vector<const variant::VariantMetadata*>
 Result<std::string> serialize(const variant::VariantMetadata& merged, VariantJsonFormat format,
                               const std::string& filename) {
   if (format == VariantJsonFormat::Draft003) return metadata::to_json_draft003(merged);
+  if (format == VariantJsonFormat::Providers) {
+    auto problems = metadata::conformance_problems_v020(merged, metadata::DocumentKind::VariantsJson);
+    if (!problems.empty()) {
+      return fail(fmt::format("{}: the merged metadata cannot be written as format v0.2.0: {}", filename,
+                              problems.front()));
+    }
+    return metadata::to_json_v020(merged);
+  }
   auto problems = metadata::conformance_problems(merged, metadata::DocumentKind::VariantsJson);
   if (!problems.empty()) {
     return fail(fmt::format("{}: the merged metadata does not conform to PEP 825: {}", filename, problems.front()));

@@ -50,6 +50,7 @@ zip::NewMember like_record(const zip::Entry& record, std::string name, std::stri
 std::optional<VariantJsonFormat> parse_variant_json_format(std::string_view text) noexcept {
   if (text == "v0.0.3") return VariantJsonFormat::Draft003;
   if (text == "v0.1.1") return VariantJsonFormat::Pep825;
+  if (text == "v0.2.0") return VariantJsonFormat::Providers;
   return std::nullopt;
 }
 
@@ -119,14 +120,17 @@ Result<std::string> make_variant_json(const MakeVariantRequest& request, std::st
   auto md = metadata::make_dist_info_metadata(request.properties, request.pyproject, request.label);
   if (!md) return fail(md.error());
   label = md->variants.begin()->first;
-  auto problems = metadata::conformance_problems(*md, metadata::DocumentKind::VariantJson);
+  const bool providers = request.format == VariantJsonFormat::Providers;
+  auto problems = providers ? metadata::conformance_problems_v020(*md, metadata::DocumentKind::VariantJson)
+                            : metadata::conformance_problems(*md, metadata::DocumentKind::VariantJson);
   if (!problems.empty()) {
-    return fail(Error(fmt::format("the variant.json for label `{}` would not conform to PEP 825: {}", label,
-                                  problems.front()),
+    return fail(Error(fmt::format("the variant.json for label `{}` would not conform to {}: {}", label,
+                                  providers ? "format v0.2.0" : "PEP 825", problems.front()),
                       std::vector<std::string>(problems.begin() + 1, problems.end())));
   }
   std::string text = request.format == VariantJsonFormat::Draft003 ? metadata::to_json_draft003(*md)
-                                                                    : metadata::to_json_pep825(*md);
+                     : providers                                   ? metadata::to_json_v020(*md)
+                                                                   : metadata::to_json_pep825(*md);
   auto check = metadata::parse_json_document(text, metadata::DocumentKind::VariantJson, label);
   if (!check) return fail(check.error().with_context(fmt::format("the variant.json for label `{}`", label)));
   return text;

@@ -24,8 +24,8 @@ void add_add_wheel_to_index_json_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("-o,--output-dir", o->output_dir, "Where to write {name}-{version}-variants.json (must exist)")
       ->required();
   cmd->add_flag("-w,--overwrite", o->overwrite, "Replace the output file when it exists");
-  cmd->add_option("--format", o->format, "Output format: v0.0.3, v0.1.1 or auto (default)")
-      ->check(CLI::IsMember({"auto", "v0.0.3", "v0.1.1"}));
+  cmd->add_option("--format", o->format, "Output format: v0.0.3, v0.1.1, v0.2.0 or auto (default)")
+      ->check(CLI::IsMember({"auto", "v0.0.3", "v0.1.1", "v0.2.0"}));
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
       api::AddWheelToIndexJsonRequest req;

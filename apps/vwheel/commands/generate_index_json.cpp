@@ -1,4 +1,4 @@
-// `vwheel generate-index-json DIR [-o OUTDIR] [--format v0.0.3|v0.1.1] [--skip-invalid] [-j N]`
+// `vwheel generate-index-json DIR [-o OUTDIR] [--format v0.0.3|v0.1.1|v0.2.0] [--skip-invalid] [-j N]`
 
 #include <fmt/format.h>
 
@@ -24,9 +24,10 @@ void add_generate_index_json_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("dir", o->dir, "Directory of wheels")->required();
   cmd->add_option("-o,--output-dir", o->output_dir, "Where to write the files (default: DIR)");
   cmd->add_option("--format", o->format,
-                  "Output format: v0.0.3 (draft, with providers), v0.1.1 (PEP 825), or auto (v0.1.1 when every "
-                  "wheel's variant.json is v0.1.x; default)")
-      ->check(CLI::IsMember({"auto", "v0.0.3", "v0.1.1"}));
+                  "Output format: v0.0.3 (draft, with providers), v0.1.1 (PEP 825), v0.2.0 (Providers draft, PEP "
+                  "850), or auto (v0.2.0 when the wheels' variant.json files are v0.2.x, v0.1.1 when every one is "
+                  "v0.1.x, else v0.0.3; default)")
+      ->check(CLI::IsMember({"auto", "v0.0.3", "v0.1.1", "v0.2.0"}));
   cmd->add_flag("--skip-invalid", o->skip_invalid,
                 "Skip unreadable variant wheels with a warning instead of failing (variantlib's behaviour)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors and warnings");

@@ -1,5 +1,5 @@
 // `vwheel make-variant WHEEL... -o OUTDIR (-p PROP... | --null) [--label L] [--pyproject PATH]
-//  [--format v0.0.3|v0.1.1] [--skip-provider-validation] [-j N]`
+//  [--format v0.0.3|v0.1.1|v0.2.0] [--skip-provider-validation] [-j N]`
 
 #include <fmt/format.h>
 
@@ -36,8 +36,8 @@ void add_make_variant_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--pyproject", o->pyproject,
                   "pyproject.toml whose [variant] table (priorities, providers, static properties) goes into "
                   "variant.json (default: ./pyproject.toml when present)");
-  cmd->add_option("--format", o->format, "variant.json format: v0.0.3 (variantlib's, default) or v0.1.1 (PEP 825)")
-      ->check(CLI::IsMember({"v0.0.3", "v0.1.1"}));
+  cmd->add_option("--format", o->format, "variant.json format: v0.0.3 (variantlib's, default), v0.1.1 (PEP 825) or v0.2.0 (Providers draft, PEP 850)")
+      ->check(CLI::IsMember({"v0.0.3", "v0.1.1", "v0.2.0"}));
   cmd->add_flag("--skip-provider-validation", o->skip_validation, "Do not check the properties against the providers");
   cmd->add_option("--allow-python-provider", o->allow_python,
                   "Run the pyproject's Python provider of this namespace (isolated) to check its properties (repeatable)");

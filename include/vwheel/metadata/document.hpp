@@ -13,11 +13,12 @@
 /// * Formats: the drafts v0.0.2 and v0.0.3 (PEP 817 data model: `providers`, `static-properties`,
 ///   `default-priorities.feature/property`; v0.0.2's `plugin-use` is understood and upgraded as
 ///   the index aggregator does: `build`/`none` mean `install-time = false`, and such a provider's
-///   `default-priorities.property` entry doubles as its `static-properties`) and PEP 825 v0.1.x.
+///   `default-priorities.property` entry doubles as its `static-properties`), PEP 825 v0.1.x, and
+///   the Providers draft v0.2.x (PEP 850; `$schema` `.../peps/{850,826,9999}/v0.2.0.json`).
 ///   The version comes from the `$schema` URL's last segment, `v{major}.{minor}.{patch}.json`:
 ///   0.0.2, 0.0.3 and every version from 0.1.0 on within major 0 are accepted (PEP 825: consumers
-///   SHOULD accept a newer minor of a supported major; a minor above 0.1 is read as 0.1.1 and
-///   reported); any other version is a hard error (PEP 825: tools MUST reject unknown major
+///   SHOULD accept a newer minor of a supported major; a minor above 0.2 is read as 0.2.0, its
+///   nearest known minor, and reported); any other version is a hard error (PEP 825: tools MUST reject unknown major
 ///   versions; the 0.0.x drafts other than 0.0.2/0.0.3 are unknown). A missing `$schema`
 ///   is read as draft v0.0.3 and an unversioned `https://variants-schema.wheelnext.dev/...` URL
 ///   (published by PyTorch) as draft v0.0.2, each reported as a conformance problem; any other
@@ -39,6 +40,20 @@
 ///   empty value list, unknown keys (ignored, as PEP 817 requires), draft-only keys in a PEP 825
 ///   file, and, for draft files and pyproject.toml, `default-priorities.namespace` not listing
 ///   exactly the `providers` keys and labels longer than 16 characters.
+///
+/// * v0.2.x (Providers draft): `providers` maps every namespace of `default-priorities.namespace`
+///   (and no other) to exactly one of `requires` (one or more requirement strings; `plugin-api`
+///   optional, inferred from the first requirement's normalized name) or `static-properties`
+///   (`{feature: [values]}`, features in priority order as written, values in preference order);
+///   `optional` may accompany either. Hard errors: both or neither of `requires` and
+///   `static-properties`, an empty `requires`, `plugin-api` beside `static-properties`,
+///   `enable-if`/`install-time` (removed by the draft). Conformance errors (MUSTs of v0.2.0, the
+///   document is still used): the namespace list and the `providers` keys differing, a missing
+///   `providers`, the reserved `abi_dependency` namespace in either (it needs no provider and is
+///   dropped from `providers`), a first requirement whose plugin-api cannot be inferred or differs
+///   between marker-filtered alternatives. PEP 817 keys (`default-priorities.feature/property`,
+///   top-level `static-properties`) are warnings; `static-properties` at the top level is ignored.
+///   Labels longer than 16 characters are warnings, as in the drafts (the draft schema caps them).
 ///
 /// Where variantlib 0.0.3 (the conformance vectors) is stricter than PEP 825 (17+ character
 /// labels, files without `providers`, unknown sub-keys, non-null empty labels), PEP 825 wins.
@@ -103,13 +118,16 @@ struct ValidationReport {
 inline constexpr std::string_view kSchemaUrlDraft003 = "https://variants-schema.wheelnext.dev/v0.0.3.json";
 /// The schema URL of PEP 825's format, v0.1.1.
 inline constexpr std::string_view kSchemaUrlPep825 = "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json";
+/// The schema URL of the Providers draft's format, v0.2.0 (PEP 850; the same draft was published
+/// under `peps/826/` and `peps/9999/`, read alike).
+inline constexpr std::string_view kSchemaUrlProviders = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json";
 
 /// The version in a schema URL whose last path segment is `v{major}.{minor}.{patch}.json`;
 /// nullopt when there is none.
 [[nodiscard]] std::optional<variant::SchemaVersion> parse_schema_version(std::string_view url);
 
 /// Whether this library reads metadata of that version: 0.0.2, 0.0.3, and 0.1.0 or newer within
-/// major version 0.
+/// major version 0 (0.1.x read as PEP 825's format, 0.2.0 and newer minors as the Providers draft's).
 [[nodiscard]] bool is_supported_schema(const variant::SchemaVersion& version) noexcept;
 
 /// True for the draft formats (PEP 817 data model), i.e. versions below 0.1.0.
@@ -147,5 +165,13 @@ inline constexpr std::string_view kSchemaUrlPep825 = "https://variants-schema.wh
 /// variant. For Pyproject only the namespace list is checked. One line per problem; empty = fine.
 [[nodiscard]] std::vector<std::string> conformance_problems(const variant::VariantMetadata& metadata,
                                                             DocumentKind kind);
+
+/// The rules a model must meet before it is written in the Providers draft's format v0.2.0 (see
+/// `to_json_v020`): PEP 825's rules above, except that `abi_dependency` is neither required nor
+/// allowed in the namespace list (it is dropped on writing), plus a provider for every listed
+/// namespace that v0.2.0 can express: an install-time one with non-empty `requires`, or an
+/// ahead-of-time one with its static properties (its `requires` is then dropped); no `enable-if`.
+[[nodiscard]] std::vector<std::string> conformance_problems_v020(const variant::VariantMetadata& metadata,
+                                                                 DocumentKind kind);
 
 }  // namespace vwheel::metadata

@@ -13,7 +13,11 @@
 ///   other input lists that namespace in its `default-priorities.namespace` (it then states "no
 ///   override" for it; PEP 817: these keys may be added only for namespaces the other did not list).
 /// * `$schema`: the newest version (ties: the greater URL), so that the result does not depend on
-///   the order.
+///   the order. A Providers-draft document (v0.2.x) merges only with others of that format: its
+///   providers are normative where the older formats' are absent (v0.1.x) or carry `enable-if` and
+///   `install-time` (v0.0.x), so one version of a project cannot mix them.
+/// * v0.2.x `providers` (and each static provider's feature order, kept in
+///   `default-priorities.feature`) follow the rules above: every provider must agree.
 ///
 /// Every rule is symmetric, so merging consistent inputs gives the same result in any order.
 /// Where variantlib 0.0.3 differs (it rejects a namespace list extending another, overwrites a

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// Writing variant metadata: the draft v0.0.3 text variantlib writes (byte-identical to its
-/// `VariantsJson.to_str()`), PEP 825's v0.1.1 format, and the `variant.json` of a new wheel.
+/// `VariantsJson.to_str()`), PEP 825's v0.1.1 format, the Providers draft's v0.2.0 format, and
+/// the `variant.json` of a new wheel.
 
 #include <optional>
 #include <string>
@@ -28,6 +29,16 @@ namespace vwheel::metadata {
 /// `conformance_problems(metadata, kind)` is empty; callers that must produce conforming files
 /// check that first.
 [[nodiscard]] std::string to_json_pep825(const variant::VariantMetadata& metadata);
+
+/// The Providers draft's format, v0.2.0 (`$schema` `kSchemaUrlProviders`): `default-priorities`
+/// with only `namespace` (without `abi_dependency`, which is reserved), `providers` for the listed
+/// namespaces (an install-time provider as `requires` and `plugin-api` when set, an ahead-of-time
+/// one as `static-properties`, features in `feature_priorities` order then by name, values as
+/// given; `optional` only when true) and `variants`. Layout as `to_json_pep825` (4-space indent,
+/// sorted keys except the static features, ASCII, trailing newline). `enable-if` and PEP 817's
+/// priority overrides are dropped. Valid v0.2.0 whenever `conformance_problems_v020(metadata,
+/// kind)` is empty.
+[[nodiscard]] std::string to_json_v020(const variant::VariantMetadata& metadata);
 
 /// The metadata of a new wheel's `variant.json`, as variantlib's `make_variant_dist_info()`
 /// without its ahead-of-time plugin expansion: the `pyproject` metadata (priorities, providers,

@@ -15,7 +15,7 @@
 namespace vwheel::variant {
 
 /// A version of the metadata format, as found in the `$schema` URL (`.../v0.0.3.json`,
-/// `.../peps/825/v0.1.1.json`).
+/// `.../peps/825/v0.1.1.json`, `.../peps/850/v0.2.0.json`).
 struct SchemaVersion {
   int major = 0;
   int minor = 0;
@@ -29,8 +29,19 @@ struct SchemaVersion {
 inline constexpr SchemaVersion kSchemaDraft002{0, 0, 2};
 inline constexpr SchemaVersion kSchemaDraft003{0, 0, 3};
 inline constexpr SchemaVersion kSchemaPep825{0, 1, 1};
+/// The Providers draft (PEP 850, earlier numbered 826 and 9999): PEP 825's format plus a
+/// `providers` table whose entries carry either `requires` (a plugin) or `static-properties`.
+inline constexpr SchemaVersion kSchemaProviders{0, 2, 0};
 
-/// `providers.{namespace}` (draft formats and pyproject.toml; PEP 817).
+/// True for documents read with the Providers draft's rules: 0.2.0 and every newer minor of major 0.
+[[nodiscard]] constexpr bool is_providers_schema(const SchemaVersion& version) noexcept {
+  return version.major == 0 && version.minor >= kSchemaProviders.minor;
+}
+
+/// `providers.{namespace}` (draft formats and pyproject.toml, PEP 817; the Providers draft, v0.2.0).
+/// A v0.2.0 provider with `static-properties` reads as `install_time = false` (its values in
+/// `VariantMetadata::static_properties`, its feature order in `feature_priorities`); one with
+/// `requires` as `install_time = true`. v0.2.0 has no `enable-if`.
 struct ProviderInfo {
   std::vector<std::string> requires_;      ///< PEP 508 requirement strings of the provider package
   std::optional<std::string> enable_if;    ///< a PEP 508 marker; the provider is used only if it is true
@@ -52,7 +63,8 @@ struct VariantMetadata {
 
   /// `default-priorities.namespace`: namespaces in decreasing priority.
   std::vector<std::string> namespace_priorities;
-  /// `default-priorities.feature` (PEP 817): per namespace, features in decreasing priority.
+  /// `default-priorities.feature` (PEP 817): per namespace, features in decreasing priority. For
+  /// v0.2.0 also the order of a provider's `static-properties` features, as written.
   std::map<std::string, std::vector<std::string>> feature_priorities;
   /// `default-priorities.property` (PEP 817): per namespace and feature, values in decreasing priority.
   PropertyMap property_priorities;

@@ -28,7 +28,8 @@ struct IndexJsonFile {
 
 /// Options for `build_index_json`.
 struct IndexJsonOptions {
-  /// Output format; by default PEP 825's when every input is v0.1.x, else the draft v0.0.3.
+  /// Output format; by default the Providers draft's (v0.2.0) when the inputs are v0.2.x, PEP
+  /// 825's when every input is v0.1.x, else the draft v0.0.3.
   std::optional<VariantJsonFormat> format;
   /// Skip wheels that cannot be read (bad file name, broken zip, invalid or missing
   /// `variant.json`) with a warning, as variantlib does, instead of failing.

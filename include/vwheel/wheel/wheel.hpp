@@ -50,9 +50,11 @@ struct Wheel {
 enum class VariantJsonFormat {
   Draft003,  ///< `v0.0.3`: variantlib's format, byte-identical to its output (PEP 817 keys)
   Pep825,    ///< `v0.1.1`: PEP 825's format (priorities and variants only)
+  Providers, ///< `v0.2.0`: the Providers draft's format (PEP 850: PEP 825's plus `providers`)
 };
 
-/// `v0.0.3` -> Draft003, `v0.1.1` -> Pep825, anything else (e.g. `auto`) -> nullopt.
+/// `v0.0.3` -> Draft003, `v0.1.1` -> Pep825, `v0.2.0` -> Providers, anything else (e.g. `auto`) ->
+/// nullopt.
 [[nodiscard]] std::optional<VariantJsonFormat> parse_variant_json_format(std::string_view text) noexcept;
 
 /// What `make_variant` writes.
