@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct Settings {
   bool require_hashes = false;
   std::filesystem::path cache_dir;
   http::Options http;
+  /// Versions to prefer (canonical name -> normalized versions): an existing lock's when
+  /// re-locking, so that `vwheel lock` keeps them unless asked to upgrade.
+  std::map<std::string, std::set<std::string>> preferred;
 };
 
 /// Reads requirement strings and `-r`/`-c` files (nested references included) into `out`; options
@@ -83,6 +87,7 @@ struct Selected {
   /// Every wheel of the version from the chosen wheel's source (for locks).
   std::vector<finder::File> all_wheels;
   std::vector<std::string> requires_dist;  ///< as written in the chosen wheel's METADATA
+  std::optional<std::string> requires_python;  ///< the chosen wheel's Requires-Python
   /// Labels the target can use (the chosen one and the other compatible ones).
   std::vector<std::string> compatible_labels;
   /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.
