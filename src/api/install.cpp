@@ -111,6 +111,10 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
     for (const auto& w : p->warnings) observer.on_warning(w);
   }
   if (observer.on_plan) observer.on_plan(*p);
+  // Never an incomplete environment: what the install keeps must still have what it requires.
+  if (!request.no_deps) {
+    if (auto ok = plan::check_kept(*p, opened.env, *selection); !ok) return fail(ok.error());
+  }
   InstallReport report;
   const bool reporting = request.want_report || request.report_file;
   if (request.dry_run) {

@@ -109,6 +109,15 @@ struct Plan {
   bool uses_abi_dependency = false;
 };
 
+/// Never an incomplete environment, for what an install keeps: fails (one line naming the
+/// installed distribution, its version and label, and the requirement) when a distribution already
+/// in `env` that the plan does not replace requires a project the plan installs, at a version the
+/// requirement does not accept (e.g. installed `a` requires `b<2` and the plan installs b 2.0). Its
+/// Requires-Dist is evaluated in `target`'s environment with its own variant (no extras).
+/// Requirements on projects the plan does not touch are not this run's doing and are not checked.
+[[nodiscard]] Result<void> check_kept(const Plan& plan, const install::Environment& env,
+                                      const selection::Selection& target);
+
 /// Resolves `requirements` against the sources for `target` and chooses every wheel.
 [[nodiscard]] Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings,
                                         const selection::Selection& target);
