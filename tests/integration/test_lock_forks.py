@@ -395,3 +395,20 @@ def test_upgrade_package_of_an_unknown_name_is_one_line_error(vwheel_bin, growin
     assert r.stderr.strip().endswith("--upgrade-package nosuch: no package nosuch in the lock or its resolution")
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert lock.read_bytes() == before
+
+
+def test_relocking_for_a_target_keeps_locked_versions_too(vwheel, growing, profiles, tmp_path):
+    grown, _, publish = growing
+    lock = tmp_path / "target.toml"
+    args = ["lock", "torch", "--no-index", "--find-links", grown, "-o", lock, "--target", profiles["cuda12.8-sm90"]]
+    assert vwheel(*args).rc == 0
+    first = versions_of(lock)
+    assert first["torch"] == {"2.9.0"} and first["nv-liba"] == {"12.8.0"}
+    publish()
+    r = vwheel(*args)
+    assert r.rc == 0, r.err
+    assert versions_of(lock) == first
+    r = vwheel(*args, "--upgrade-package", "torch")
+    assert r.rc == 0, r.err
+    moved = versions_of(lock)
+    assert moved["torch"] == {"2.10.0"} and moved["nv-liba"] == {"12.8.1"} and moved["filelock"] == {"3.18.0"}
