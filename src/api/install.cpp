@@ -1,10 +1,14 @@
 #include "vwheel/api/install.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/pep440/version.hpp"
+#include "vwheel/wheel_name/names.hpp"
 #include "vwheel/install/select.hpp"
 #include "vwheel/python/interpreter.hpp"
 
@@ -107,6 +111,10 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
     for (const auto& w : p->warnings) observer.on_warning(w);
   }
   if (observer.on_plan) observer.on_plan(*p);
+  // Never an incomplete environment: what the install keeps must still have what it requires.
+  if (!request.no_deps) {
+    if (auto ok = plan::check_kept(*p, opened.env, *selection); !ok) return fail(ok.error());
+  }
   InstallReport report;
   const bool reporting = request.want_report || request.report_file;
   if (request.dry_run) {
@@ -221,11 +229,41 @@ Result<LockReport> lock(const LockRequest& request) {
   universal_request.universal = true;
   auto universal = make_selection(universal_request, interp);
   if (!universal) return fail(universal.error());
+  // Re-locking prefers the existing lock's versions (as uv does), except for what is upgraded.
+  std::set<std::string> upgrading;
+  for (const auto& n : request.upgrade_packages) upgrading.insert(wheel_name::canonicalize_name(n));
+  std::set<std::string> previous_names;
+  std::error_code ec;
+  if (fs::exists(request.output, ec)) {
+    auto text = read_file(request.output);
+    if (!text) return fail_as(text.error(), ErrorKind::environment);
+    auto previous = lock::parse_pylock(*text, request.output.string());
+    if (!previous) {
+      return fail(previous.error().with_context(fmt::format("{} (the existing lock, read to keep its versions)",
+                                                            request.output.string())));
+    }
+    for (const auto& p : previous->packages) {
+      const auto name = wheel_name::canonicalize_name(p.name);
+      previous_names.insert(name);
+      if (request.upgrade || upgrading.contains(name)) continue;
+      auto v = pep440::Version::parse(p.version);
+      settings.preferred[name].insert(v ? v->to_string() : p.version);
+    }
+  }
   auto made = plan::make_lock(*requirements, settings, *universal, targets);
   if (!made) {
     auto e = made.error();
     e.explained = true;
     return fail(std::move(e));
+  }
+  for (const auto& n : request.upgrade_packages) {
+    const auto name = wheel_name::canonicalize_name(n);
+    if (previous_names.contains(name)) continue;
+    if (std::any_of(made->packages.begin(), made->packages.end(),
+                    [&](const auto& p) { return wheel_name::canonicalize_name(p.name) == name; })) {
+      continue;
+    }
+    return fail(Error(fmt::format("--upgrade-package {}: no package {} in the lock or its resolution", n, name)));
   }
   if (auto ok = write_file_atomic(request.output, lock::write_pylock(*made)); !ok) {
     return fail_as(ok.error(), ErrorKind::environment);

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include "choose.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/variant/property.hpp"
+#include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::plan::detail {
@@ -54,3 +57,40 @@ Result<void> check_complete(const Plan& plan, std::string_view tail) {
 }
 
 }  // namespace vwheel::plan::detail
+
+namespace vwheel::plan {
+
+Result<void> check_kept(const Plan& plan, const install::Environment& env, const selection::Selection& target) {
+  std::map<std::string, const Selected*> by_name;
+  for (const auto& s : plan.packages) by_name[s.name] = &s;
+  for (const auto& d : install::list_distributions(env)) {
+    const auto name = wheel_name::canonicalize_name(d.name);
+    if (by_name.contains(name)) continue;  // replaced (or confirmed) by the plan, checked with it
+    auto text = read_file(d.dist_info / "METADATA");
+    if (!text) continue;  // a distribution without METADATA states no requirements
+    auto md = simple::parse_core_metadata(*text, (d.dist_info / "METADATA").string());
+    if (!md) continue;
+    variant::PropertySet properties;
+    for (const auto& p : d.variant_properties) {
+      if (auto parsed = variant::parse_property(p)) properties.push_back(std::move(*parsed));
+    }
+    auto environment = detail::label_environment(target.marker_environment(), d.variant_label.value_or(""), properties);
+    environment.variables.insert_or_assign("extra", "");
+    for (const auto& line : md->requires_dist) {
+      auto r = markers::Requirement::parse(line);
+      if (!r) continue;  // what the installed metadata cannot state is not this run's to enforce
+      auto it = by_name.find(wheel_name::canonicalize_name(r->name));
+      if (it == by_name.end()) continue;
+      auto applies = r->applies_to(environment);
+      if (!applies || !*applies) continue;
+      if (r->specifier.contains(it->second->version, true)) continue;
+      return fail(detail::unmet_requirement(
+          d.name, d.version, d.variant_label, *r,
+          fmt::format("but this run would install {} {}: give both requirements (or {} too) to resolve them together",
+                      it->second->name, it->second->version, d.name)));
+    }
+  }
+  return {};
+}
+
+}  // namespace vwheel::plan

@@ -185,6 +185,32 @@ void set_dependencies(lock::Lock& lock, const std::map<Node, std::set<Node>>& ed
   }
 }
 
+/// The lock's top-level `requires-python`: what every environment needs, i.e. the Requires-Python
+/// of the projects required unconditionally by the roots (each of them in every environment), joined
+/// (an intersection). A root project locked at versions whose Requires-Python differ adds nothing:
+/// no one specifier holds for all of them. nullopt where none say anything.
+std::optional<std::string> lock_requires_python(const Requirements& requirements, const lock::Lock& lock) {
+  std::vector<std::string> parts;
+  for (const auto& r : requirements.roots) {
+    if (r.marker) continue;
+    const auto name = wheel_name::canonicalize_name(r.name);
+    std::set<std::optional<std::string>> specs;
+    for (const auto& p : lock.packages) {
+      if (p.name == name) specs.insert(p.requires_python);
+    }
+    if (specs.size() != 1 || !*specs.begin()) continue;
+    auto spec = pep440::SpecifierSet::parse(**specs.begin());
+    if (!spec) continue;
+    for (const auto& one : spec->specifiers()) {
+      auto text = one.to_string();
+      if (std::find(parts.begin(), parts.end(), text) == parts.end()) parts.push_back(std::move(text));
+    }
+  }
+  if (parts.empty()) return std::nullopt;
+  std::sort(parts.begin(), parts.end());
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
@@ -215,10 +241,12 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
   auto add_package = [&](const std::string& name, const std::string& version, const std::vector<const finder::File*>& wheels,
                          const std::optional<variant::VariantMetadata>& md, const std::vector<std::string>& requires_dist,
                          const std::vector<std::string>& extras, const finder::Source& source,
-                         const std::map<std::string, std::vector<std::string>>& per_wheel) -> Result<void> {
+                         const std::map<std::string, std::vector<std::string>>& per_wheel,
+                         const std::optional<std::string>& requires_python) -> Result<void> {
     lock::LockedPackage p;
     p.name = name;
     p.version = version;
+    p.requires_python = requires_python;
     if (source.kind == finder::Source::Kind::index) p.index = source.location;
     std::vector<std::string> labels;
     for (const auto* f : wheels) {
@@ -259,6 +287,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     finder::Finder finder(*client, settings.sources, {settings.cache_dir});
     const auto pinned = pinned_versions(requirements);
     IndexProvider provider(finder, universal, pinned, true);
+    provider.set_preferred(&settings.preferred);
     resolve::Options options;
     options.pre = settings.pre;
     options.no_deps = settings.no_deps;
@@ -337,7 +366,8 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       std::string version = wheels.empty() ? version_text : wheels.front()->wheel->version;
       const std::vector<std::string> extras(entry.second.begin(), entry.second.end());
       if (auto ok = add_package(name, version, wheels, md, provider.requires_dist_of(name, version_text), extras,
-                                settings.sources[*source], provider.wheel_requires_dist_of(name, version_text));
+                                settings.sources[*source], provider.wheel_requires_dist_of(name, version_text),
+                                provider.requires_python_of(name, version_text));
           !ok) {
         return fail(ok.error());
       }
@@ -350,6 +380,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
     }
     set_dependencies(out, edges, written, wheel_deps);
+    out.requires_python = lock_requires_python(requirements, out);
     return out;
   }
 
@@ -396,7 +427,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       if (wanted[node].contains(w.filename)) wheels.push_back(&w);
     }
     if (auto ok = add_package(node.first, s.version, wheels, s.variants_json, s.requires_dist, s.extras,
-                              settings.sources[s.wheel.source], chosen_deps[node]);
+                              settings.sources[s.wheel.source], chosen_deps[node], s.requires_python);
         !ok) {
       return fail(ok.error());
     }
@@ -408,6 +439,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     }
   }
   set_dependencies(out, edges, written, wheel_deps);
+  out.requires_python = lock_requires_python(requirements, out);
   // PEP 751 `environments`: the lock is for these targets' platforms and Pythons only.
   for (const auto& t : targets) {
     std::vector<std::string> parts;

@@ -40,6 +40,10 @@ class IndexProvider final : public resolve::Provider {
       : finder_(finder), target_(target), pinned_(pinned), universal_(universal),
         load_(finder_loader(finder)) {}
 
+  /// Versions to try first (canonical name -> versions), newest of them first: an existing lock's,
+  /// so that re-locking keeps them while they still resolve.
+  void set_preferred(const std::map<std::string, std::set<std::string>>* preferred) { preferred_ = preferred; }
+
   Result<std::vector<pep440::Version>> versions(std::string_view name) override {
     if (name == kPython) {
       // The target's Python is a package with one version, so Requires-Python constrains it.
@@ -77,6 +81,11 @@ class IndexProvider final : public resolve::Provider {
       if (**choice) out.push_back(version);
     }
     files_[std::string(name)] = std::move(by_version);
+    if (preferred_) {
+      if (auto it = preferred_->find(std::string(name)); it != preferred_->end()) {
+        std::stable_partition(out.begin(), out.end(), [&](const pep440::Version& v) { return it->second.contains(v.to_string()); });
+      }
+    }
     return out;
   }
 
@@ -100,6 +109,7 @@ class IndexProvider final : public resolve::Provider {
     deps.environment = c.environment;
     deps.provides_extra = md->provides_extra;
     requires_dist_[{std::string(name), version.to_string()}] = md->requires_dist;
+    requires_python_[{std::string(name), version.to_string()}] = md->requires_python;
     // The resolver asks for these projects next: fetch their pages (and likely metadata) together.
     std::vector<std::string> next;
     for (const auto& r : deps.requires_dist) {
@@ -117,6 +127,11 @@ class IndexProvider final : public resolve::Provider {
   }
   const std::vector<std::string>& requires_dist_of(const std::string& name, const std::string& version) {
     return requires_dist_[{name, version}];
+  }
+  /// Requires-Python of the version's wheel whose metadata was read (nullopt: none given).
+  std::optional<std::string> requires_python_of(const std::string& name, const std::string& version) const {
+    auto it = requires_python_.find({name, version});
+    return it == requires_python_.end() ? std::nullopt : it->second;
   }
   const std::vector<const finder::File*>& files_of(const std::string& name, const pep440::Version& version) {
     return files_[name][version];
@@ -254,7 +269,10 @@ class IndexProvider final : public resolve::Provider {
       for (const auto& e : md->provides_extra) {
         if (std::find(provides_extra.begin(), provides_extra.end(), e) == provides_extra.end()) provides_extra.push_back(e);
       }
-      if (!python) python = python_requirement(*md);
+      if (!python) {
+        python = python_requirement(*md);
+        requires_python_[key] = md->requires_python;
+      }
       kinds.push_back(std::move(kind));
       return {};
     };
@@ -369,6 +387,8 @@ class IndexProvider final : public resolve::Provider {
   std::map<Key, std::optional<Choice>> choices_;
   std::map<Key, std::string> reasons_;
   std::map<Key, std::vector<std::string>> requires_dist_;
+  std::map<Key, std::optional<std::string>> requires_python_;
+  const std::map<std::string, std::set<std::string>>* preferred_ = nullptr;
   std::map<std::string, simple::CoreMetadata> metadata_;
 };
 

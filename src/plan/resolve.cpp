@@ -39,6 +39,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   finder::Finder finder(client, settings.sources, {settings.cache_dir});
   const auto pinned = pinned_versions(requirements);
   IndexProvider provider(finder, target, pinned, false);
+  provider.set_preferred(&settings.preferred);
   std::vector<std::string> names;
   for (const auto& r : requirements.roots) names.push_back(r.name);
   finder.prefetch(names);
@@ -77,6 +78,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
     s.extras = pin.extras;
     s.variants_json = c->metadata;
     s.requires_dist = provider.requires_dist_of(pin.name, version);
+    s.requires_python = provider.requires_python_of(pin.name, version);
     s.explain = c->explain;
     s.environment = c->environment;
     if (c->label) s.compatible_labels.push_back(*c->label);

@@ -286,3 +286,129 @@ def test_a_lock_for_two_targets_holds_both_versions_and_its_environments(vwheel,
     # PEP 751: a target that no `environments` marker matches is refused
     r = vwheel("sync", out, "--python", venv, "--target", profiles["win-py311"], "--dry-run")
     assert r.rc == 1 and "none of the lock's `environments` matches" in r.err, r.err
+
+
+def test_the_lock_states_requires_python_and_sync_refuses_a_python_outside_it(vwheel, lockfile, tmp_path_factory,
+                                                                              tmp_path):
+    # Every wheel of the index says Requires-Python >=3.9: so does the lock, at the top and per entry.
+    doc = tomllib.loads(lockfile.read_text())
+    assert doc["requires-python"] == example.REQUIRES_PYTHON
+    assert {p.get("requires-python") for p in doc["packages"]} == {example.REQUIRES_PYTHON}
+    old = profile(tmp_path_factory, "py38", {}, python="3.8")
+    venv = make_venv(vwheel, tmp_path / "venv")
+    before = tree(venv)
+    r = vwheel("sync", lockfile, "--python", venv, "--target", old)
+    assert r.rc == 1, (r.out, r.err)
+    assert "Requires-Python `>=3.9` excludes Python 3.8" in r.err and len(r.err.strip().splitlines()) == 1, r.err
+    assert tree(venv) == before
+
+
+# --- The lock stays valid as the index grows (issue 15, item 6) ---------------------------------
+
+def versions_of(path):
+    out = {}
+    for p in tomllib.loads(Path(path).read_text())["packages"]:
+        out.setdefault(norm(p["name"]), set()).add(p["version"])
+    return out
+
+
+@pytest.fixture
+def growing(vwheel_bin, links, tmp_path):
+    """A copy of the index, a lock of `torch` made from it, and `publish()`: after it, the index
+    has torch 2.10.0 (pinning nv-lib* 12.8.1 on CUDA 12.8), a new `cu129` variant of torch 2.9.0,
+    and filelock 3.19.0."""
+    grown = tmp_path / "links"
+    shutil.copytree(links, grown)
+    lock = tmp_path / "pylock.toml"
+    r = run(vwheel_bin, tmp_path, "lock", "torch", "--no-index", "--find-links", grown, "-o", lock, "--python", PY)
+    assert r.returncode == 0, r.stderr
+
+    def publish():
+        build = tmp_path / "build"
+        build.mkdir()
+        deps = TORCH_COMMON + [f'{lib}==12.8.1; variant_label == "cu128"' for lib in NV] + [
+            f'{lib}==13.0.0; variant_label == "cu130"' for lib in NV] + ['triton==3.5.0; "nvidia" in variant_namespaces']
+        for label, props in (("cu130", CU130), ("cu128", CU128), ("null", None)):
+            make_variant(vwheel_bin, build, grown, "torch", "2.10.0", label, props, deps, NAMESPACES[:3])
+        make_variant(vwheel_bin, build, grown, "torch", "2.9.0", "cu129",
+                     ["nvidia :: cuda_version_lower_bound :: 12.9", "nvidia :: sm_arch :: 100_real"], TORCH_DEPS,
+                     NAMESPACES[:3])
+        for lib in NV:
+            make_variant(vwheel_bin, build, grown, lib, "12.8.1", "cu12", ["nvidia :: cuda_version_lower_bound :: 12.0"],
+                         [], ["nvidia"])
+        example.plain_wheel(grown, "filelock", "3.19.0", [], "non-variant")
+        r = subprocess.run([str(vwheel_bin), "generate-index-json", grown, "-o", grown], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    return grown, lock, publish
+
+
+def test_a_lock_syncs_what_it_locked_after_the_index_grows(vwheel, growing, profiles, tmp_path):
+    grown, lock, publish = growing
+    publish()
+    for name in ("cuda12.8-sm90", "cuda13.0-sm100", "no-gpu"):
+        expected = {p: v for p, v in CASES[name][2].items() if p != "torchvision"}
+        venv = make_venv(vwheel, tmp_path / name)
+        r = vwheel("sync", lock, "--python", venv, "--target", profiles[name])
+        assert r.rc == 0, r.err
+        assert installed(vwheel, venv) == expected, name
+    # The grown index itself gives the new torch: the lock is what kept the old one.
+    r = vwheel("install", "torch", "--no-index", "--find-links", grown, "--target", profiles["cuda12.8-sm90"],
+               "--python", make_venv(vwheel, tmp_path / "fresh"), "--dry-run")
+    assert r.rc == 0 and "2.10.0" in r.out + r.err, (r.out, r.err)
+
+
+def test_relocking_keeps_locked_versions_unless_upgraded(vwheel_bin, growing, tmp_path):
+    grown, lock, publish = growing
+    first = versions_of(lock)
+    publish()
+    args = ["torch", "--no-index", "--find-links", grown, "-o", lock, "--python", PY]
+    # Without --upgrade: the versions stay (a new label of a locked version joins its entry).
+    r = run(vwheel_bin, tmp_path, "lock", *args)
+    assert r.returncode == 0, r.stderr
+    assert versions_of(lock) == first
+    assert "torch-2.9.0-py3-none-any-cu129.whl" in lock.read_text()
+    # --upgrade-package torch: torch and what its new version needs move, nothing else.
+    r = run(vwheel_bin, tmp_path, "lock", *args, "--upgrade-package", "Torch")
+    assert r.returncode == 0, r.stderr
+    moved = versions_of(lock)
+    assert moved["torch"] == {"2.10.0"}
+    for lib in NV:
+        assert moved[lib] == {"12.8.1", "13.0.0"}, (lib, moved[lib])
+    assert moved["filelock"] == {"3.18.0"} and moved["typing-extensions"] == first["typing-extensions"]
+    # --upgrade: everything may move.
+    r = run(vwheel_bin, tmp_path, "lock", *args, "--upgrade")
+    assert r.returncode == 0, r.stderr
+    assert versions_of(lock)["filelock"] == {"3.19.0"}
+    # An unchanged re-lock of an existing lock is byte-identical.
+    before = lock.read_bytes()
+    r = run(vwheel_bin, tmp_path, "lock", *args)
+    assert r.returncode == 0, r.stderr
+    assert lock.read_bytes() == before
+
+
+def test_upgrade_package_of_an_unknown_name_is_one_line_error(vwheel_bin, growing, tmp_path):
+    grown, lock, _ = growing
+    before = lock.read_bytes()
+    r = run(vwheel_bin, tmp_path, "lock", "torch", "--no-index", "--find-links", grown, "-o", lock, "--python", PY,
+            "--upgrade-package", "nosuch")
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().endswith("--upgrade-package nosuch: no package nosuch in the lock or its resolution")
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert lock.read_bytes() == before
+
+
+def test_relocking_for_a_target_keeps_locked_versions_too(vwheel, growing, profiles, tmp_path):
+    grown, _, publish = growing
+    lock = tmp_path / "target.toml"
+    args = ["lock", "torch", "--no-index", "--find-links", grown, "-o", lock, "--target", profiles["cuda12.8-sm90"]]
+    assert vwheel(*args).rc == 0
+    first = versions_of(lock)
+    assert first["torch"] == {"2.9.0"} and first["nv-liba"] == {"12.8.0"}
+    publish()
+    r = vwheel(*args)
+    assert r.rc == 0, r.err
+    assert versions_of(lock) == first
+    r = vwheel(*args, "--upgrade-package", "torch")
+    assert r.rc == 0, r.err
+    moved = versions_of(lock)
+    assert moved["torch"] == {"2.10.0"} and moved["nv-liba"] == {"12.8.1"} and moved["filelock"] == {"3.18.0"}

@@ -15,6 +15,8 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
     std::vector<std::string> constraint_files;
     std::string output = "pylock.toml";
     std::string python;
+    bool upgrade = false;
+    std::vector<std::string> upgrade_packages;
     SelectionOptions selection;
     IndexOptions index;
   };
@@ -27,6 +29,10 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("-c,--constraint", o->constraint_files, "Constraints file")
         ->allow_extra_args(false);
   cmd->add_option("-o,--output", o->output, "Lock file to write (default pylock.toml)");
+  cmd->add_flag("-U,--upgrade", o->upgrade, "Re-resolve every project (default: keep an existing lock's versions)");
+  cmd->add_option("-P,--upgrade-package", o->upgrade_packages,
+                  "Re-resolve this project (repeatable); the others keep the existing lock's versions")
+        ->allow_extra_args(false);
   add_selection_options(*cmd, o->selection, true);
   cmd->add_option("--python", o->python, "Interpreter whose markers the lock is for (default: $VIRTUAL_ENV, else python3)");
   add_index_options(*cmd, o->index, true);
@@ -41,6 +47,8 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
       r.selection = o->selection.to_request();
       r.profiles.assign(o->selection.targets.begin(), o->selection.targets.end());
       r.sources = o->index.request;
+      r.upgrade = o->upgrade;
+      r.upgrade_packages = o->upgrade_packages;
       auto done = api::lock(r);
       if (!done) return report_failure(done.error());
       if (!o->index.quiet) {

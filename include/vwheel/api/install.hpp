@@ -94,6 +94,10 @@ struct LockRequest {
   SelectionRequest selection;
   std::vector<std::filesystem::path> profiles;
   SourceRequest sources;
+  /// Re-locking: an existing `output` lock's versions are kept where they still resolve, except
+  /// for every project with `upgrade`, and for these (canonical or not) with `upgrade_packages`.
+  bool upgrade = false;
+  std::vector<std::string> upgrade_packages;
 };
 
 struct LockReport {
@@ -101,7 +105,8 @@ struct LockReport {
   std::size_t wheels = 0;
 };
 
-/// Resolves and writes the lock file atomically.
+/// Resolves and writes the lock file atomically. An unknown name in `upgrade_packages` (in
+/// neither the existing lock nor the new resolution) is an input error; nothing is written.
 [[nodiscard]] Result<LockReport> lock(const LockRequest& request);
 
 /// `vwheel sync` and `vwheel export`.

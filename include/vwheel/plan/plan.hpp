@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct Settings {
   bool require_hashes = false;
   std::filesystem::path cache_dir;
   http::Options http;
+  /// Versions to prefer (canonical name -> normalized versions): an existing lock's when
+  /// re-locking, so that `vwheel lock` keeps them unless asked to upgrade.
+  std::map<std::string, std::set<std::string>> preferred;
 };
 
 /// Reads requirement strings and `-r`/`-c` files (nested references included) into `out`; options
@@ -83,6 +87,7 @@ struct Selected {
   /// Every wheel of the version from the chosen wheel's source (for locks).
   std::vector<finder::File> all_wheels;
   std::vector<std::string> requires_dist;  ///< as written in the chosen wheel's METADATA
+  std::optional<std::string> requires_python;  ///< the chosen wheel's Requires-Python
   /// Labels the target can use (the chosen one and the other compatible ones).
   std::vector<std::string> compatible_labels;
   /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.
@@ -103,6 +108,15 @@ struct Plan {
   /// resolved versions).
   bool uses_abi_dependency = false;
 };
+
+/// Never an incomplete environment, for what an install keeps: fails (one line naming the
+/// installed distribution, its version and label, and the requirement) when a distribution already
+/// in `env` that the plan does not replace requires a project the plan installs, at a version the
+/// requirement does not accept (e.g. installed `a` requires `b<2` and the plan installs b 2.0). Its
+/// Requires-Dist is evaluated in `target`'s environment with its own variant (no extras).
+/// Requirements on projects the plan does not touch are not this run's doing and are not checked.
+[[nodiscard]] Result<void> check_kept(const Plan& plan, const install::Environment& env,
+                                      const selection::Selection& target);
 
 /// Resolves `requirements` against the sources for `target` and chooses every wheel.
 [[nodiscard]] Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings,
