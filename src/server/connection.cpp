@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -72,8 +73,12 @@ class ConnectionStream final : public httplib::Stream {
   /// Waits for the first byte of the next request until `deadline` (or at once when one is
   /// buffered); then starts the header deadline. After a first request, an idle connection gives
   /// its worker up early while `others_wait()` (clients retry a request on a reused connection
-  /// that closes; a fresh connection is not cut short so).
-  bool next_request(Clock::time_point deadline, bool reused, const std::function<bool()>& others_wait) {
+  /// that closes; a fresh connection is not cut short so). A fresh connection's header deadline
+  /// counts from its accept (`header_deadline`), so one that sends nothing at all is cut off like
+  /// one that trickles.
+  bool next_request(Clock::time_point deadline, bool reused, const std::function<bool()>& others_wait,
+                    std::optional<Clock::time_point> header_deadline = std::nullopt) {
+    if (header_deadline) deadline = std::min(deadline, *header_deadline);
     if (begin_ == end_) {
       for (;;) {
         // Others wait for a worker: keep this one only briefly; otherwise look again every slice.
@@ -87,7 +92,7 @@ class ConnectionStream final : public httplib::Stream {
       if (!fill()) return false;
     }
     in_headers_ = true;
-    deadline_ = Clock::now() + limits_.header_timeout;
+    deadline_ = header_deadline ? *header_deadline : Clock::now() + limits_.header_timeout;
     return true;
   }
   /// The headers were read: from now on each wait may last the body timeout.
@@ -373,8 +378,10 @@ void ConnectionServer::serve_connection(int sock, const std::string& address) {
     return it != peers_.end() && !it->second.waiting.empty();
   };
   bool answered_last = false;
+  const auto first_headers_by = Clock::now() + limits_.header_timeout;
   for (std::size_t count = 1; !stopping_; ++count) {
-    if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, count > 1, others_wait)) break;
+    const auto header_deadline = count == 1 ? std::optional(first_headers_by) : std::nullopt;
+    if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, count > 1, others_wait, header_deadline)) break;
     t_close_requested = false;
     t_timed_out = false;
     const bool last = count >= limits_.keep_alive_requests;

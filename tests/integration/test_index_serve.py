@@ -527,6 +527,22 @@ def test_a_slowloris_client_is_cut_off_at_the_header_deadline(serve, tmp_path):
                                   b"Connection: close\r\n\r\n")) == 200
 
 
+def test_a_silent_client_is_cut_off_at_the_header_deadline_and_frees_its_slot(serve, tmp_path):
+    # A connection that sends nothing at all is a slow-loris too: the header deadline counts from
+    # the accept, however long the keep-alive timeout, and its per-address slot goes to the next.
+    s = serve("--header-timeout", "1", "--keep-alive-timeout", "600", "--threads", "2",
+              "--max-connections-per-ip", "1", _site(tmp_path))
+    with socket.create_connection(("127.0.0.1", s.port), timeout=60) as silent:
+        silent.sendall(b"")
+        assert wait_closed(silent, 30) == b""  # closed by the server, not by the failsafe
+    with socket.create_connection(("127.0.0.1", s.port), timeout=60) as silent, \
+            socket.create_connection(("127.0.0.1", s.port), timeout=60) as c:
+        c.sendall(b"GET /simple/pkg/ HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\r\n")
+        # Whichever took the address's one slot first, `c` is answered: at once, or once the
+        # silent one is cut off.
+        assert read_response(c)[0] == 200
+
+
 def test_pipelined_requests_are_answered_in_order(serve, tmp_path):
     s = serve(_site(tmp_path))
     with socket.create_connection(("127.0.0.1", s.port), timeout=30) as c:
@@ -615,12 +631,14 @@ def test_a_stalled_upload_body_gets_408_and_leaves_nothing(serve, wheels, tmp_pa
 def test_an_idle_connection_gives_way_to_a_waiting_one(serve, tmp_path):
     s = serve("--threads", "2", "--max-connections-per-ip", "1", "--keep-alive-timeout", "600", _site(tmp_path))
     request = b"GET /simple/pkg/ HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\r\n"
-    with socket.create_connection(("127.0.0.1", s.port), timeout=60) as a, \
-            socket.create_connection(("127.0.0.1", s.port), timeout=60) as b:
+    with socket.create_connection(("127.0.0.1", s.port), timeout=60) as a:
         a.sendall(request)
         assert read_response(a)[0] == 200  # `a` holds the address's one slot, idle from now on
+        # `b` connects only now: connected together, either could take the slot first.
+        b = socket.create_connection(("127.0.0.1", s.port), timeout=60)
         b.sendall(request)
         # Far within the 600 s keep-alive: `a` is closed so that `b` is served.
         status, _, body, _ = read_response(b)
         assert status == 200 and body == b"<!DOCTYPE html>pkg\n"
         assert wait_closed(a, 30) == b""
+        b.close()

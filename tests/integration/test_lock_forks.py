@@ -55,6 +55,10 @@ def make_variant(vwheel_bin, build, out, project, version, label, props, require
     text = f'[project]\nname = "{project}"\nversion = "{version}"\n\n[variant.default-priorities]\n'
     text += "namespace = [" + ", ".join(f'"{n}"' for n in namespaces) + "]\n"
     for ns in namespaces:
+        if ns == "blas":  # ahead-of-time: the package's static properties are the answer, no plugin
+            text += '\n[variant.providers.blas]\ninstall-time = false\n'
+            text += '\n[variant.static-properties.blas]\nlibrary = ["openblas", "mkl"]\n'
+            continue
         req, api = PROVIDERS[ns]
         text += f'\n[variant.providers.{ns}]\nrequires = ["{req}"]\nplugin-api = "{api}"\n'
     pyproject.write_text(text)
@@ -85,8 +89,11 @@ def links(vwheel_bin, tmp_path_factory):
             for label in labels:
                 props = [f"nvidia :: cuda_version_lower_bound :: {label[2:]}.0"]
                 make_variant(vwheel_bin, build, out, lib, version, label, props, [], ["nvidia"])
-    for label, props in (("x86_64_v3", ["x86_64 :: level :: v3"]), ("null", None)):
-        make_variant(vwheel_bin, build, out, "numpyish", "2.3.2", label, props, [], ["x86_64"])
+    # numpy-like: CPU level and BLAS library variants (the BLAS namespace is ahead-of-time in the
+    # wheels' pyproject; the PEP 825 index file carries no providers, so profiles state `blas`).
+    for label, props in (("x86_64_v3", ["x86_64 :: level :: v3", "blas :: library :: openblas"]),
+                         ("v3mkl", ["x86_64 :: level :: v3", "blas :: library :: mkl"]), ("null", None)):
+        make_variant(vwheel_bin, build, out, "numpyish", "2.3.2", label, props, [], ["x86_64", "blas"])
     for project, versions in PLAIN.items():
         for version in versions:
             example.plain_wheel(out, project, version, ["filelock"] if project == "triton" else [], "non-variant")
@@ -139,8 +146,13 @@ def expect(gpu, numpy="null", extra=()):
 
 CASES = {
     "no-gpu": ({}, {}, expect("null")),
-    "x86_64-v3": ({"x86_64": [{"multi_value": False, "name": "level", "values": ["v3", "v2", "v1"]}]}, {},
+    "x86_64-v3": ({"x86_64": [{"multi_value": False, "name": "level", "values": ["v3", "v2", "v1"]}],
+                   "blas": [{"multi_value": False, "name": "library", "values": ["openblas", "mkl"]}]}, {},
                   expect("null", numpy="x86_64_v3")),
+    # The same CPU with MKL preferred: the BLAS preference picks between two v3 builds.
+    "x86_64-v3-mkl": ({"x86_64": [{"multi_value": False, "name": "level", "values": ["v3", "v2", "v1"]}],
+                       "blas": [{"multi_value": False, "name": "library", "values": ["mkl", "openblas"]}]}, {},
+                      expect("null", numpy="v3mkl")),
     "cuda12.8-sm90": (cuda("12.8", 90), {}, expect("cu128")),
     "cuda13.0-sm100": (cuda("13.0", 100), {}, expect("cu130")),
     "cuda12.8-sm61": (cuda("12.8", 61), {}, expect("cu126")),
