@@ -118,6 +118,11 @@ class IndexProvider final : public resolve::Provider {
   const std::vector<std::string>& requires_dist_of(const std::string& name, const std::string& version) {
     return requires_dist_[{name, version}];
   }
+  /// The core metadata read for a wheel while resolving, if any.
+  const simple::CoreMetadata* metadata_read(const finder::File& wheel) const {
+    auto it = metadata_.find(wheel.location());
+    return it == metadata_.end() ? nullptr : &it->second;
+  }
   const std::vector<const finder::File*>& files_of(const std::string& name, const pep440::Version& version) {
     return files_[name][version];
   }
