@@ -385,7 +385,8 @@ Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const
     if (!text) return fail(text.error());
     auto eps = parse_entry_points(*text);
     if (!eps) return fail(eps.error().with_context(w.dist_info));
-    entry_points = std::move(*eps);
+    // As pip: `pip3.7` in a wheel built on 3.7 is written as the running Python's `pip3.11`.
+    entry_points = with_versioned_script_names(std::move(*eps), env.python_version);
   }
   auto add_generated = [&](SchemeKey key, const std::string& rel, const std::string& content, unsigned mode) -> Result<void> {
     const auto path = p.stage(key) / rel;

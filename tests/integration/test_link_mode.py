@@ -75,3 +75,24 @@ def test_unknown_link_mode_is_a_usage_error(vwheel, tmp_path, wheel):
     a = venv(vwheel, tmp_path / "a")
     r = install(vwheel, tmp_path, wheel, a, "--link-mode", "symlink")
     assert r.rc == 2 and "--link-mode" in r.err, (r.rc, r.err)
+
+
+def test_versioned_script_names_follow_the_running_python(vwheel, tmp_path):
+    """As pip: a wheel built on 3.7 lists `pip3.7` and `easy_install-3.6`; they are written as the
+    running Python's `pip3.X` and `easy_install-3.X` (issue 16, item 9)."""
+    d = tmp_path / "wheels"
+    d.mkdir()
+    entry_points = ("[console_scripts]\npip = fakepip:main\npip3 = fakepip:main\npip3.7 = fakepip:main\n"
+                    "easy_install = fakepip:main\neasy_install-3.6 = fakepip:main\n").encode()
+    wheel = make_wheel(d, "fakepip-1.0-py3-none-any.whl",
+                       {"fakepip/__init__.py": b"def main():\n    print('fake pip')\n",
+                        "fakepip-1.0.dist-info/entry_points.txt": entry_points})
+    env = venv(vwheel, tmp_path / "env")
+    version = ".".join(next(env.glob("lib/python*")).name[len("python"):].split(".")[:2])
+    r = install(vwheel, tmp_path, wheel, env)
+    assert r.rc == 0, r.err
+    scripts = {p.name for p in (env / "bin").iterdir() if p.name.startswith(("pip", "easy_install"))}
+    assert {"pip", "pip3", f"pip{version}", "easy_install", f"easy_install-{version}"} <= scripts, scripts
+    if version != "3.7":
+        assert "pip3.7" not in scripts
+    assert "easy_install-3.6" not in scripts

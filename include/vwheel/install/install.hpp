@@ -32,6 +32,8 @@ namespace vwheel::install {
 /// The environment to install into.
 struct Environment {
   std::filesystem::path python;  ///< absolute path of the interpreter (shebangs, compileall)
+  /// The interpreter's `X.Y` (its `python_version` marker): versioned script names (`pip3.11`).
+  std::string python_version;
   Scheme scheme;                 ///< headers: the base directory (the distribution name is added)
   /// The directory the lock file and the journal live in: the prefix of a virtual environment
   /// (beside `pyvenv.cfg`), else purelib.
