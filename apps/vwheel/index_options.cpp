@@ -63,7 +63,7 @@ void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources) {
   cmd.add_flag("--refresh", r.refresh,
                "Ask the index again for every page, even those its Cache-Control max-age lets us reuse");
   cmd.add_option("--retries", r.retries, "Extra attempts per request on network errors and 5xx (default 3)");
-  cmd.add_option("--timeout", r.timeout, "Seconds without data before an attempt fails (default 30)");
+  cmd.add_option("--timeout", r.timeout, "Seconds without data before an attempt fails, and after which it must average 1 KiB/s (default 30)");
   cmd.add_option("--cache-dir", r.cache_dir, "Cache root (default: $XDG_CACHE_HOME/vwheel)");
   cmd.add_flag("-q,--quiet", o.quiet, "Print only errors");
 }

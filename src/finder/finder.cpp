@@ -213,6 +213,23 @@ std::optional<std::string> Finder::cached_metadata(const File& wheel) const {
   return std::move(*text);
 }
 
+namespace {
+
+/// A page served over HTTP never points at this machine's files: a `file:` link on it would let a
+/// remote index read (and install) whatever local path it names.
+Result<void> check_remote_links(const std::string& page_url, const std::vector<simple::FileLink>& links) {
+  if (ascii_istarts_with(page_url, "file:")) return {};
+  for (const auto& link : links) {
+    if (ascii_istarts_with(link.url, "file:")) {
+      return fail(fmt::format("{}: links {}, a local file; a remote page may link only http(s) URLs", page_url,
+                              link.url));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<const std::vector<File>*> Finder::find_links_files(std::size_t source) {
   if (auto it = find_links_.find(source); it != find_links_.end()) return &it->second;
   const auto& s = sources_[source];
@@ -239,6 +256,7 @@ Result<const std::vector<File>*> Finder::find_links_files(std::size_t source) {
     if (!page) return fail(page.error().with_context(s.describe()));
     auto parsed = simple::parse_html_page(page->body, page->url);
     if (!parsed) return fail(parsed.error());
+    if (auto ok = check_remote_links(page->url, parsed->files); !ok) return fail(ok.error());
     for (const auto& link : parsed->files) add(link.filename, link.url, std::nullopt, &link);
   } else {
     fs::path dir = s.location.starts_with("file://") ? fs::path(simple::percent_decode(s.location.substr(7))) : fs::path(s.location);
@@ -258,6 +276,7 @@ Result<std::vector<File>> Finder::load_source(std::size_t source, std::string_vi
   if (page) {
     auto parsed = simple::parse_project_page(page->body, page->content_type, page->url);
     if (!parsed) return fail(parsed.error());
+    if (auto ok = check_remote_links(page->url, parsed->files); !ok) return fail(ok.error());
     for (const auto& link : parsed->files) {
       File f;
       f.source = source;

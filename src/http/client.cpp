@@ -185,6 +185,9 @@ struct Client::Impl {
         if (job->last_activity_ < stall_limit) {
           job->stalled_ = true;
           complete(job->easy_, CURLE_OPERATION_TIMEDOUT);  // removes it from `active`
+        } else if (job->attempt_start_ < stall_limit && job->below_minimum_rate(Clock::now())) {
+          job->too_slow_ = true;
+          complete(job->easy_, CURLE_OPERATION_TIMEDOUT);
         } else {
           ++i;
         }

@@ -84,6 +84,9 @@ void Job::common_setup(CURL* easy) {
   // Stalls are detected by the loop (curl's LOW_SPEED_* averages over several seconds).
   last_activity_ = Clock::now();
   stalled_ = false;
+  attempt_start_ = last_activity_;
+  attempt_bytes_ = 0;
+  too_slow_ = false;
   set(easy, CURLOPT_ERRORBUFFER, errbuf_);
   set(easy, CURLOPT_HEADERFUNCTION, &Job::header_cb);
   set(easy, CURLOPT_HEADERDATA, static_cast<void*>(this));
@@ -102,6 +105,11 @@ void Job::set_headers(CURL* easy, const std::vector<std::string>& lines) {
 std::string Job::describe(CURLcode code) const {
   if (stalled_) {
     return fmt::format("stalled: nothing received for {} s", options_.stall_timeout.count());
+  }
+  if (too_slow_) {
+    return fmt::format("too slow: {} bytes in {} s, under the {} bytes/s required once --timeout ({} s) has passed",
+                       attempt_bytes_, std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - attempt_start_).count(),
+                       kMinimumRate, options_.stall_timeout.count());
   }
   if (errbuf_[0] != '\0') return errbuf_;
   return api_.easy_strerror(code);
@@ -142,6 +150,7 @@ void Job::note_retry_after() {
 std::size_t Job::header_cb(char* data, std::size_t size, std::size_t n, void* self) {
   auto* job = static_cast<Job*>(self);
   job->last_activity_ = Clock::now();
+  job->attempt_bytes_ += size * n;
   job->headers_.add_line(std::string_view(data, size * n));
   return size * n;
 }
@@ -149,6 +158,7 @@ std::size_t Job::header_cb(char* data, std::size_t size, std::size_t n, void* se
 std::size_t Job::write_cb(char* data, std::size_t size, std::size_t n, void* self) {
   auto* job = static_cast<Job*>(self);
   job->last_activity_ = Clock::now();
+  job->attempt_bytes_ += size * n;
   return job->on_body(std::string_view(data, size * n)) ? size * n : 0;
 }
 

@@ -35,6 +35,10 @@ inline constexpr std::size_t kMaxBody = std::size_t{64} << 20;
 /// What the loop does after an attempt.
 enum class Verdict { done, retry, again, fail };
 
+// The least average rate (bytes/s) an attempt must keep once it has run for --timeout seconds: the
+// overall deadline against a server that drips a byte every few seconds (never a stall).
+inline constexpr std::uint64_t kMinimumRate = 1024;
+
 class Job {
  public:
   Job(const CurlApi& api, const Options& options, std::string url)
@@ -96,6 +100,15 @@ class Job {
   unsigned attempts_ = 0;
   Clock::time_point last_activity_;  // of the running attempt: its start, or the last bytes received
   bool stalled_ = false;             // the loop aborted the running attempt
+  // A trickle (a byte every few seconds) never stalls: the attempt's average rate is checked too.
+  Clock::time_point attempt_start_;
+  std::uint64_t attempt_bytes_ = 0;  // header and body bytes of the running attempt
+  bool too_slow_ = false;            // the loop aborted the running attempt for its average rate
+  /// Whether the running attempt averaged less than kMinimumRate since it started.
+  [[nodiscard]] bool below_minimum_rate(Clock::time_point now) const {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - attempt_start_).count();
+    return ms > 0 && attempt_bytes_ * 1000 < kMinimumRate * static_cast<std::uint64_t>(ms);
+  }
   CURL* easy_ = nullptr;             // the handle of the running attempt
   std::string cause_;
   std::optional<std::chrono::milliseconds> retry_after_;

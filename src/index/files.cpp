@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -242,6 +243,40 @@ bool remove_file(const fs::path& path) {
   if (::unlink(path.c_str()) == 0) return true;
   if (errno == ENOENT) return false;
   throw_errno(errno, fmt::format("{}: cannot remove", path.string()));
+}
+
+namespace {
+
+// `.NAME.tmp-PID-N`, the names temp_path makes.
+bool is_temporary_name(std::string_view name) {
+  if (!name.starts_with('.')) return false;
+  const auto at = name.rfind(".tmp-");
+  if (at == std::string_view::npos || at == 0) return false;
+  const auto tail = name.substr(at + 5);
+  const auto dash = tail.find('-');
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 == tail.size()) return false;
+  auto digits = [](std::string_view s) { return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  return digits(tail.substr(0, dash)) && digits(tail.substr(dash + 1));
+}
+
+void remove_temporaries_in(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (is_temporary_name(it->path().filename().string()) && it->is_regular_file(ec)) remove_file(it->path());
+  }
+}
+
+}  // namespace
+
+void remove_temporaries(const fs::path& site) {
+  for (const auto* top : {"simple", "files", ".vwheel"}) {
+    const fs::path root = site / top;
+    remove_temporaries_in(root);
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) remove_temporaries_in(it->path());
+    }
+  }
 }
 
 void remove_empty_dir(const fs::path& path) noexcept { ::rmdir(path.c_str()); }

@@ -59,6 +59,10 @@ void make_durable(const std::vector<std::filesystem::path>& paths, const std::fi
 // unlink(2), ignoring a missing file. Returns true when something was removed.
 bool remove_file(const std::filesystem::path& path);
 
+// Removes the temporaries (`.NAME.tmp-PID-N`, see write_atomic) that a killed build left in SITE's
+// page and file folders. Only call it holding the build lock: then no other build is writing any.
+void remove_temporaries(const std::filesystem::path& site);
+
 // rmdir(2) when empty; anything else is ignored.
 void remove_empty_dir(const std::filesystem::path& path) noexcept;
 

@@ -73,6 +73,8 @@ Result<BuildReport> Builder::run() {
   // One build of a SITE at a time; another waits here (e.g. `index build` while `index serve`
   // indexes an upload).
   const FileLock lock = FileLock::acquire(site_ / ".vwheel" / "lock");
+  // A build killed before its renames left hidden temporaries; holding the lock, they are stale.
+  remove_temporaries(site_);
 
   load_state();
   if (auto ok = load_yanked(); !ok) return fail(ok.error());

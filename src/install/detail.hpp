@@ -40,6 +40,11 @@ namespace vwheel::install::detail {
 /// Hard-links `from` to `to`, copying when linking is impossible (another file system).
 [[nodiscard]] Result<void> link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
 
+/// Places `from` at the new path `to` as `mode` says (see LinkMode; each falls back to a copy
+/// where the file system cannot do it).
+[[nodiscard]] Result<void> place_file(const std::filesystem::path& from, const std::filesystem::path& to,
+                                      LinkMode mode);
+
 /// Moves prepared files into place, recording every step (in memory, and in the run's journal
 /// when given, before the step is done) so that `rollback` (or destruction without `commit`)
 /// restores the previous state, and so that recovery can after a crash.

@@ -25,6 +25,9 @@ Result<Environment> environment_of(const python::Interpreter& interpreter) {
   Environment env;
   std::error_code ec;
   env.python = fs::absolute(interpreter.executable, ec).lexically_normal();
+  if (auto it = interpreter.environment.find("python_version"); it != interpreter.environment.end()) {
+    env.python_version = it->second;
+  }
   auto path_of = [&](const char* key) -> Result<fs::path> {
     auto it = interpreter.paths.find(key);
     if (it == interpreter.paths.end() || it->second.empty()) {

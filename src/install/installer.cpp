@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -264,30 +265,90 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
 /// tree) spares the inodes that made up much of a cold install's time.
 fs::path cached_member(const fs::path& entry, const PlannedFile& f) { return entry / std::to_string(f.entry); }
 
-/// Links every planned file from the cache entry into staging.
-Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs) {
-  return for_each_file(p, jobs, [&](const PlannedFile& f) {
-    return detail::link_or_copy(cached_member(entry, f), p.stage(f.key) / f.relative);
+/// `SIZE MTIME` of a file, as recorded in a cache entry's manifest; nullopt when it cannot be read.
+std::optional<std::string> size_and_mtime(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return fmt::format("{} {}.{:09}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/// The cache entry's manifest: `<member index> SIZE MTIME` a line, written when the entry was made.
+/// A cached file whose size or modification time differs was edited in place (through a hard
+/// link in some environment): the entry is no longer the wheel's content.
+constexpr std::string_view kManifest = "manifest";
+
+/// Places every planned file from the cache entry into staging, after checking each against the
+/// manifest. An error (an entry without a manifest, or with an edited file) makes the caller
+/// unpack the wheel again.
+Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs, LinkMode mode) {
+  auto manifest = read_file(entry / kManifest);
+  if (!manifest) return fail(manifest.error());
+  std::map<std::size_t, std::string> recorded;
+  std::string_view rest = *manifest;
+  while (!rest.empty()) {
+    const auto end = std::min(rest.find('\n'), rest.size());
+    const auto line = rest.substr(0, end);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    const auto space = line.find(' ');
+    std::size_t index = 0;
+    if (space == std::string_view::npos) continue;
+    const auto [ptr, ec] = std::from_chars(line.data(), line.data() + space, index);
+    if (ec != std::errc() || ptr != line.data() + space) continue;
+    recorded.emplace(index, std::string(line.substr(space + 1)));
+  }
+  return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
+    const auto from = cached_member(entry, f);
+    const auto it = recorded.find(f.entry);
+    if (it == recorded.end() || size_and_mtime(from) != it->second) {
+      return fail(fmt::format("{}: changed since it was cached", from.string()));
+    }
+    return detail::place_file(from, p.stage(f.key) / f.relative, mode);
   });
 }
 
-/// Adds the staged (verified, unmodified) files to the cache as `<cache>/unpacked/<sha256>/`.
-void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const Prepared& p, unsigned jobs) {
+/// Moves a cache entry aside and removes it (others may still be reading it: they see it gone
+/// and unpack for themselves).
+void discard_cache_entry(const fs::path& unpacked_dir, const fs::path& entry) {
+  std::error_code ec;
+  const auto aside = unpacked_dir / fmt::format(".tmp-{}", unique_token());
+  if (::rename(entry.c_str(), aside.c_str()) == 0) fs::remove_all(aside, ec);
+}
+
+/// Adds the staged (verified, unmodified) files to the cache as `<cache>/unpacked/<sha256>/`,
+/// with the manifest of their sizes and modification times.
+void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const Prepared& p, unsigned jobs,
+                    LinkMode mode) {
   std::error_code ec;
   const auto final_dir = unpacked_dir / sha;
   if (fs::exists(final_dir, ec)) return;
   const auto tmp = unpacked_dir / fmt::format(".tmp-{}", unique_token());
   if (!detail::make_dir(tmp)) return;
   std::atomic<bool> failed{false};
+  std::vector<std::string> lines(p.files.size());
   parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
     if (failed) return;
     const auto& f = p.files[i];
     try {
-      if (!detail::link_or_copy(p.stage(f.key) / f.relative, cached_member(tmp, f))) failed = true;
+      const auto member = cached_member(tmp, f);
+      if (!detail::place_file(p.stage(f.key) / f.relative, member, mode)) {
+        failed = true;
+        return;
+      }
+      auto stamp = size_and_mtime(member);
+      if (!stamp) {
+        failed = true;
+        return;
+      }
+      lines[i] = fmt::format("{} {}\n", f.entry, *stamp);
     } catch (...) {
       failed = true;  // the cache is an optimisation: not populating it is no error
     }
   });
+  if (!failed) {
+    std::string manifest;
+    for (const auto& l : lines) manifest += l;
+    failed = !detail::write_new_file(tmp / kManifest, manifest, 0644);
+  }
   if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
 }
 
@@ -324,7 +385,8 @@ Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const
     if (!text) return fail(text.error());
     auto eps = parse_entry_points(*text);
     if (!eps) return fail(eps.error().with_context(w.dist_info));
-    entry_points = std::move(*eps);
+    // As pip: `pip3.7` in a wheel built on 3.7 is written as the running Python's `pip3.11`.
+    entry_points = with_versioned_script_names(std::move(*eps), env.python_version);
   }
   auto add_generated = [&](SchemeKey key, const std::string& rel, const std::string& content, unsigned mode) -> Result<void> {
     const auto path = p.stage(key) / rel;
@@ -492,10 +554,12 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
     if (auto cached = read_file(*unpacked_dir / "by-stat" / *key); cached && is_sha256_hex(*cached)) sha = *cached;
   }
   if (unpacked_dir && !sha.empty() && fs::is_directory(*unpacked_dir / sha, ec)) {
-    if (link_from_cache(*unpacked_dir / sha, p, jobs)) {
+    if (link_from_cache(*unpacked_dir / sha, p, jobs, options.link_mode)) {
       p.from_cache = true;
     } else {
       for (auto k : kKeys) fs::remove_all(p.stage(k), ec);
+      // Unpacked again below, and cached anew.
+      discard_cache_entry(*unpacked_dir, *unpacked_dir / sha);
     }
   }
   if (!p.from_cache) {
@@ -529,7 +593,7 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
     } else if (auto ok = extract(*w, p, jobs, options); !ok) {
       return fail(ok.error());
     }
-    if (unpacked_dir) populate_cache(*unpacked_dir, sha, p, jobs);
+    if (unpacked_dir) populate_cache(*unpacked_dir, sha, p, jobs, options.link_mode);
   }
   if (auto ok = finish_staging(*w, env, request, sha, p); !ok) return fail(ok.error());
   if (options.compile) {
@@ -799,6 +863,14 @@ Result<std::vector<Installed>> install_wheels(const Environment& env, const std:
   if (!session) return fail(session.error());
   for (std::size_t i = 0; i < wheels.size(); ++i) (*session)->add(i, wheels[i]);
   return (*session)->finish();
+}
+
+std::optional<LinkMode> parse_link_mode(std::string_view text) {
+  if (text == "auto") return LinkMode::automatic;
+  if (text == "hardlink") return LinkMode::hardlink;
+  if (text == "copy") return LinkMode::copy;
+  if (text == "reflink" || text == "clone") return LinkMode::reflink;
+  return std::nullopt;
 }
 
 }  // namespace vwheel::install

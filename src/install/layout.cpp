@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "vwheel/core/text.hpp"
@@ -282,6 +285,71 @@ bool is_within(const std::filesystem::path& path, const std::filesystem::path& d
   if (rel.empty()) return false;
   const auto first = *rel.begin();
   return first != ".." && !rel.is_absolute();
+}
+
+namespace {
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `N` or `N.M`.
+bool is_version_suffix(std::string_view s, bool minor_required) {
+  const auto dot = s.find('.');
+  if (dot == std::string_view::npos) return !minor_required && all_digits(s);
+  return all_digits(s.substr(0, dot)) && all_digits(s.substr(dot + 1));
+}
+
+// `pip`, `pipN`, `pipN.M`.
+bool is_pip_script(std::string_view name) {
+  if (!name.starts_with("pip")) return false;
+  const auto rest = name.substr(3);
+  return rest.empty() || is_version_suffix(rest, false);
+}
+
+// `easy_install`, `easy_install-N.M`.
+bool is_easy_install_script(std::string_view name) {
+  constexpr std::string_view kBase = "easy_install";
+  if (!name.starts_with(kBase)) return false;
+  const auto rest = name.substr(kBase.size());
+  return rest.empty() || (rest.starts_with('-') && is_version_suffix(rest.substr(1), true));
+}
+
+}  // namespace
+
+std::vector<EntryPoint> with_versioned_script_names(std::vector<EntryPoint> entry_points,
+                                                    std::string_view python_version) {
+  if (python_version.empty()) return entry_points;
+  const auto major = python_version.substr(0, python_version.find('.'));
+  auto take = [&](std::string_view name) -> std::optional<EntryPoint> {
+    for (const auto& e : entry_points) {
+      if (!e.gui && e.name == name) return e;
+    }
+    return std::nullopt;
+  };
+  const auto pip = take("pip");
+  const auto easy_install = take("easy_install");
+  std::vector<EntryPoint> out;
+  for (auto& e : entry_points) {
+    if (!e.gui && pip && is_pip_script(e.name)) continue;
+    if (!e.gui && easy_install && is_easy_install_script(e.name)) continue;
+    out.push_back(std::move(e));
+  }
+  auto add = [&](const EntryPoint& base, std::string name) {
+    EntryPoint e = base;
+    e.name = std::move(name);
+    out.push_back(std::move(e));
+  };
+  if (pip) {
+    add(*pip, "pip");
+    add(*pip, fmt::format("pip{}", major));
+    add(*pip, fmt::format("pip{}", python_version));
+  }
+  if (easy_install) {
+    add(*easy_install, "easy_install");
+    add(*easy_install, fmt::format("easy_install-{}", python_version));
+  }
+  return out;
 }
 
 }  // namespace vwheel::install

@@ -9,6 +9,7 @@
 #include "vwheel/core/text.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
+#include "verify.hpp"
 
 namespace vwheel::plan {
 namespace fs = std::filesystem;
@@ -16,9 +17,13 @@ namespace fs = std::filesystem;
 Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet,
                                            const std::function<void(const Fetched&)>& on_ready) {
   std::vector<fs::path> paths(plan.packages.size());
-  auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha) {
+  // Every wheel, cached or just downloaded, is checked against what the index said about it
+  // before anyone unpacks it.
+  auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha) -> Result<void> {
+    if (auto ok = detail::verify_wheel(plan.packages[i], path); !ok) return ok;
     paths[i] = path;
     if (on_ready) on_ready({i, std::move(path), std::move(sha)});
+    return {};
   };
   auto allowed = [&](const Selected& s, const std::string& actual) {
     return s.allowed_sha256.empty() ||
@@ -47,7 +52,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
                                   fmt::join(s.allowed_sha256, " or ")));
         }
       }
-      ready(i, *f.path, actual);
+      if (auto ok = ready(i, *f.path, actual); !ok) return fail(ok.error());
       continue;
     }
     // The cache is keyed by the expected digest: a file there was verified when it was written.
@@ -64,7 +69,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     const auto dest = dir / f.filename;
     std::error_code ec;
     if (expected && fs::is_regular_file(dest, ec)) {
-      ready(i, dest, expected);
+      if (auto ok = ready(i, dest, expected); !ok) return fail(ok.error());
       continue;
     }
     requests.push_back({f.url, dest, expected, f.size});
@@ -89,7 +94,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
                                       r->sha256, s.name));
           return;
         }
-        ready(owners[k], r->path, r->sha256);
+        if (auto ok = ready(owners[k], r->path, r->sha256); !ok) refused = ok.error();
       });
   display.finish();
   for (const auto& r : results) {

@@ -133,6 +133,11 @@ class IndexProvider final : public resolve::Provider {
     auto it = requires_python_.find({name, version});
     return it == requires_python_.end() ? std::nullopt : it->second;
   }
+  /// The core metadata read for a wheel while resolving, if any.
+  const simple::CoreMetadata* metadata_read(const finder::File& wheel) const {
+    auto it = metadata_.find(wheel.location());
+    return it == metadata_.end() ? nullptr : &it->second;
+  }
   const std::vector<const finder::File*>& files_of(const std::string& name, const pep440::Version& version) {
     return files_[name][version];
   }

@@ -85,8 +85,10 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
     for (const auto& o : c->others) {
       if (o.reason.starts_with("compatible")) s.compatible_labels.push_back(o.label);
     }
+    if (const auto* md = provider.metadata_read(*c->wheel)) s.core_metadata = *md;
     for (const auto* f : provider.files_of(pin.name, pin.version)) {
       if (f->is_wheel() && f->source == c->wheel->source) s.all_wheels.push_back(*f);
+      if (!f->is_wheel() && f->source == c->wheel->source) s.variants_json_location = f->location();
     }
     s.allowed_sha256 = allowed_hashes(requirements, pin.name);
     if (settings.require_hashes) {

@@ -20,6 +20,7 @@ Fault modes (for `times` requests to a matching path, then served normally; time
             the request comes in: explicit synchronisation, where `slow` is only a time window
   stall     headers and the first half of the body, then sleeps `delay` seconds mid-body, then the rest
   404       `404 Not Found`
+  drip      headers, then one byte of the body every `delay` seconds (never a stall, never done)
 
 Served normally: GET and HEAD, `Range: bytes=A-B`, `bytes=A-`, `bytes=-N` (206 with Content-Range, 416
 beyond the end), ETag and Last-Modified with If-None-Match (304), and PEP 691 content negotiation for
@@ -43,7 +44,7 @@ import urllib.parse
 from pathlib import Path
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
-MODES = ("drop", "500", "503", "truncate", "corrupt", "slow", "stall", "404", "hold")
+MODES = ("drop", "500", "503", "truncate", "corrupt", "slow", "stall", "404", "hold", "drip")
 
 
 class Fault:
@@ -226,6 +227,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if mode == "drip":
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(fault.delay)
                 return
             if mode == "stall":
                 self.wfile.write(body[:half])

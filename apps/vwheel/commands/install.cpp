@@ -29,6 +29,7 @@ struct Options {
   bool explain = false;
   bool json = false;
   bool no_cache = false;
+  std::string link_mode = "auto";
   unsigned jobs = 0;
   std::uint64_t max_total_size = std::uint64_t{8} << 30;
   std::uint64_t max_ratio = 1000;
@@ -52,6 +53,7 @@ api::InstallRequest make_request(const Options& o) {
   if (!o.report.empty()) r.report_file = o.report;
   r.want_report = o.json;
   r.options.compile = o.compile;
+  r.options.link_mode = install::parse_link_mode(o.link_mode).value_or(install::LinkMode::automatic);
   r.options.force_reinstall = o.force_reinstall;
   r.options.jobs = o.jobs;
   r.options.limits.max_total_size = o.max_total_size;
@@ -99,6 +101,10 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");
+  cmd->add_option("--link-mode", o->link_mode,
+                  "How files come from the wheel cache: auto (reflink where the file system can, else hardlink), "
+                  "hardlink, copy, reflink")
+      ->check(CLI::IsMember({"auto", "hardlink", "copy", "reflink"}));
   cmd->add_option("-j,--jobs", o->jobs, "Worker threads (default: the number of CPUs)");
   cmd->add_option("--max-total-size", o->max_total_size, "Largest total uncompressed size of one wheel, bytes (default 8 GiB)");
   cmd->add_option("--max-ratio", o->max_ratio, "Largest compression ratio of a member over 1 MiB (default 1000)");

@@ -32,6 +32,8 @@ namespace vwheel::install {
 /// The environment to install into.
 struct Environment {
   std::filesystem::path python;  ///< absolute path of the interpreter (shebangs, compileall)
+  /// The interpreter's `X.Y` (its `python_version` marker): versioned script names (`pip3.11`).
+  std::string python_version;
   Scheme scheme;                 ///< headers: the base directory (the distribution name is added)
   /// The directory the lock file and the journal live in: the prefix of a virtual environment
   /// (beside `pyvenv.cfg`), else purelib.
@@ -88,6 +90,17 @@ class EnvironmentLock {
 /// `InstallOptions::on_lock_wait`, also used by `uninstall`).
 void print_lock_wait(const Environment& env);
 
+/// How files come from the cache of unpacked wheels into an environment (`--link-mode`).
+enum class LinkMode {
+  automatic,  ///< reflink (a copy-on-write clone) where the file system can, else a hard link
+  hardlink,   ///< a hard link (a copy across file systems): fastest; shares the inode with the cache
+  copy,       ///< a full copy: the environment's files are its own
+  reflink,    ///< a copy-on-write clone (FICLONE: btrfs, XFS, bcachefs...), a copy where unsupported
+};
+
+/// `auto`, `hardlink`, `copy`, `reflink`, or nullopt.
+[[nodiscard]] std::optional<LinkMode> parse_link_mode(std::string_view text);
+
 /// How to install.
 struct InstallOptions {
   Limits limits;
@@ -95,6 +108,10 @@ struct InstallOptions {
   bool force_reinstall = false;  ///< reinstall when the same version is installed
   /// The cache root: unpacked wheels go to `<dir>/unpacked/<sha256>/`; nullopt disables it.
   std::optional<std::filesystem::path> cache_dir;
+  /// How cached files are placed. Whatever the mode, each cached file's size and modification
+  /// time are checked against those recorded when the entry was made, so a file edited in place
+  /// through a hard link in some environment is unpacked again rather than spread further.
+  LinkMode link_mode = LinkMode::automatic;
   unsigned jobs = 0;  ///< worker threads (0: the number of CPUs)
   /// Members up to this size are inflated whole in memory (libdeflate, fastest); larger ones
   /// stream through bounded buffers (zlib), so memory does not grow with a member's size.

@@ -96,6 +96,14 @@ struct EntryPoint {
 /// anything else is an error naming the line.
 [[nodiscard]] Result<std::vector<EntryPoint>> parse_entry_points(std::string_view text);
 
+/// The console scripts as pip writes them for the Python `X.Y` running the install: a `pip`
+/// entry point becomes `pip`, `pipX` and `pipX.Y`, and every other `pip`/`pipN`/`pipN.M` entry
+/// (versioned for the Python the wheel was built with, e.g. `pip3.7`) is dropped; an
+/// `easy_install` one becomes `easy_install` and `easy_install-X.Y`, dropping `easy_install-N.M`.
+/// Without such an entry point, or with `python_version` empty, the list is returned unchanged.
+[[nodiscard]] std::vector<EntryPoint> with_versioned_script_names(std::vector<EntryPoint> entry_points,
+                                                                  std::string_view python_version);
+
 /// The shebang line (with `\n`) that runs `python`: `#!PATH` or, when the path has a space or
 /// is longer than 127 bytes, the `/bin/sh` exec trick pip uses.
 [[nodiscard]] std::string shebang_for(const std::filesystem::path& python);

@@ -31,6 +31,7 @@
 #include "vwheel/markers/marker.hpp"
 #include "vwheel/markers/requirement.hpp"
 #include "vwheel/selection/selection.hpp"
+#include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/variant/ordering.hpp"
 
 namespace vwheel::plan {
@@ -88,6 +89,11 @@ struct Selected {
   std::vector<finder::File> all_wheels;
   std::vector<std::string> requires_dist;  ///< as written in the chosen wheel's METADATA
   std::optional<std::string> requires_python;  ///< the chosen wheel's Requires-Python
+  /// The core metadata the resolution used (PEP 658 `.metadata` or read by range); the downloaded
+  /// wheel's METADATA must agree with it. nullopt when none was read (nothing to compare).
+  std::optional<simple::CoreMetadata> core_metadata;
+  /// Where the label's properties came from (the source's `*-variants.json`), for messages.
+  std::string variants_json_location;
   /// Labels the target can use (the chosen one and the other compatible ones).
   std::vector<std::string> compatible_labels;
   /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.

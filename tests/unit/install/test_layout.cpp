@@ -88,6 +88,24 @@ TEST(EntryPoints, RefusesInjection) {
   EXPECT_FALSE(parse_entry_points("[console_scripts]\nx = pkg:main()\n"));
 }
 
+TEST(EntryPoints, VersionedScriptNamesFollowTheRunningPython) {
+  auto eps = parse_entry_points(
+      "[console_scripts]\npip = pip._internal.cli.main:main\npip3 = pip._internal.cli.main:main\n"
+      "pip3.7 = pip._internal.cli.main:main\neasy_install = setuptools.command.easy_install:main\n"
+      "easy_install-3.6 = setuptools.command.easy_install:main\npipx = other:main\n");
+  ASSERT_TRUE(eps) << eps.error().message;
+  auto named = with_versioned_script_names(*eps, "3.11");
+  std::vector<std::string> names;
+  for (const auto& e : named) names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"pipx", "pip", "pip3", "pip3.11", "easy_install", "easy_install-3.11"}));
+  EXPECT_EQ(named[3].module, "pip._internal.cli.main");
+  // A wheel without a `pip` entry point keeps its versioned names as written.
+  auto plain = parse_entry_points("[console_scripts]\npip3.7 = x:main\n");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(with_versioned_script_names(*plain, "3.11").front().name, "pip3.7");
+  EXPECT_EQ(with_versioned_script_names(*eps, "").size(), eps->size());
+}
+
 TEST(Scripts, ShebangRewrite) {
   auto r = rewrite_shebang("#!python\nprint(1)\n", "/venv/bin/python");
   ASSERT_TRUE(r);

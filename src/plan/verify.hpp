@@ -1,0 +1,18 @@
+#pragma once
+// Private to the plan component: checking a fetched wheel against what the index said about it.
+
+#include <filesystem>
+
+#include "vwheel/core/error.hpp"
+#include "vwheel/plan/plan.hpp"
+
+namespace vwheel::plan::detail {
+
+// The index is not trusted over the wheel: the wheel at `path` (downloaded, cached or local) must
+// carry the variant the plan chose it for (its `variant.json` gives the planned label the planned
+// properties) and the core metadata the resolution used (Name, Version, Requires-Python and
+// Requires-Dist of its METADATA equal to the `.metadata` read). The error is one line naming the
+// wheel's URL, the index file and what differs.
+[[nodiscard]] Result<void> verify_wheel(const Selected& planned, const std::filesystem::path& path);
+
+}  // namespace vwheel::plan::detail
