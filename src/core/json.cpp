@@ -221,19 +221,6 @@ class Builder {
   JsonError error_;
 };
 
-// RFC 6901: `~` as `~0`, `/` as `~1`.
-void append_pointer_token(std::string& out, std::string_view key) {
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-}
-
 }  // namespace
 
 std::string JsonError::pointer() const {
@@ -246,9 +233,9 @@ std::string JsonError::pointer() const {
     }
     const auto& key = std::get<std::string>(segment);
     if (key.size() <= kMaxKey) {
-      append_pointer_token(out, key);
+      out += json_pointer_token(key);
     } else {
-      append_pointer_token(out, utf8_prefix(key, kMaxKey));
+      out += json_pointer_token(utf8_prefix(key, kMaxKey));
       out += "...";
     }
   }

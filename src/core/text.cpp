@@ -136,6 +136,21 @@ std::size_t trailing_python_space_length(std::string_view text) noexcept {
   return 0;
 }
 
+std::string json_pointer_token(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  for (const char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string_view python_strip(std::string_view text) noexcept {
   while (!text.empty()) {
     const std::size_t n = python_space_length(text, 0);

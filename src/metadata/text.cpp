@@ -309,20 +309,6 @@ std::string index_path(std::string_view parent, std::size_t index) { return fmt:
 
 namespace {
 
-std::string pointer_token(std::string_view key) {
-  std::string out;
-  for (const char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Walks one step down `node` (null once off the document).
 const Json* child_of(const Json* node, const std::string& key) {
   if (node == nullptr || !node->is_object()) return nullptr;
@@ -361,7 +347,7 @@ std::string location_to_pointer(std::string_view location, const Json* root) {
                    ? (std::stoul(key) < node->size() ? &(*node)[std::stoul(key)] : nullptr)
                    : nullptr;
       }
-      pointer += "/" + pointer_token(key);
+      pointer += "/" + json_pointer_token(key);
       i = std::min(end + 1, location.size());
       continue;
     }
@@ -384,7 +370,7 @@ std::string location_to_pointer(std::string_view location, const Json* root) {
       }
       const std::string key(run.substr(pos, take - pos));
       node = child_of(node, key);
-      pointer += "/" + pointer_token(key);
+      pointer += "/" + json_pointer_token(key);
       pos = take + 1;
     }
     i = stop;

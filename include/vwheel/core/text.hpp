@@ -146,6 +146,9 @@ void append_utf8(std::string& out, char32_t cp);
 /// characters (U+00A0, U+3000, ... as well as ASCII whitespace and 0x1C-0x1F).
 [[nodiscard]] std::string_view python_strip(std::string_view text) noexcept;
 
+/// One JSON pointer reference token (RFC 6901) for `key`: `~` as `~0`, `/` as `~1`.
+[[nodiscard]] std::string json_pointer_token(std::string_view key);
+
 // ---- TOML ----
 
 /// Appends `text` as a TOML basic string: `"..."` with `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`,
