@@ -179,13 +179,19 @@ struct Client::Impl {
       while (CURLMsg* msg = api->multi_info_read(multi, &left)) {
         if (msg->msg == CURLMSG_DONE) complete(msg->easy_handle, msg->data.result);
       }
-      const auto stall_limit = Clock::now() - options.stall_timeout;
+      const auto checked = Clock::now();
+      const auto stall_limit = checked - options.stall_timeout;
+      // A transfer that has gone quiet for over half the timeout is left to the stall check, which
+      // fires within the other half: otherwise one that stalls right after its first bytes is called
+      // "too slow" or "stalled" depending on where the 250 ms tick falls (a CI run saw both).
+      const auto still_receiving = checked - std::chrono::milliseconds(options.stall_timeout) / 2;
       for (std::size_t i = 0; i < active.size();) {
         Job* job = active[i];
         if (job->last_activity_ < stall_limit) {
           job->stalled_ = true;
           complete(job->easy_, CURLE_OPERATION_TIMEDOUT);  // removes it from `active`
-        } else if (job->attempt_start_ < stall_limit && job->below_minimum_rate(Clock::now())) {
+        } else if (job->attempt_start_ < stall_limit && job->last_activity_ >= still_receiving &&
+                   job->below_minimum_rate(checked)) {
           job->too_slow_ = true;
           complete(job->easy_, CURLE_OPERATION_TIMEDOUT);
         } else {
