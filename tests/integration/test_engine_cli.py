@@ -23,6 +23,28 @@ def test_version_and_help(vwheel):
         assert h.rc == 0 and cmd in h.out
 
 
+def test_only_the_chosen_subcommand_is_built_yet_help_lists_all(vwheel):
+    # main() registers only the subcommand named first (start-up time); everything that describes
+    # or refuses subcommands must still see all of them.
+    listed = vwheel("--help").out
+    for cmd in ("label", "rank", "install", "make-variant", "index", "help"):
+        assert cmd in listed
+    r = vwheel("help", "install")
+    assert r.rc == 0 and "vwheel install" in r.out.replace("Usage: install", "vwheel install")
+    r = vwheel("help", "nosuch")
+    assert r.rc == 2 and "unknown subcommand `nosuch`" in r.err
+    r = vwheel("nosuch")
+    assert r.rc == 2 and r.err.startswith("vwheel: error:")
+    r = vwheel("--help-all")
+    assert r.rc == 0 and "\nmake-variant\n" in r.out and "\nunmake-variant\n" in r.out
+    r = vwheel("index", "build", "--help")
+    assert r.rc == 0 and "site" in r.out.lower()
+    r = vwheel("--version", "label")
+    assert r.rc == 0 and r.out.startswith("vwheel ")
+    r = vwheel("label", "rank")
+    assert r.rc == 2 and "rank" in r.err
+
+
 def test_label_hash_and_custom(vwheel):
     assert vwheel("label", "-p", "a::b::c", "-p", "d :: e :: f").out == "eb9a66a7\n"
     assert vwheel("label").out == "null\n"
