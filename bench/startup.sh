@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Start-up latency of short commands against the process floor (issue 17), all in one run:
+#   /bin/true, `vwheel --version`, `vwheel label`, `vwheel rank` of the real torch variants file
+#   against a fixed target profile (no detection runs), `vwheel analyze-platform --json` with a
+#   warm cache (and with --no-cache, which runs the interpreter), `/usr/bin/python3 -c pass`.
+# hyperfine -N (no shell), N runs each after a warm-up; medians, since a shared machine's outliers
+# move the mean. Goals: label <= 1.5x /bin/true, rank <= 2x /bin/true, warm analyze-platform
+# --json < 10 ms.
+# Usage: bench/startup.sh [VWHEEL_BIN]   (RUNS=300 by default; PYTHON=/usr/bin/python3)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+VWHEEL=${1:-$ROOT/build/vwheel}
+RUNS=${RUNS:-300}
+PYTHON=${PYTHON:-/usr/bin/python3}
+command -v hyperfine >/dev/null || { echo "hyperfine is needed (scripts/bootstrap installs it)" >&2; exit 1; }
+[ -x "$VWHEEL" ] || { echo "no vwheel binary at $VWHEEL" >&2; exit 1; }
+
+torch=$ROOT/examples/torch-2.9.0-variants.json  # the same bytes as torch 2.9.0's real file
+shared=$ROOT/../shared/data/real-variants/variants-index-gh-pages/v0.0.3/torch/torch-2.9.0-variants.json
+[ -f "$shared" ] && torch=$shared
+profile=$ROOT/examples/profiles/cuda12.8-sm90.json
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/vwheel-startup.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# Its own cache directory, warmed once, so that the warm analyze-platform row reads the cache.
+export XDG_CACHE_HOME=$work/cache
+"$VWHEEL" analyze-platform --json --python "$PYTHON" >/dev/null
+
+hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$work/r.json" \
+  "/bin/true" \
+  "$VWHEEL --version" \
+  "$VWHEEL label -p nvidia::cuda_version_lower_bound::12.8 -p nvidia::sm_arch::90_real" \
+  "$VWHEEL rank --target $profile $torch" \
+  "$VWHEEL analyze-platform --json --python $PYTHON" \
+  "$PYTHON -c pass" >/dev/null 2>"$work/hyperfine.log" || { cat "$work/hyperfine.log" >&2; exit 1; }
+hyperfine -N --warmup 2 --runs 20 --export-json "$work/r2.json" \
+  "$VWHEEL analyze-platform --json --no-cache --python $PYTHON" >/dev/null 2>"$work/hyperfine.log" || { cat "$work/hyperfine.log" >&2; exit 1; }
+
+python3 - "$work/r.json" "$work/r2.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"] + json.load(open(sys.argv[2]))["results"]
+names = ["/bin/true", "vwheel --version", "vwheel label", "vwheel rank (torch, --target)",
+         "vwheel analyze-platform --json (warm)", "python3 -c pass",
+         "vwheel analyze-platform --json --no-cache"]
+floor = rows[0]["median"]
+goals = {2: ("x /bin/true", 1.5), 3: ("x /bin/true", 2.0)}
+print(f"{'command':42} {'median ms':>10} {'min ms':>8} {'x true':>7}  goal")
+for i, (name, r) in enumerate(zip(names, rows)):
+    ratio = r["median"] / floor
+    goal = ""
+    if i in goals:
+        goal = f"<= {goals[i][1]}x: {'met' if ratio <= goals[i][1] else 'NOT met'}"
+    if i == 4:
+        goal = f"< 10 ms: {'met' if r['median'] < 0.010 else 'NOT met'}"
+    print(f"{name:42} {r['median']*1000:10.3f} {r['min']*1000:8.3f} {ratio:7.2f}  {goal}")
+py = rows[5]["median"]
+print(f"label / python3 -c pass: {rows[2]['median']/py:.3f}   rank / python3 -c pass: {rows[3]['median']/py:.3f}")
+PY
