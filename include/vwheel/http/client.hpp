@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/http/progress.hpp"
 
 namespace vwheel::http {
 
@@ -151,8 +152,9 @@ class Client {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A terminal display of download progress: bars on a terminal, one plain line per finished file
-/// otherwise ("Downloaded NAME (SIZE)"), nothing when quiet. Feed it from download()'s callbacks:
+/// A terminal display of download progress: bars with bytes/s and ETA on a terminal (and, when the
+/// installer reports it, unpacking progress), one plain line per finished file otherwise
+/// ("Downloaded NAME (SIZE)"), nothing when quiet. Feed it from download()'s callbacks:
 ///
 ///     ProgressDisplay display(names);
 ///     client.download(requests, [&](const Progress& p) { display.update(p); },
@@ -175,6 +177,10 @@ class ProgressDisplay {
 
   void update(const Progress& progress);
   void done(std::size_t index, const Result<Downloaded>& result);
+  /// Unpacking progress of a downloaded file (bars only: the plain style prints nothing for it).
+  void unpack_update(const UnpackProgress& progress);
+  /// File `index` is unpacked: its unpacking bar goes away.
+  void unpack_done(std::size_t index);
   /// Erases the bars (also done by the destructor). Idempotent.
   void finish();
 
@@ -188,8 +194,15 @@ class ProgressDisplay {
     std::optional<std::uint64_t> total;
     bool started = false;
     bool finished = false;
+    RateMeter rate;
+    // Unpacking, after the download: bytes written of the uncompressed total.
+    std::uint64_t written = 0;
+    std::uint64_t uncompressed = 0;
+    bool unpacking = false;
+    RateMeter unpack_rate;
   };
   void redraw(bool force);
+  [[nodiscard]] std::uint64_t downloaded_bytes() const;
 
   std::vector<Item> items_;
   Style style_;
@@ -197,6 +210,7 @@ class ProgressDisplay {
   std::size_t drawn_lines_ = 0;
   std::size_t finished_count_ = 0;
   std::chrono::steady_clock::time_point last_draw_{};
+  RateMeter all_rate_;  // of all downloads together, for the summary line
 };
 
 /// "1.5 MiB", "830 KiB", "12 B": a byte count for people.

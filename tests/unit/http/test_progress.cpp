@@ -1,0 +1,135 @@
+// Progress text for big files: rate, ETA, the line with and without a known total, the smoothed
+// rate, and unpacking bars in ProgressDisplay.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "vwheel/http/client.hpp"
+#include "vwheel/http/progress.hpp"
+
+namespace vwheel::http {
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string read_all(std::FILE* f) {
+  std::rewind(f);
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+TEST(ProgressFormat, Rate) {
+  EXPECT_EQ(format_rate(0), "0 B/s");
+  EXPECT_EQ(format_rate(812.9), "812 B/s");
+  EXPECT_EQ(format_rate(3.4 * kMiB), "3.4 MiB/s");
+  EXPECT_EQ(format_rate(120.0 * kMiB), "120 MiB/s");
+  EXPECT_EQ(format_rate(-5), "0 B/s");  // never negative
+  EXPECT_EQ(format_rate(1e30), format_size(UINT64_MAX) + "/s");  // clamped, not undefined
+}
+
+TEST(ProgressFormat, Eta) {
+  EXPECT_EQ(format_eta(7 * kMiB, 1.0 * kMiB), "0:07");
+  EXPECT_EQ(format_eta(1, 1000.0), "0:01");  // rounded up: never "0:00" while bytes remain
+  EXPECT_EQ(format_eta(0, 1000.0), "0:00");
+  EXPECT_EQ(format_eta(754, 1.0), "12:34");
+  EXPECT_EQ(format_eta(3723, 1.0), "1:02:03");
+  EXPECT_EQ(format_eta(100, std::nullopt), "--:--");  // rate unknown
+  EXPECT_EQ(format_eta(100, 0.0), "--:--");           // stalled
+  EXPECT_EQ(format_eta(UINT64_MAX, 1.0), "--:--");    // beyond 99 hours
+}
+
+TEST(ProgressFormat, LineWithKnownTotal) {
+  const auto line = format_progress_line("", "torch.whl", 12, 25 * kMiB, 100 * kMiB, 5.0 * kMiB);
+  EXPECT_EQ(line, "torch.whl    [######------------------] 25 MiB / 100 MiB  5.0 MiB/s  ETA 0:15");
+}
+
+TEST(ProgressFormat, LineWithUnknownTotalHasNoEta) {
+  const auto line = format_progress_line("", "torch.whl", 9, 25 * kMiB, std::nullopt, 5.0 * kMiB);
+  EXPECT_EQ(line, "torch.whl [????????????????????????] 25 MiB  5.0 MiB/s");
+}
+
+TEST(ProgressFormat, LineBeforeTheRateIsKnown) {
+  const auto line = format_progress_line("Unpacking", "a-very-long-wheel-name.whl", 10, 0, 40 * kMiB, std::nullopt);
+  EXPECT_EQ(line, "Unpacking a-very-... [------------------------] 0 B / 40 MiB");
+}
+
+TEST(RateMeter, AverageFirstThenSmoothed) {
+  using namespace std::chrono_literals;
+  const auto t0 = RateMeter::Clock::time_point{} + 1h;
+  RateMeter m;
+  m.record(0, t0);
+  EXPECT_FALSE(m.rate());  // one sample: no interval yet
+  m.record(kMiB, t0 + 100ms);
+  EXPECT_FALSE(m.rate());  // under kMinInterval: not measured
+  m.record(10 * kMiB, t0 + 500ms);
+  ASSERT_TRUE(m.rate());
+  EXPECT_DOUBLE_EQ(*m.rate(), 20.0 * kMiB);  // 10 MiB in 0.5 s, the average since the start
+  // Past the warm-up a sudden stall lowers the rate gradually, not to zero at once.
+  m.record(20 * kMiB, t0 + 1000ms);
+  m.record(20 * kMiB, t0 + 1500ms);
+  ASSERT_TRUE(m.rate());
+  EXPECT_GT(*m.rate(), 10.0 * kMiB);
+  EXPECT_LT(*m.rate(), 20.0 * kMiB);
+  for (int i = 2; i < 40; ++i) m.record(20 * kMiB, t0 + 1000ms + i * 500ms);
+  EXPECT_LT(*m.rate(), 0.1 * kMiB);  // and towards zero as it lasts
+}
+
+TEST(ProgressDisplay, BarsShowRateAndEtaOnceMeasured) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressDisplay d({"big.whl"}, ProgressDisplay::Style::bars, f);
+    d.update({0, 0, 100 * kMiB});
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    d.update({0, 10 * kMiB, 100 * kMiB});
+    d.done(0, fail("x"));  // forces a redraw with the measured rate
+    d.finish();
+  }
+  const auto out = read_all(f);
+  EXPECT_TRUE(contains(out, "MiB/s  ETA ")) << out;
+  EXPECT_TRUE(contains(out, "10 MiB / 100 MiB")) << out;
+}
+
+TEST(ProgressDisplay, UnpackingBarsOnlyOnATerminal) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressDisplay d({"big.whl"}, ProgressDisplay::Style::bars, f);
+    Downloaded ok;
+    ok.size = 40 * kMiB;
+    d.done(0, ok);
+    d.unpack_update({0, 30 * kMiB, 120 * kMiB});
+    d.unpack_done(0);
+    d.finish();
+  }
+  const auto out = read_all(f);
+  EXPECT_TRUE(contains(out, "Unpacking big.whl")) << out;
+  EXPECT_TRUE(contains(out, "30 MiB / 120 MiB")) << out;
+  EXPECT_TRUE(contains(out, "[######------------------]")) << out;
+
+  std::FILE* g = std::tmpfile();
+  ASSERT_NE(g, nullptr);
+  {
+    ProgressDisplay d({"big.whl"}, ProgressDisplay::Style::lines, g);
+    Downloaded ok;
+    ok.size = 40 * kMiB;
+    d.done(0, ok);
+    d.unpack_update({0, 30 * kMiB, 120 * kMiB});
+    d.unpack_done(0);
+  }
+  // Not a terminal: still one plain line per file, nothing for unpacking.
+  EXPECT_EQ(read_all(g), "Downloaded big.whl (40 MiB)\n");
+}
+
+}  // namespace
+}  // namespace vwheel::http
