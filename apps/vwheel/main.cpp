@@ -98,8 +98,8 @@ Chosen chosen_command(int argc, char** argv) {
   return {};
 }
 
-// Registers only the chosen subcommand when there is one. Why: building all 24 subcommands'
-// CLI11 option trees (a few hundred Option objects, each with strings, std::functions and
+// Registers only the chosen subcommand when there is one. Why: building every subcommand's
+// CLI11 option tree (a few hundred Option objects, each with strings, std::functions and
 // validators) was most of what `vwheel label` did: 2.06 ms median where /bin/true takes 0.85 ms,
 // 1.33 ms with only `label` registered (bench/startup.sh, hyperfine -N, 300 runs; callgrind: the
 // rest is the kernel's exec and page faults, ld.so and about 0.6 M instructions of ours).
