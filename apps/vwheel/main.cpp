@@ -1,6 +1,7 @@
 // vwheel: the command-line interface of libvwheel. Parses options, runs one subcommand, and
 // turns errors into a message and an exit code.
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -8,8 +9,11 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "vwheel/core/text.hpp"
 
 #include "command.hpp"
 
@@ -64,7 +68,8 @@ void add_help_command(CLI::App& app, Dispatch& dispatch) {
   help->callback([&app, &dispatch, topic] {
     dispatch.action = [&app, topic]() -> int {
       if (topic->empty()) {
-        fmt::print("{}", app.help());
+        // Not app.help(): with `help` selected, CLI11 delegates that to the selected subcommand.
+        fmt::print("{}", app.get_formatter()->make_help(&app, "vwheel", CLI::AppFormatMode::Normal));
         return kOk;
       }
       try {
@@ -110,6 +115,40 @@ void register_commands(CLI::App& app, Dispatch& dispatch, Chosen chosen) {
   add_help_command(app, dispatch);
 }
 
+// Levenshtein distance, for suggesting the subcommand a typo meant (names are short: O(n*m) is fine).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// `vwheel labl`: CLI11 would only say "A subcommand is required"; name the word and the nearest
+// subcommand instead. Returns an empty string when the first argument is an option or a known name.
+std::string unknown_subcommand(int argc, char** argv) {
+  if (argc < 2) return {};
+  const std::string_view first = argv[1];
+  if (first.empty() || first.front() == '-' || first == "help") return {};
+  const CommandEntry* nearest = nullptr;
+  std::size_t best = 3;  // suggest only within two edits
+  for (const auto& entry : kCommands) {
+    if (entry.name == first) return {};
+    const std::size_t d = edit_distance(first, entry.name);
+    if (d < best) best = d, nearest = &entry;
+  }
+  return nearest != nullptr
+             ? fmt::format("unknown subcommand `{}` (did you mean `{}`?)", vwheel::printable(first), nearest->name)
+             : fmt::format("unknown subcommand `{}`", vwheel::printable(first));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +159,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
 
+  if (const std::string unknown = unknown_subcommand(argc, argv); !unknown.empty()) {
+    fmt::print(stderr, "vwheel: error: {}\nRun `vwheel --help` for usage.\n", unknown);
+    return kUsage;
+  }
   Dispatch dispatch;
   register_commands(app, dispatch, chosen_command(argc, argv));
 
@@ -132,7 +175,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "vwheel: error: {}\n", e.what());
+    fmt::print(stderr, "vwheel: error: {}\n", vwheel::printable(e.what()));
     fmt::print(stderr, "Run `vwheel --help` for usage.\n");
     return kUsage;
   }
@@ -142,9 +185,9 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "vwheel: error: out of memory\n");
   } catch (const std::filesystem::filesystem_error& e) {
-    fmt::print(stderr, "vwheel: error: {}\n", e.what());
+    fmt::print(stderr, "vwheel: error: {}\n", vwheel::printable(e.what()));
   } catch (const std::exception& e) {
-    fmt::print(stderr, "vwheel: error: {}\n", e.what());
+    fmt::print(stderr, "vwheel: error: {}\n", vwheel::printable(e.what()));
   }
   return kEnvironment;
 }

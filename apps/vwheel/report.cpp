@@ -3,17 +3,20 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::cli {
 
+// Every message goes through `printable`: a value echoed from user input (a label, a file name, a
+// header) may hold a newline or a terminal escape, and one error must stay one line.
 void report_error(const Error& error) {
-  fmt::print(stderr, "vwheel: error: {}\n", error.message);
-  for (const auto& detail : error.details) fmt::print(stderr, "vwheel: error: {}\n", detail);
+  fmt::print(stderr, "vwheel: error: {}\n", printable(error.message));
+  for (const auto& detail : error.details) fmt::print(stderr, "vwheel: error: {}\n", printable(detail));
 }
 
 void report_explained_error(const Error& error) {
-  fmt::print(stderr, "vwheel: error: {}\n", error.message);
-  for (const auto& detail : error.details) fmt::print(stderr, "  {}\n", detail);
+  fmt::print(stderr, "vwheel: error: {}\n", printable(error.message));
+  for (const auto& detail : error.details) fmt::print(stderr, "  {}\n", printable(detail));
 }
 
 int report_failure(const Error& error) {

@@ -45,6 +45,22 @@ def test_only_the_chosen_subcommand_is_built_yet_help_lists_all(vwheel):
     assert r.rc == 2 and "rank" in r.err
 
 
+def test_a_mistyped_subcommand_is_named_with_the_nearest_one(vwheel):
+    r = vwheel("instal", "torch")
+    assert r.rc == 2 and r.out == ""
+    assert r.err.splitlines()[0] == "vwheel: error: unknown subcommand `instal` (did you mean `install`?)", r.err
+    r = vwheel("frobnicate")
+    assert r.rc == 2 and r.err.splitlines()[0] == "vwheel: error: unknown subcommand `frobnicate`", r.err
+    r = vwheel("help")  # the overview, not the help of `help` itself
+    assert r.rc == 0 and "install" in r.out and "make-variant" in r.out
+
+
+def test_a_value_with_a_newline_is_echoed_on_one_line(vwheel):
+    r = vwheel("label", "--label", "foo\nbar")
+    assert r.rc != 0
+    assert r.err.count("\n") == 1 and "`foo\\nbar`" in r.err, r.err
+
+
 def test_label_hash_and_custom(vwheel):
     assert vwheel("label", "-p", "a::b::c", "-p", "d :: e :: f").out == "eb9a66a7\n"
     assert vwheel("label").out == "null\n"
