@@ -1,17 +1,20 @@
 // `vwheel build`, the I/O part: a PEP 517 frontend. Each build runs in its own folder under
-// `{output}/.vwheel-build-*` (a copy of the source tree, the backend's output folder, a TMPDIR),
-// so parallel in-tree backends (setuptools) do not collide, a failed build leaves nothing behind,
-// and the finished wheel is renamed into the output folder (same file system: atomic).
+// `{output}/.vwheel-build-*` (build_runner.cpp: a copy of the source tree, the backend's output
+// folder, HOME and TMPDIR), so parallel in-tree backends (setuptools) do not collide and a failed
+// build leaves nothing behind. Here: checking each wheel, making it a variant wheel when the
+// backend did not, then, once all builds are done and agree, renaming the wheels into the output
+// folder (same file system: atomic).
 
 #include <algorithm>
 #include <fstream>
 #include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api/build_runner.hpp"
 #include "vwheel/api/build.hpp"
-#include "vwheel/api/environment.hpp"
 #include "vwheel/api/index.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/parallel.hpp"
@@ -22,196 +25,8 @@
 
 namespace vwheel::api {
 namespace fs = std::filesystem;
+using build_detail::HookContext;
 namespace {
-
-// The hook runner: `python -I -u -c RUNNER MODE BACKEND BACKEND_PATH_JSON SETTINGS_JSON OUTDIR RESULT`.
-// Unbuffered, with stderr sent to stdout, so the backend's output stays in order; the answer goes
-// to the RESULT file, never to stdout, which the backend may fill with anything.
-constexpr const char* kHookRunner = R"PY(
-import importlib, json, os, platform, re, sys
-os.dup2(1, 2)
-mode = sys.argv[1]
-if mode == "unpack":
-    import tarfile
-    archive, dest, result_path = sys.argv[2:5]
-    with tarfile.open(archive, "r:gz") as t:
-        members = t.getmembers()
-        for m in members:
-            parts = m.name.split("/")
-            if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir()):
-                sys.exit("refused: the archive member %r is not a plain file or folder inside it" % m.name)
-        t.extractall(dest, members=members)
-    with open(result_path, "w") as f:
-        json.dump({"top": sorted(os.listdir(dest))}, f)
-    sys.exit(0)
-spec, backend_path, settings, outdir, result_path = sys.argv[2:7]
-for p in reversed(json.loads(backend_path)):
-    sys.path.insert(0, os.path.abspath(p))
-module, _, obj = spec.partition(":")
-backend = importlib.import_module(module)
-for part in filter(None, obj.split(".")):
-    backend = getattr(backend, part)
-settings = json.loads(settings)
-result = {}
-if mode.startswith("requires_"):
-    hook = getattr(backend, "get_requires_for_build_" + mode[len("requires_"):], None)
-    result["requires"] = list(hook(settings)) if hook else []
-    import importlib.metadata as md
-    installed = {}
-    for d in md.distributions():
-        name = d.metadata["Name"]
-        if name:
-            installed.setdefault(re.sub(r"[-_.]+", "-", name).lower(), d.version)
-    result["installed"] = installed
-    impl = sys.implementation
-    iv = "{0.major}.{0.minor}.{0.micro}".format(impl.version)
-    if impl.version.releaselevel != "final":
-        iv += impl.version.releaselevel[0] + str(impl.version.serial)
-    result["markers"] = {
-        "implementation_name": impl.name, "implementation_version": iv, "os_name": os.name,
-        "platform_machine": platform.machine(), "platform_release": platform.release(),
-        "platform_system": platform.system(), "platform_version": platform.version(),
-        "python_full_version": platform.python_version(),
-        "platform_python_implementation": platform.python_implementation(),
-        "python_version": ".".join(platform.python_version_tuple()[:2]), "sys_platform": sys.platform,
-    }
-else:
-    result["file"] = getattr(backend, mode)(outdir, settings)
-sys.stdout.flush()
-with open(result_path, "w") as f:
-    json.dump(result, f)
-)PY";
-
-// Variables passed on to the backend; everything else is dropped.
-constexpr std::string_view kKeptVariables[] = {"PATH",   "HOME",     "LANG",    "LC_ALL",  "LC_CTYPE", "SOURCE_DATE_EPOCH",
-                                               "CC",     "CXX",      "CFLAGS",  "CXXFLAGS", "LDFLAGS",  "CPPFLAGS",
-                                               "PKG_CONFIG_PATH", "MAKEFLAGS"};
-
-// Top-level names of the source tree not copied into a build folder (VCS data, environments,
-// earlier build outputs).
-bool skipped_top_level(const std::string& name) {
-  static const std::set<std::string, std::less<>> kSkipped = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv",
-                                                              "build", "dist"};
-  return kSkipped.contains(name) || name.ends_with(".egg-info") || name.starts_with(".vwheel-build-");
-}
-
-void copy_tree(const fs::path& from, const fs::path& to, const fs::path& exclude) {
-  fs::create_directories(to);
-  for (const auto& entry : fs::directory_iterator(from)) {
-    const auto name = entry.path().filename().string();
-    if (skipped_top_level(name) || name == "__pycache__") continue;
-    std::error_code ec;
-    if (!exclude.empty() && fs::equivalent(entry.path(), exclude, ec)) continue;
-    if (entry.is_symlink()) {
-      fs::copy_symlink(entry.path(), to / name);
-    } else if (entry.is_directory()) {
-      fs::copy(entry.path(), to / name, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-      for (auto it = fs::recursive_directory_iterator(to / name); it != fs::recursive_directory_iterator(); ++it) {
-        if (it->is_directory() && it->path().filename() == "__pycache__") {
-          fs::remove_all(it->path());
-          it.disable_recursion_pending();
-        }
-      }
-    } else {
-      fs::copy_file(entry.path(), to / name);
-    }
-  }
-}
-
-// The last `count` lines of a backend's output.
-std::string tail_lines(std::string_view text, std::size_t count) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-  std::size_t pos = text.size();
-  for (std::size_t n = 0; n < count && pos > 0; ++n) {
-    pos = text.rfind('\n', pos - 1);
-    if (pos == std::string_view::npos) {
-      pos = 0;
-      break;
-    }
-  }
-  if (pos > 0) ++pos;
-  return std::string(text.substr(pos));
-}
-
-struct HookContext {
-  fs::path python;
-  /// The source tree the builds copy.
-  fs::path source;
-  /// Installs into the isolated environments one at a time (they share the download cache).
-  std::mutex* install_lock = nullptr;
-  std::vector<std::string> base_env;
-  const BuildProject* project = nullptr;
-  const BuildRequest* request = nullptr;
-  fs::path pyproject;
-};
-
-struct HookRun {
-  nlohmann::json result;
-  std::string output;
-};
-
-Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const BuildJob& job, const fs::path& dir,
-                         const std::string& mode, std::string& tail) {
-  const auto result_file = dir / (mode + ".json");
-  ProcessRequest req;
-  req.argv = {python.string(),
-              "-I",
-              "-u",
-              "-c",
-              kHookRunner,
-              mode,
-              ctx.project->build_system.backend,
-              nlohmann::json(ctx.project->build_system.backend_path).dump(),
-              config_settings_json(job.config_settings),
-              (dir / "out").string(),
-              result_file.string()};
-  req.env = ctx.base_env;
-  req.env.push_back("TMPDIR=" + (dir / "tmp").string());
-  for (const auto& [k, v] : job.environment) req.env.push_back(k + "=" + v);
-  req.cwd = dir / "src";
-  req.timeout = ctx.request->timeout;
-  req.max_stdout = std::size_t{1} << 20;
-  req.kill_on_overflow = false;
-  auto run = run_process(req);
-  if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
-  const std::string hook = mode.starts_with("requires_") ? "get_requires_for_build_" + mode.substr(9) : mode;
-  tail = tail_lines(run->out, 20);
-  if (run->timed_out) {
-    return fail(fmt::format("{}: the backend's {} did not finish within {} s (--timeout); stopped", job.describe(),
-                            hook, ctx.request->timeout.count() / 1000.0));
-  }
-  if (run->exit_code != 0) {
-    return fail(fmt::format("{}: the backend's {} failed ({})", job.describe(), hook,
-                            run->signal != 0 ? fmt::format("signal {}", run->signal)
-                                             : fmt::format("exit status {}", run->exit_code)));
-  }
-  auto text = read_file(result_file);
-  if (!text) return fail(fmt::format("{}: the hook runner left no answer: {}", job.describe(), text.error().message));
-  HookRun out;
-  out.result = nlohmann::json::parse(*text, nullptr, false);
-  if (out.result.is_discarded() || !out.result.is_object()) {
-    return fail(fmt::format("{}: the hook runner's answer is not a JSON object", job.describe()));
-  }
-  out.output = std::move(run->out);
-  tail.clear();
-  return out;
-}
-
-Result<void> install_requirements(const HookContext& ctx, const fs::path& python, const BuildJob& job,
-                                  const std::vector<std::string>& requirements, std::string_view what) {
-  if (requirements.empty()) return {};
-  InstallRequest req;
-  req.items = requirements;
-  req.python = python;
-  req.sources = ctx.request->sources;
-  req.quiet = true;
-  std::lock_guard lock(*ctx.install_lock);
-  auto installed = install(req, Observer{});
-  if (!installed) {
-    return fail(installed.error().with_context(fmt::format("{}: installing the build requirements ({})", job.describe(), what)));
-  }
-  return {};
-}
 
 // Whether `wheel` is this project's wheel for `job`; the name/version of the first wheel of the
 // run fixes them when pyproject.toml does not.
@@ -237,7 +52,7 @@ Result<wheel_name::WheelName> check_wheel(const HookContext& ctx, const BuildJob
 
 // The finished wheel: a readable wheel whose dist-info is the project's and, for a variant build,
 // whose variant.json describes exactly this variant (whoever wrote it).
-Result<void> check_output(const BuildJob& job, const fs::path& path) {
+Result<std::optional<variant::VariantMetadata>> check_output(const BuildJob& job, const fs::path& path) {
   auto opened = wheel::open_wheel(path);
   if (!opened) return fail(opened.error().with_context(job.describe()));
   const auto expected_dist_info = fmt::format("{}-{}.dist-info", opened->name.name, opened->name.version);
@@ -249,7 +64,7 @@ Result<void> check_output(const BuildJob& job, const fs::path& path) {
   if (!document) return fail(document.error().with_context(job.describe()));
   if (!job.is_variant()) {
     if (*document) return fail(fmt::format("{}: the backend built a variant wheel unasked; refused", job.describe()));
-    return {};
+    return std::optional<variant::VariantMetadata>{};
   }
   if (!*document) return fail(fmt::format("{}: `{}` has no variant.json", job.describe(), path.filename().string()));
   const auto& variants = (*document)->metadata.variants;
@@ -260,92 +75,46 @@ Result<void> check_output(const BuildJob& job, const fs::path& path) {
     return fail(fmt::format("{}: the wheel's variant.json does not give it the properties [{}]; refused", job.describe(),
                             fmt::join(want, ", ")));
   }
-  return {};
+  return std::optional<variant::VariantMetadata>((*document)->metadata);
 }
 
-// Copies the source, prepares the requirements (isolated: installs them; else: checks them) and
-// runs `build_{kind}`; returns the file name it returned, checked to be in its output folder.
-Result<std::string> run_backend(const HookContext& ctx, const BuildJob& job, const fs::path& dir,
-                                const std::string& kind, std::string& tail) {
-  fs::create_directories(dir / "out");
-  fs::create_directories(dir / "tmp");
-  copy_tree(ctx.source, dir / "src", ctx.request->output_dir);
+// A built wheel, still in its build folder: published only when every build of the run agrees.
+struct Staged {
+  fs::path path;
+  std::optional<variant::VariantMetadata> metadata;
+};
 
-  fs::path python = ctx.python;
-  if (!ctx.request->no_isolation) {
-    VenvRequest venv;
-    venv.path = dir / "env";
-    venv.python = ctx.python;
-    auto made = create_venv(venv);
-    if (!made) return fail(made.error().with_context(job.describe() + ": creating the build environment"));
-    python = dir / "env" / "bin" / "python";
-    if (auto ok = install_requirements(ctx, python, job, ctx.project->build_system.requires_, "[build-system] requires"); !ok) {
-      return fail(ok.error());
+// The project's [variant] table with every `build-requires` provider's static-properties filled
+// from its plugin, run with the build environment's interpreter (the Building draft).
+Result<Pyproject> resolve_build_requires(const HookContext& ctx, const BuildJob& job, const fs::path& python,
+                                         const fs::path& dir) {
+  Pyproject table = *ctx.variant_table;
+  auto& md = table.document.metadata;
+  std::vector<std::pair<std::string, variant::ProviderInfo>> pending;
+  for (const auto& [ns, provider] : md.providers) {
+    if (!provider.build_requires.empty()) pending.emplace_back(ns, provider);
+  }
+  for (const auto& [ns, provider] : pending) {
+    provider::PythonProviderSpec spec{ns, provider.build_requires, provider.plugin_api};
+    auto answer = provider::run_installed_plugin(python, spec, provider::ProviderMethod::supported_configs, dir / "tmp",
+                                                 ctx.request->timeout);
+    if (!answer) return fail(answer.error().with_context(job.describe()));
+    if (auto ok = fill_static_properties(md, ns, *answer, job.properties); !ok) {
+      return fail(ok.error().with_context(job.describe()));
     }
   }
-
-  const auto requires_hook = "get_requires_for_build_" + kind;
-  auto requires_run = run_hook(ctx, python, job, dir, "requires_" + kind, tail);
-  if (!requires_run) return fail(requires_run.error());
-  std::vector<std::string> requirements = ctx.project->build_system.requires_;
-  std::map<std::string, std::string> installed;
-  std::map<std::string, std::string> markers;
-  const auto& r = requires_run->result;
-  if (!r.contains("requires") || !r["requires"].is_array()) {
-    return fail(fmt::format("{}: {} did not return a list", job.describe(), requires_hook));
-  }
-  for (const auto& item : r["requires"]) {
-    if (!item.is_string()) return fail(fmt::format("{}: {} returned a non-string", job.describe(), requires_hook));
-    requirements.push_back(item.get<std::string>());
-  }
-  if (r.contains("installed") && r["installed"].is_object()) {
-    for (const auto& [k, v] : r["installed"].items()) {
-      if (v.is_string()) installed.emplace(k, v.get<std::string>());
-    }
-  }
-  if (r.contains("markers") && r["markers"].is_object()) {
-    for (const auto& [k, v] : r["markers"].items()) {
-      if (v.is_string()) markers.emplace(k, v.get<std::string>());
-    }
-  }
-  if (!ctx.request->no_isolation) {
-    // What get_requires_for_build_wheel added (the backend's own needs, a variant's providers).
-    std::vector<std::string> extra(requirements.begin() + static_cast<std::ptrdiff_t>(ctx.project->build_system.requires_.size()),
-                                   requirements.end());
-    if (!extra.empty() && !check_build_requirements(extra, installed, markers)) {
-      if (auto ok = install_requirements(ctx, python, job, extra, requires_hook); !ok) return fail(ok.error());
-    }
-  } else if (auto ok = check_build_requirements(requirements, installed, markers); !ok) {
-    return fail(ok.error().with_context(job.describe()));
-  }
-
-  const auto build_hook = "build_" + kind;
-  auto build_run = run_hook(ctx, python, job, dir, build_hook, tail);
-  if (!build_run) return fail(build_run.error());
-  const auto& w = build_run->result;
-  if (!w.contains("file") || !w["file"].is_string()) {
-    return fail(fmt::format("{}: {} did not return a file name", job.describe(), build_hook));
-  }
-  auto file = w["file"].get<std::string>();
-  if (file.find('/') != std::string::npos || file == "." || file == "..") {
-    return fail(fmt::format("{}: {} returned `{}`, not a file name in its output folder; refused", job.describe(),
-                            build_hook, file));
-  }
-  std::error_code ec;
-  if (!fs::is_regular_file(dir / "out" / file, ec)) {
-    return fail(fmt::format("{}: {} returned `{}`, which is not in its output folder", job.describe(), build_hook, file));
-  }
-  return file;
+  return table;
 }
 
-Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail,
-                           std::vector<std::string>& warnings) {
-  auto file = run_backend(ctx, job, dir, "wheel", tail);
-  if (!file) return fail(file.error());
-  auto name = check_wheel(ctx, job, *file);
+Result<Staged> build_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail,
+                         std::vector<std::string>& warnings, std::chrono::milliseconds& hook_time) {
+  auto run = build_detail::run_backend(ctx, job, dir, "wheel", tail);
+  if (!run) return fail(run.error());
+  hook_time = run->hook_time;
+  auto name = check_wheel(ctx, job, run->file);
   if (!name) return fail(name.error());
 
-  fs::path built = dir / "out" / *file;
+  fs::path built = dir / "out" / run->file;
   if (job.is_variant() && !name->label) {
     MakeVariantsRequest mv;
     mv.inputs = {built};
@@ -355,6 +124,11 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
     for (const auto& p : job.properties) mv.properties.push_back(p.to_string());
     if (!mv.null_variant) mv.label = job.label;
     mv.pyproject = ctx.pyproject;
+    if (!build_detail::provider_build_requires(ctx).empty()) {
+      auto resolved = resolve_build_requires(ctx, job, run->python, dir);
+      if (!resolved) return fail(resolved.error());
+      mv.project = std::move(*resolved);
+    }
     mv.format = ctx.request->format;
     mv.validation = ctx.request->validation;
     auto made = make_variants(mv);
@@ -366,58 +140,33 @@ Result<fs::path> build_one(const HookContext& ctx, const BuildJob& job, const fs
     if (!made->results.front()) return fail(made->results.front().error().with_context(job.describe()));
     built = made->results.front()->output;
   }
-  if (auto ok = check_output(job, built); !ok) return fail(ok.error());
-  const auto target = ctx.request->output_dir / built.filename();
-  fs::rename(built, target);
-  return target;
-}
-
-// Unpacks an sdist with the interpreter's tarfile (plain files and folders only) into `dest`;
-// returns its one top-level folder, which must hold a pyproject.toml.
-Result<fs::path> unpack_sdist(const HookContext& ctx, const fs::path& archive, const fs::path& dest) {
-  fs::create_directories(dest);
-  const auto result_file = dest.parent_path() / (dest.filename().string() + ".json");
-  ProcessRequest req;
-  req.argv = {ctx.python.string(), "-I", "-u", "-c", kHookRunner, "unpack", archive.string(), dest.string(),
-              result_file.string()};
-  req.env = ctx.base_env;
-  req.timeout = ctx.request->timeout;
-  req.kill_on_overflow = false;
-  auto run = run_process(req);
-  if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
-  if (run->exit_code != 0 || run->timed_out) {
-    return fail(fmt::format("{}: cannot unpack the sdist: {}", archive.string(),
-                            run->timed_out ? std::string("timed out") : last_line(run->out)));
-  }
-  std::vector<fs::path> top;
-  for (const auto& entry : fs::directory_iterator(dest)) top.push_back(entry.path());
-  if (top.size() != 1 || !fs::is_directory(top.front()) || !fs::is_regular_file(top.front() / "pyproject.toml")) {
-    return fail(fmt::format("{}: an sdist holds one folder with a pyproject.toml, this one does not", archive.string()));
-  }
-  return top.front();
+  auto metadata = check_output(job, built);
+  if (!metadata) return fail(metadata.error());
+  return Staged{built, std::move(*metadata)};
 }
 
 Result<fs::path> build_sdist_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail) {
-  auto file = run_backend(ctx, job, dir, "sdist", tail);
-  if (!file) return fail(file.error());
-  const std::string_view stem = std::string_view(*file).substr(0, file->size() - std::min<std::size_t>(7, file->size()));
+  auto run = build_detail::run_backend(ctx, job, dir, "sdist", tail);
+  if (!run) return fail(run.error());
+  const auto& file = run->file;
+  const std::string_view stem = std::string_view(file).substr(0, file.size() - std::min<std::size_t>(7, file.size()));
   const auto dash = stem.rfind('-');
-  if (!file->ends_with(".tar.gz") || dash == std::string_view::npos || dash == 0) {
-    return fail(fmt::format("the sdist: the backend returned `{}`, not a `{{name}}-{{version}}.tar.gz`; refused", *file));
+  if (!file.ends_with(".tar.gz") || dash == std::string_view::npos || dash == 0) {
+    return fail(fmt::format("the sdist: the backend returned `{}`, not a `{{name}}-{{version}}.tar.gz`; refused", file));
   }
   const std::string name(stem.substr(0, dash));
   const std::string version(stem.substr(dash + 1));
   const auto& project = *ctx.project;
   if (project.name && wheel_name::canonicalize_name(name) != wheel_name::canonicalize_name(*project.name)) {
     return fail(fmt::format("the sdist: the backend returned `{}`, an sdist of `{}`, not of this project `{}`; refused",
-                            *file, name, *project.name));
+                            file, name, *project.name));
   }
   if (project.version && version != *project.version) {
-    return fail(fmt::format("the sdist: the backend returned `{}`, version {}, not this project's {}; refused", *file,
+    return fail(fmt::format("the sdist: the backend returned `{}`, version {}, not this project's {}; refused", file,
                             version, *project.version));
   }
-  const auto target = ctx.request->output_dir / *file;
-  fs::rename(dir / "out" / *file, target);
+  const auto target = ctx.request->output_dir / file;
+  fs::rename(dir / "out" / file, target);
   return target;
 }
 
@@ -435,6 +184,28 @@ struct RemoveOnExit {
     if (created_parent) fs::remove(*created_parent, ec);  // fails, as it should, unless empty
   }
 };
+
+// One package version per run: a backend that names its wheels differently per variant is
+// refused for the later ones (pyproject.toml's [project] fixes them when static).
+void refuse_other_versions(std::vector<BuildOutcome>& outcomes, std::vector<std::optional<Staged>>& staged,
+                           std::size_t offset) {
+  std::optional<std::pair<std::string, std::string>> first;
+  for (std::size_t i = 0; i < staged.size(); ++i) {
+    if (!staged[i]) continue;
+    auto& outcome = outcomes[offset + i];
+    auto name = wheel_name::parse_wheel_name(staged[i]->path.filename().string());
+    if (!name) continue;
+    std::pair<std::string, std::string> key{wheel_name::canonicalize_name(name->name), name->version};
+    if (!first) {
+      first = key;
+    } else if (key != *first) {
+      outcome.wheel = fail(fmt::format("{}: the backend built `{}`, but the other wheels are {} {}; refused",
+                                       outcome.job.describe(), staged[i]->path.filename().string(), first->first,
+                                       first->second));
+      staged[i].reset();
+    }
+  }
+}
 
 }  // namespace
 
@@ -469,24 +240,23 @@ Result<BuildReport> build(const BuildRequest& given) {
                           ErrorKind::environment));
   }
   ctx.python = *python;
-  for (const auto& var : current_environment()) {
-    const auto eq = var.find('=');
-    const auto name = std::string_view(var).substr(0, eq);
-    if (std::find(std::begin(kKeptVariables), std::end(kKeptVariables), name) != std::end(kKeptVariables)) {
-      ctx.base_env.push_back(var);
-    }
-  }
+  ctx.base_env = build_detail::backend_environment();
   ctx.request = &request;
 
   const bool new_output = !fs::exists(request.output_dir, ec);
   fs::create_directories(request.output_dir);
-  const auto work = request.output_dir / (".vwheel-build-" + unique_token());
+  const auto work_name = ".vwheel-build-" + unique_token();
+  const auto work = request.output_dir / work_name;
   fs::create_directories(work);
   const RemoveOnExit cleanup(work, new_output ? std::optional<fs::path>(request.output_dir) : std::nullopt);
+  // What a backend adds to the output folder itself (beside the wheels vwheel moves there) is a
+  // write outside its own output folder.
+  const auto output_before = build_detail::snapshot_folder(request.output_dir);
+  std::set<std::string> published = {work_name};
 
   ctx.source = request.source;
   if (from_sdist) {
-    auto unpacked = unpack_sdist(ctx, request.source, work / "unpacked");
+    auto unpacked = build_detail::unpack_sdist(ctx, request.source, work / "unpacked");
     if (!unpacked) return fail(unpacked.error());
     ctx.source = *unpacked;
   }
@@ -503,6 +273,7 @@ Result<BuildReport> build(const BuildRequest& given) {
   if (project->has_variant_table) {
     auto loaded = load_pyproject(pyproject);
     if (!loaded) return fail(loaded.error());
+    ctx.variant_table = std::move(*loaded);
   }
   std::mutex install_lock;
   ctx.install_lock = &install_lock;
@@ -517,7 +288,7 @@ Result<BuildReport> build(const BuildRequest& given) {
       sdist.wheel = build_sdist_one(ctx, sdist.job, work / "sdist", sdist.backend_tail);
       if (sdist.wheel) {
         // The wheels are built from the sdist, so what it lacks shows now.
-        auto unpacked = unpack_sdist(ctx, *sdist.wheel, work / "from-sdist");
+        auto unpacked = build_detail::unpack_sdist(ctx, *sdist.wheel, work / "from-sdist");
         if (unpacked) {
           ctx.source = *unpacked;
         } else {
@@ -529,41 +300,59 @@ Result<BuildReport> build(const BuildRequest& given) {
       sdist.wheel = fail(with_kind(Error(fmt::format("the sdist: {}", e.what())), ErrorKind::environment));
     }
     const bool ok = static_cast<bool>(sdist.wheel);
-    if (ok) sdist.backend_tail.clear();
+    if (ok) {
+      sdist.backend_tail.clear();
+      published.insert(sdist.wheel->filename().string());
+    }
     report.outcomes.push_back(std::move(sdist));
     if (!ok) return report;
   }
   const std::size_t offset = report.outcomes.size();
   report.outcomes.resize(offset + jobs->size());
   std::vector<std::vector<std::string>> warnings(jobs->size());
+  std::vector<std::optional<Staged>> staged(jobs->size());
   parallel_for(jobs->size(), std::max(1U, request.jobs), [&](std::size_t i) {
     auto& outcome = report.outcomes[offset + i];
     outcome.job = (*jobs)[i];
+    const auto started = std::chrono::steady_clock::now();
     try {
-      outcome.wheel = build_one(ctx, outcome.job, work / fmt::format("job-{}", i), outcome.backend_tail, warnings[i]);
+      auto built = build_one(ctx, outcome.job, work / fmt::format("job-{}", i), outcome.backend_tail, warnings[i],
+                             outcome.backend_time);
+      if (built) {
+        outcome.wheel = built->path;
+        staged[i] = std::move(*built);
+      } else {
+        outcome.wheel = fail(built.error());
+      }
     } catch (const std::exception& e) {
       outcome.wheel = fail(with_kind(Error(fmt::format("{}: {}", outcome.job.describe(), e.what())), ErrorKind::environment));
     }
+    outcome.total_time = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     if (outcome.wheel) outcome.backend_tail.clear();
   });
+  refuse_other_versions(report.outcomes, staged, offset);
 
-  // One package version per run: a backend that names its wheels differently per variant is
-  // refused for the later ones (pyproject.toml's [project] fixes them when static).
-  std::optional<std::pair<std::string, std::string>> first;
-  for (auto& outcome : report.outcomes) {
-    if (!outcome.wheel) continue;
-    auto name = wheel_name::parse_wheel_name(outcome.wheel->filename().string());
-    if (!name) continue;
-    std::pair<std::string, std::string> key{wheel_name::canonicalize_name(name->name), name->version};
-    if (!first) {
-      first = key;
-    } else if (key != *first) {
-      const auto path = *outcome.wheel;
-      fs::remove(path, ec);
-      outcome.wheel = fail(fmt::format("{}: the backend built `{}`, but the other wheels are {} {}; refused",
-                                       outcome.job.describe(), path.filename().string(), first->first, first->second));
-    }
+  // Nothing reaches the output folder unless every build kept to its own folder and the
+  // variant wheels agree as one package version's must.
+  const auto stray = build_detail::changed_entries(request.output_dir, output_before, published);
+  if (!stray.empty()) {
+    return fail(fmt::format("{}: a backend wrote {} there itself, outside its own output folder; no wheel was published",
+                            request.output_dir.string(), fmt::join(stray, ", ")));
   }
+  std::vector<BuiltVariant> matrix;
+  for (std::size_t i = 0; i < staged.size(); ++i) {
+    if (staged[i] && staged[i]->metadata) matrix.push_back({report.outcomes[offset + i].job.label, *staged[i]->metadata});
+  }
+  if (auto ok = check_matrix(matrix); !ok) {
+    return fail(Error(fmt::format("{}; no wheel was published to {}", ok.error().message, request.output_dir.string())));
+  }
+  for (std::size_t i = 0; i < staged.size(); ++i) {
+    if (!staged[i]) continue;
+    const auto target = request.output_dir / staged[i]->path.filename();
+    fs::rename(staged[i]->path, target);
+    report.outcomes[offset + i].wheel = target;
+  }
+
   for (auto& w : warnings) report.warnings.insert(report.warnings.end(), w.begin(), w.end());
   std::sort(report.warnings.begin(), report.warnings.end());
   report.warnings.erase(std::unique(report.warnings.begin(), report.warnings.end()), report.warnings.end());

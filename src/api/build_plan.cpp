@@ -346,4 +346,143 @@ Result<void> check_build_requirements(const std::vector<std::string>& requiremen
                           fmt::join(missing, ", ")));
 }
 
+Result<void> fill_static_properties(variant::VariantMetadata& metadata, const std::string& ns,
+                                   const provider::PluginAnswer& answer, const variant::PropertySet& properties) {
+  const auto provider = metadata.providers.find(ns);
+  const auto where = fmt::format("variant.providers.{}.build-requires", ns);
+  if (provider == metadata.providers.end() || provider->second.build_requires.empty()) {
+    return fail(fmt::format("{}: no such provider with `build-requires`", where));
+  }
+  if (!answer.all_properties_compatible) {
+    return fail(fmt::format("{}: its plugin does not set `all_properties_compatible = True`, so it cannot fill "
+                            "static-properties at build time (Building draft)",
+                            where));
+  }
+  if (answer.configs.empty()) return fail(fmt::format("{}: its plugin's get_supported_configs() returned no feature", where));
+  std::map<std::string, std::vector<std::string>> given;
+  for (const auto& p : properties) {
+    if (p.ns != ns) continue;
+    const auto config = std::find_if(answer.configs.begin(), answer.configs.end(),
+                                     [&](const variant::FeatureConfig& c) { return c.name == p.feature; });
+    if (config == answer.configs.end()) {
+      return fail(fmt::format("`{}`: the `{}` plugin ({}) supports no feature `{}`", p.to_string(), ns, where, p.feature));
+    }
+    if (std::find(config->values.begin(), config->values.end(), p.value) == config->values.end()) {
+      return fail(fmt::format("`{}`: `{}` is not among the values the `{}` plugin ({}) supports: {}", p.to_string(),
+                              p.value, ns, where, fmt::join(config->values, ", ")));
+    }
+    auto& values = given[p.feature];
+    values.push_back(p.value);
+    if (values.size() == 2 && !config->multi_value) {
+      return fail(fmt::format("`{} :: {}` is a single-value feature of the `{}` plugin ({}) but is given {} and {}", ns,
+                              p.feature, ns, where, values[0], values[1]));
+    }
+  }
+  auto& info = provider->second;
+  info.build_requires.clear();
+  info.plugin_api.reset();
+  info.requires_.clear();
+  info.install_time = false;
+  auto& statics = metadata.static_properties[ns];
+  statics.clear();
+  for (const auto& c : answer.configs) statics[c.name] = c.values;
+  if (answer.configs.size() > 1) {
+    auto& order = metadata.feature_priorities[ns];
+    for (const auto& c : answer.configs) {
+      if (std::find(order.begin(), order.end(), c.name) == order.end()) order.push_back(c.name);
+    }
+  }
+  return {};
+}
+
+namespace {
+
+std::string shown_list(const std::vector<std::string>& list) { return fmt::format("[{}]", fmt::join(list, ", ")); }
+
+std::string shown_map(const std::map<std::string, std::vector<std::string>>& map) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : map) parts.push_back(fmt::format("{} = {}", k, shown_list(v)));
+  return fmt::format("{{{}}}", fmt::join(parts, ", "));
+}
+
+std::string shown_provider(const variant::ProviderInfo* p) {
+  if (p == nullptr) return "none";
+  std::vector<std::string> parts;
+  if (!p->requires_.empty()) parts.push_back("requires = " + shown_list(p->requires_));
+  if (p->plugin_api) parts.push_back("plugin-api = " + *p->plugin_api);
+  if (!p->install_time) parts.push_back("install-time = false");
+  if (p->optional) parts.push_back("optional = true");
+  if (p->enable_if) parts.push_back("enable-if = " + *p->enable_if);
+  return fmt::format("{{{}}}", fmt::join(parts, ", "));
+}
+
+// The first field in which two wheels' metadata differ, with both values; nullopt when they agree.
+std::optional<std::string> first_difference(const variant::VariantMetadata& a, const variant::VariantMetadata& b) {
+  if (a.namespace_priorities != b.namespace_priorities) {
+    return fmt::format("default-priorities.namespace ({} vs {})", shown_list(a.namespace_priorities),
+                       shown_list(b.namespace_priorities));
+  }
+  std::set<std::string> namespaces;
+  for (const auto* md : {&a, &b}) {
+    for (const auto& [ns, _] : md->feature_priorities) namespaces.insert(ns);
+    for (const auto& [ns, _] : md->property_priorities) namespaces.insert(ns);
+    for (const auto& [ns, _] : md->providers) namespaces.insert(ns);
+    for (const auto& [ns, _] : md->static_properties) namespaces.insert(ns);
+  }
+  auto find = [](const auto& map, const std::string& ns) -> const typename std::decay_t<decltype(map)>::mapped_type* {
+    const auto it = map.find(ns);
+    return it == map.end() ? nullptr : &it->second;
+  };
+  for (const auto& ns : namespaces) {
+    const auto* fa = find(a.feature_priorities, ns);
+    const auto* fb = find(b.feature_priorities, ns);
+    if ((fa ? *fa : std::vector<std::string>{}) != (fb ? *fb : std::vector<std::string>{})) {
+      return fmt::format("default-priorities.feature.{} ({} vs {})", ns, fa ? shown_list(*fa) : "none",
+                         fb ? shown_list(*fb) : "none");
+    }
+    const auto* pa = find(a.property_priorities, ns);
+    const auto* pb = find(b.property_priorities, ns);
+    if ((pa ? *pa : std::map<std::string, std::vector<std::string>>{}) !=
+        (pb ? *pb : std::map<std::string, std::vector<std::string>>{})) {
+      return fmt::format("default-priorities.property.{} ({} vs {})", ns, pa ? shown_map(*pa) : "none",
+                         pb ? shown_map(*pb) : "none");
+    }
+    const auto* ia = find(a.providers, ns);
+    const auto* ib = find(b.providers, ns);
+    if ((ia == nullptr) != (ib == nullptr) || (ia != nullptr && !(*ia == *ib))) {
+      return fmt::format("providers.{} ({} vs {})", ns, shown_provider(ia), shown_provider(ib));
+    }
+    const auto* sa = find(a.static_properties, ns);
+    const auto* sb = find(b.static_properties, ns);
+    if ((sa == nullptr) != (sb == nullptr) || (sa != nullptr && *sa != *sb)) {
+      return fmt::format("static-properties.{} ({} vs {})", ns, sa ? shown_map(*sa) : "none", sb ? shown_map(*sb) : "none");
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<void> check_matrix(const std::vector<BuiltVariant>& built) {
+  for (std::size_t i = 0; i < built.size(); ++i) {
+    for (std::size_t j = i + 1; j < built.size(); ++j) {
+      const auto& a = built[i];
+      const auto& b = built[j];
+      if (auto diff = first_difference(a.metadata, b.metadata)) {
+        return fail(fmt::format("the variants `{}` and `{}` disagree on {}", a.label, b.label, *diff));
+      }
+      const auto pa = a.metadata.variants.find(a.label);
+      const auto pb = b.metadata.variants.find(b.label);
+      if (pa != a.metadata.variants.end() && pb != b.metadata.variants.end() && pa->second == pb->second) {
+        std::vector<std::string> shown;
+        for (const auto& p : pa->second) shown.push_back(p.to_string());
+        return fail(fmt::format("the variants `{}` and `{}` have the same properties ({}); an installer could not "
+                                "choose between them",
+                                a.label, b.label, shown.empty() ? std::string("none") : fmt::format("{}", fmt::join(shown, ", "))));
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace vwheel::api

@@ -166,8 +166,17 @@ Result<MakeVariantsReport> make_variants(const MakeVariantsRequest& request) {
     report.warnings.push_back(fmt::format("label `{}` is longer than {} characters: installers following PEP 817 reject it",
                                           *label, variant::kMaxPortableLabelLength));
   }
-  auto pyproject = load_pyproject(request.pyproject);
+  auto pyproject = request.project ? Result<std::optional<Pyproject>>(request.project) : load_pyproject(request.pyproject);
   if (!pyproject) return fail(pyproject.error());
+  if (*pyproject) {
+    for (const auto& [ns, provider] : (*pyproject)->document.metadata.providers) {
+      if (!provider.build_requires.empty()) {
+        return fail(fmt::format("{}: the static-properties of `{}` come from its `build-requires` plugin when the "
+                                "wheel is built; build the variants with `vwheel build`",
+                                (*pyproject)->path.string(), ns));
+      }
+    }
+  }
   if (!*pyproject && request.null_variant) {
     return fail("the null variant's variant.json must list the package's namespaces (PEP 825): give the project's "
                 "pyproject.toml with --pyproject, or run in its directory");

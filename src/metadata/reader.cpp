@@ -378,11 +378,23 @@ class Reader {
     ProviderInfo provider;
     std::optional<bool> install_time;
     std::optional<std::string> plugin_use;
+    bool has_requires = false;
+    bool has_build_requires = false;
     bool ok = true;
     for (const auto& [key, value] : info.items()) {
       const auto key_path = child_path(ns_path, key);
       if (key == "requires") {
+        has_requires = true;
         ok = read_string_list(value, key_path, kTextPattern, provider.requires_) && ok;
+      } else if (key == "build-requires" && !is_json()) {
+        // The Building draft: the plugin fills static-properties when the wheel is built.
+        has_build_requires = true;
+        if (!read_string_list(value, key_path, kTextPattern, provider.build_requires)) {
+          ok = false;
+        } else if (provider.build_requires.empty()) {
+          error(key_path, "empty; it must list one or more requirements for the plugin package");
+          ok = false;
+        }
       } else if (key == "enable-if") {
         ok = read_optional_text(value, key_path, kTextPattern, provider.enable_if) && ok;
       } else if (key == "plugin-api") {
@@ -420,6 +432,18 @@ class Reader {
       if (!at_install) plugin_use_aot_.insert(ns);
     } else if (install_time) {
       provider.install_time = *install_time;
+    }
+    if (has_build_requires) {
+      if (has_requires) {
+        error(ns_path, "has both `build-requires` and `requires`; a provider whose plugin fills static-properties at "
+                       "build time has only `build-requires` (Building draft)");
+        ok = false;
+      }
+      if (install_time.value_or(false)) {
+        error(ns_path, "install-time = true contradicts `build-requires` (its plugin runs only at build time)");
+        ok = false;
+      }
+      provider.install_time = false;
     }
     if (ok && provider.install_time && provider.requires_.empty()) {
       error(ns_path, "an install-time provider needs a non-empty `requires` list (PEP 817)");
@@ -685,7 +709,7 @@ class Reader {
     auto& md = out_.metadata;
     if (!providers_ok_ || !static_ok_) return;
     auto expects_static = [&](const ProviderInfo& p) {
-      return !p.install_time && (is_json() || p.requires_.empty());
+      return !p.install_time && (is_json() || (p.requires_.empty() && p.build_requires.empty()));
     };
     // v0.0.2: an ahead-of-time provider's values were its default-priorities.property entry.
     for (const auto& ns : plugin_use_aot_) {
@@ -713,6 +737,10 @@ class Reader {
       } else if (provider->second.install_time) {
         error(ns_path, fmt::format("{} is an install-time provider; static properties belong to ahead-of-time "
                                    "providers (install-time = false)",
+                                   python_json_string(ns)));
+      } else if (!provider->second.build_requires.empty()) {
+        error(ns_path, fmt::format("must not be given in pyproject.toml for {}, whose `build-requires` plugin fills "
+                                   "it when the wheel is built (Building draft)",
                                    python_json_string(ns)));
       } else if (!expects_static(provider->second)) {
         error(ns_path, fmt::format("must not be given in pyproject.toml for {}, an ahead-of-time provider with a "

@@ -14,7 +14,8 @@ namespace vwheel::provider::python_detail {
 /// The loader run in the provider's environment: `python -I -B loader.py OBJECT_REFERENCE METHOD`.
 /// It imports the object, calls it when callable (a class is instantiated), checks the plugin
 /// API's attributes, calls the method and writes
-/// `{"namespace": ..., "configs": [{"name": ..., "values": [...], "multi_value": ...}, ...]}` to
+/// `{"namespace": ..., "configs": [{"name": ..., "values": [...], "multi_value": ...}, ...],
+/// "all_properties_compatible": bool}` to
 /// the standard output it started with (what the plugin prints goes to standard error). On
 /// failure it prints the traceback and, as the last line of standard error, one line saying
 /// what failed, and exits with status 1.

@@ -86,8 +86,11 @@ def main():
         give_up(method + "() raised " + describe(exc))
 
     try:
-        text = json.dumps({"namespace": namespace, "configs": configs}, default=stand_in, allow_nan=False,
-                          ensure_ascii=True)
+        # The Building draft: only a plugin that declares every valid property compatible may
+        # fill static-properties at build time.
+        compatible = getattr(target, "all_properties_compatible", False) is True
+        text = json.dumps({"namespace": namespace, "configs": configs, "all_properties_compatible": compatible},
+                          default=stand_in, allow_nan=False, ensure_ascii=True)
     except BaseException as exc:
         give_up(method + "() returned data that cannot be written as JSON: " + describe(exc))
     sys.stdout.flush()

@@ -585,4 +585,40 @@ Result<std::vector<variant::FeatureConfig>> run_python_provider(const PythonProv
   return python_detail::parse_answer(spec.ns, method, result->out);
 }
 
+Result<PluginAnswer> run_installed_plugin(const fs::path& python, const PythonProviderSpec& spec, ProviderMethod method,
+                                          const fs::path& cwd, std::chrono::milliseconds timeout) {
+  if (!variant::is_valid_namespace(spec.ns)) {
+    return fail(fmt::format("python provider: invalid namespace `{}`", vwheel::last_line(spec.ns, 80)));
+  }
+  auto api = resolve_plugin_api(spec);
+  if (!api) return fail(api.error());
+  const auto error = [&](const Error& e) { return fail(e.with_context(fmt::format("python provider `{}`", spec.ns))); };
+  const fs::path loader = cwd / "vwheel_loader.py";
+  if (auto written = write_file_atomic(loader, python_detail::loader_script()); !written) return error(written.error());
+  ProcessRequest request;
+  request.argv = {python.string(), "-I", "-B", loader.string(), *api, std::string(method_name(method))};
+  request.env = child_env({});
+  request.cwd = cwd;
+  request.timeout = timeout;
+  request.max_stdout = std::size_t{1} << 20;
+  request.kill_on_overflow = true;
+  auto result = run_process(request);
+  if (!result) return error(result.error());
+  const std::string where = fmt::format("python provider `{}` ({})", spec.ns, *api);
+  if (result->timed_out) {
+    return fail(fmt::format("{}: {}() timed out after {} ms (killed)", where, method_name(method), timeout.count()));
+  }
+  if (result->overflowed) return fail(fmt::format("{}: {}() wrote more than 1 MiB (killed)", where, method_name(method)));
+  if (result->signal != 0 || result->exit_code != 0) return fail(fmt::format("{}: {}", where, failure_of(*result, timeout)));
+  auto configs = python_detail::parse_answer(spec.ns, method, result->out);
+  if (!configs) return fail(configs.error());
+  PluginAnswer answer;
+  answer.configs = std::move(*configs);
+  const json doc = json::parse(result->out, nullptr, false);
+  if (const auto it = doc.find("all_properties_compatible"); it != doc.end() && it->is_boolean()) {
+    answer.all_properties_compatible = it->get<bool>();
+  }
+  return answer;
+}
+
 }  // namespace vwheel::provider

@@ -1,5 +1,6 @@
 // `vwheel build [SRC|SDIST] [-o DIST] [--sdist] [--variant LABEL]... [--all-variants] [--null] [-p PROP]...
-//  [-C KEY=VALUE]... [--no-isolation | -i URL -f DIR --no-index] [--no-variants-json] [--python PY] [--timeout S] [-j N]`
+//  [-C KEY=VALUE]... [--no-isolation | -i URL -f DIR --no-index] [--no-variants-json] [--python PY] [--timeout S] [-j N]
+//  [--timings]`
 
 #include <chrono>
 
@@ -32,6 +33,7 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
     std::vector<std::string> find_links;
     bool no_package_index = false;
     bool offline = false;
+    bool timings = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -67,6 +69,8 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--allow-python-provider", o->allow_python,
                   "Run the pyproject's Python provider of this namespace to check its properties (repeatable)");
   cmd->add_flag("--no-variants-json", o->no_index, "Do not write {name}-{version}-variants.json into the output folder");
+  cmd->add_flag("--timings", o->timings,
+                "Print each build's time, and how much of it the backend's hooks took, to stderr");
   cmd->add_option("-j,--jobs", o->jobs, "Builds run in parallel (default: 1)")->check(CLI::PositiveNumber);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
@@ -121,6 +125,21 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
         failed.push_back(outcome.job.sdist ? "(sdist)" : outcome.job.label.empty() ? "(plain wheel)" : outcome.job.label);
       }
       for (const auto& file : report->index_files) fmt::print("{}\n", file.string());
+      if (o->timings) {
+        // Seconds per build: the whole build, and the part spent in the backend's hooks.
+        double total = 0;
+        double backend = 0;
+        for (const auto& outcome : report->outcomes) {
+          const double t = static_cast<double>(outcome.total_time.count()) / 1000.0;
+          const double b = static_cast<double>(outcome.backend_time.count()) / 1000.0;
+          if (outcome.job.sdist) continue;
+          total += t;
+          backend += b;
+          fmt::print(stderr, "vwheel: timings: {}: {:.3f} s, backend hooks {:.3f} s\n", outcome.job.describe(), t, b);
+        }
+        fmt::print(stderr, "vwheel: timings: all builds: {:.3f} s, backend hooks {:.3f} s, vwheel {:.3f} s ({:.1f}%)\n",
+                   total, backend, total - backend, total > 0 ? 100.0 * (total - backend) / total : 0.0);
+      }
       if (!failed.empty()) {
         fmt::print(stderr, "vwheel: {} of {} builds failed: {}\n", failed.size(), report->outcomes.size(),
                    fmt::join(failed, ", "));

@@ -16,6 +16,8 @@
 #include "vwheel/api/install.hpp"
 #include "vwheel/api/maintain.hpp"
 #include "vwheel/core/error.hpp"
+#include "vwheel/provider/python.hpp"
+#include "vwheel/variant/metadata.hpp"
 #include "vwheel/variant/property.hpp"
 
 namespace vwheel::api {
@@ -101,6 +103,31 @@ struct BuildJob {
                                                     const std::map<std::string, std::string>& installed,
                                                     const std::map<std::string, std::string>& markers);
 
+/// The Building draft's "populating static properties from provider plugins" for namespace `ns`,
+/// whose provider in `metadata` has `build-requires`: `answer` is its plugin's
+/// `get_supported_configs()` from the build environment. Refuses a plugin without
+/// `all_properties_compatible = True`, and `properties` (the variant being built) that the answer
+/// does not allow (unknown feature or value, several values of a single-value feature); then
+/// replaces `build-requires`/`plugin-api` with `static-properties` (the answer's features and
+/// values, in its order) and appends any feature missing from `default-priorities.feature.{ns}`
+/// when there are several. Errors name the namespace, property and values.
+[[nodiscard]] Result<void> fill_static_properties(variant::VariantMetadata& metadata, const std::string& ns,
+                                                  const provider::PluginAnswer& answer,
+                                                  const variant::PropertySet& properties);
+
+/// One built variant wheel, for `check_matrix`.
+struct BuiltVariant {
+  std::string label;
+  /// Its `variant.json`.
+  variant::VariantMetadata metadata;
+};
+
+/// Whether the variant wheels of one build agree, as one package version's wheels must before an
+/// index aggregates them: the same `default-priorities` (namespace, feature and property orders),
+/// the same `providers` and `static-properties`, and no two labels with the same properties. The
+/// error names the two variants and the field.
+[[nodiscard]] Result<void> check_matrix(const std::vector<BuiltVariant>& built);
+
 /// What `build` does.
 struct BuildRequest {
   /// A source tree, or an sdist (`.tar.gz`) to build the wheels from.
@@ -133,6 +160,10 @@ struct BuildOutcome {
   Result<std::filesystem::path> wheel = std::filesystem::path{};
   /// Backend output (the last lines) when it failed.
   std::string backend_tail;
+  /// Time spent in the backend's hook subprocesses (wheel builds).
+  std::chrono::milliseconds backend_time{0};
+  /// The whole build of this wheel: copying, environment, hooks, checks, making the variant.
+  std::chrono::milliseconds total_time{0};
 };
 
 /// What `build` did.
@@ -146,13 +177,17 @@ struct BuildReport {
 };
 
 /// Plans the builds, then runs each in its own folder under `{output_dir}/.vwheel-build-*` (a copy
-/// of the source tree; with isolation, a fresh venv), in parallel with `jobs`. A wheel without
-/// `variant.json` becomes the variant wheel (make-variant's raw copy) with the project's
-/// `[variant]` metadata; every wheel is checked to be the project's (name, version, dist-info,
-/// variant.json describing exactly the variant built) and renamed into the output folder, which
-/// finally gets `generate-index-json`. A request-level problem (no pyproject, bad tables, no
-/// interpreter, an sdist that cannot be unpacked) fails the call and writes nothing; a failed build
-/// is its outcome (with the backend's last lines) and the others still run.
+/// of the source tree, HOME and TMPDIR; with isolation, a fresh venv), in parallel with `jobs`. A
+/// wheel without `variant.json` becomes the variant wheel (make-variant's raw copy) with the
+/// project's `[variant]` metadata, `build-requires` providers resolved into `static-properties`
+/// by their plugins in the build environment; every wheel is checked to be the project's (name,
+/// version, dist-info, variant.json describing exactly the variant built) and that its hook wrote
+/// nothing outside its output folder. Only after all builds: the output folder must hold nothing
+/// new that a backend put there, and the variant wheels must agree (`check_matrix`); then they
+/// are renamed into the output folder, which finally gets `generate-index-json`. A request-level
+/// problem (no pyproject, bad tables, no interpreter, an sdist that cannot be unpacked, a stray
+/// write into the output folder, a matrix that disagrees) fails the call and publishes no wheel; a
+/// failed build is its outcome (with the backend's last lines) and the others still run.
 [[nodiscard]] Result<BuildReport> build(const BuildRequest& request);
 
 }  // namespace vwheel::api

@@ -52,6 +52,9 @@ struct MakeVariantsRequest {
   std::optional<std::string> label;
   /// `--pyproject`; `./pyproject.toml` when absent and present.
   std::optional<std::filesystem::path> pyproject;
+  /// The project's `[variant]` table already read (and possibly completed, as `vwheel build` does
+  /// with its `build-requires` providers); used instead of reading `pyproject`.
+  std::optional<Pyproject> project;
   wheel::VariantJsonFormat format = wheel::VariantJsonFormat::Draft003;
   PropertyValidation validation;
   unsigned jobs = 1;

@@ -87,4 +87,21 @@ enum class ProviderMethod {
                                                                               const PythonProviderOptions& options,
                                                                               ProviderMethod method);
 
+/// A plugin's answer with its `all_properties_compatible` attribute (the Building draft: only a
+/// plugin that sets it to `True` may fill `static-properties` at build time).
+struct PluginAnswer {
+  std::vector<variant::FeatureConfig> configs;
+  bool all_properties_compatible = false;
+};
+
+/// Runs `method` of namespace `spec.ns`'s plugin with `python`, whose environment already holds
+/// the plugin: a build environment, where the Building draft resolves `build-requires` with all
+/// providers enabled and trusted, so no opt-in is asked and nothing is installed. The same loader,
+/// minimal environment, limits and one-line errors as `run_python_provider`; `cwd` is where the
+/// loader is written and run (a build-private folder).
+[[nodiscard]] Result<PluginAnswer> run_installed_plugin(const std::filesystem::path& python,
+                                                        const PythonProviderSpec& spec, ProviderMethod method,
+                                                        const std::filesystem::path& cwd,
+                                                        std::chrono::milliseconds timeout);
+
 }  // namespace vwheel::provider

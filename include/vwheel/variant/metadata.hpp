@@ -48,6 +48,9 @@ struct ProviderInfo {
   bool optional = false;                   ///< used only when optional providers are enabled
   std::optional<std::string> plugin_api;   ///< `module:attr` object reference, as written
   bool install_time = true;                ///< false: ahead-of-time, values come from static-properties
+  /// `build-requires` (the Building draft; pyproject.toml only): the plugin's packages, installed at
+  /// build time to fill `static-properties` (such a provider is ahead-of-time and has no `requires`).
+  std::vector<std::string> build_requires;
 
   bool operator==(const ProviderInfo&) const = default;
 };

@@ -218,5 +218,110 @@ TEST(BuildRequirements, MissingAndTooOldAreListedMarkersApply) {
             "(installed: 66.1.1), `hatchling` (not installed)");
 }
 
+variant::PropertySet props(std::vector<std::string> texts) {
+  std::vector<variant::Property> out;
+  for (const auto& t : texts) out.push_back(*variant::parse_property(t));
+  return *variant::make_property_set(std::move(out));
+}
+
+variant::VariantMetadata blas_metadata() {
+  variant::VariantMetadata md;
+  md.namespace_priorities = {"blas_lapack"};
+  variant::ProviderInfo info;
+  info.build_requires = {"blas-plugin"};
+  info.plugin_api = "blas_plugin:Plugin";
+  info.install_time = false;
+  md.providers["blas_lapack"] = info;
+  md.feature_priorities["blas_lapack"] = {"threading"};
+  return md;
+}
+
+provider::PluginAnswer blas_answer(bool compatible = true) {
+  provider::PluginAnswer a;
+  a.configs = {{"library", {"openblas", "mkl"}, false}, {"threading", {"openmp", "serial"}, false}};
+  a.all_properties_compatible = compatible;
+  return a;
+}
+
+TEST(BuildRequires, FillStaticPropertiesFromThePluginAnswer) {
+  auto md = blas_metadata();
+  ASSERT_TRUE(fill_static_properties(md, "blas_lapack", blas_answer(), props({"blas_lapack :: library :: mkl"})));
+  const auto& p = md.providers.at("blas_lapack");
+  EXPECT_TRUE(p.build_requires.empty());
+  EXPECT_FALSE(p.plugin_api);
+  EXPECT_FALSE(p.install_time);
+  EXPECT_EQ(md.static_properties.at("blas_lapack"),
+            (std::map<std::string, std::vector<std::string>>{{"library", {"openblas", "mkl"}},
+                                                             {"threading", {"openmp", "serial"}}}));
+  // Missing features are appended in the plugin's order after those the project ordered.
+  EXPECT_EQ(md.feature_priorities.at("blas_lapack"), (std::vector<std::string>{"threading", "library"}));
+}
+
+TEST(BuildRequires, RefusesIncompatiblePluginsAndUnsupportedProperties) {
+  auto md = blas_metadata();
+  auto r = fill_static_properties(md, "blas_lapack", blas_answer(false), {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "variant.providers.blas_lapack.build-requires: its plugin does not set `all_properties_compatible = True`, "
+            "so it cannot fill static-properties at build time (Building draft)");
+  r = fill_static_properties(md, "blas_lapack", blas_answer(), props({"blas_lapack :: library :: accelerate"}));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "`blas_lapack :: library :: accelerate`: `accelerate` is not among the values the `blas_lapack` plugin "
+            "(variant.providers.blas_lapack.build-requires) supports: openblas, mkl");
+  r = fill_static_properties(md, "blas_lapack", blas_answer(), props({"blas_lapack :: int :: ilp64"}));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "`blas_lapack :: int :: ilp64`: the `blas_lapack` plugin (variant.providers.blas_lapack.build-requires) "
+            "supports no feature `int`");
+  r = fill_static_properties(md, "blas_lapack", blas_answer(),
+                             props({"blas_lapack :: library :: mkl", "blas_lapack :: library :: openblas"}));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "`blas_lapack :: library` is a single-value feature of the `blas_lapack` plugin "
+            "(variant.providers.blas_lapack.build-requires) but is given mkl and openblas");
+  EXPECT_FALSE(fill_static_properties(md, "x86_64", blas_answer(), {}));
+  EXPECT_FALSE(md.providers.at("blas_lapack").build_requires.empty()) << "nothing changes on failure";
+}
+
+BuiltVariant built(std::string label, std::vector<std::string> properties) {
+  BuiltVariant b;
+  b.label = label;
+  b.metadata.namespace_priorities = {"x86_64"};
+  variant::ProviderInfo info;
+  info.requires_ = {"provider-variant-x86-64"};
+  b.metadata.providers["x86_64"] = info;
+  b.metadata.variants[label] = props(std::move(properties));
+  return b;
+}
+
+TEST(Matrix, AgreeingWheelsPassDisagreeingOnesNameTheField) {
+  std::vector<BuiltVariant> m = {built("null", {}), built("v1", {"x86_64 :: level :: v1"}),
+                                 built("v3", {"x86_64 :: level :: v3"})};
+  EXPECT_TRUE(check_matrix(m));
+  auto other = m;
+  other[2].metadata.namespace_priorities = {"x86_64", "aarch64"};
+  EXPECT_EQ(check_matrix(other).error().message,
+            "the variants `null` and `v3` disagree on default-priorities.namespace ([x86_64] vs [x86_64, aarch64])");
+  other = m;
+  other[1].metadata.providers["x86_64"].plugin_api = "p:P";
+  EXPECT_EQ(check_matrix(other).error().message,
+            "the variants `null` and `v1` disagree on providers.x86_64 ({requires = [provider-variant-x86-64]} vs "
+            "{requires = [provider-variant-x86-64], plugin-api = p:P})");
+  other = m;
+  other[2].metadata.static_properties["x86_64"]["level"] = {"v1"};
+  EXPECT_EQ(check_matrix(other).error().message,
+            "the variants `null` and `v3` disagree on static-properties.x86_64 (none vs {level = [v1]})");
+  other = m;
+  other[2].metadata.feature_priorities["x86_64"] = {"level"};
+  EXPECT_EQ(check_matrix(other).error().message,
+            "the variants `null` and `v3` disagree on default-priorities.feature.x86_64 (none vs [level])");
+  other = m;
+  other.push_back(built("v1b", {"x86_64 :: level :: v1"}));
+  EXPECT_EQ(check_matrix(other).error().message,
+            "the variants `v1` and `v1b` have the same properties (x86_64 :: level :: v1); an installer could not "
+            "choose between them");
+}
+
 }  // namespace
 }  // namespace vwheel::api

@@ -398,6 +398,33 @@ optional = "yes"
   EXPECT_TRUE(any_line_mentions(lines, {"variant.variants", "pyproject.toml"})) << joined(lines);
 }
 
+TEST(MetadataPyproject, BuildRequiresProvidersAreAheadOfTimeWithoutStaticProperties) {
+  auto r = parse_pyproject(R"(
+[variant.default-priorities]
+namespace = ["blas_lapack"]
+[variant.providers.blas_lapack]
+build-requires = ["blas-plugin >=1"]
+plugin-api = "blas_plugin:Plugin"
+)");
+  ASSERT_TRUE(r) << r.error().message;
+  const auto& p = r->metadata.providers.at("blas_lapack");
+  EXPECT_EQ(p.build_requires, std::vector<std::string>{"blas-plugin >=1"});
+  EXPECT_TRUE(p.requires_.empty());
+  EXPECT_FALSE(p.install_time);
+  EXPECT_TRUE(r->conformance_problems.empty()) << joined(r->conformance_problems);
+
+  const std::string head = "[variant.default-priorities]\nnamespace = [\"ns\"]\n[variant.providers.ns]\n";
+  auto both = validate_pyproject(head + "build-requires = [\"p\"]\nrequires = [\"p\"]\n");
+  EXPECT_TRUE(any_line_mentions(both, {"variant.providers.ns", "both `build-requires` and `requires`"})) << joined(both);
+  auto statics = validate_pyproject(head + "build-requires = [\"p\"]\n[variant.static-properties.ns]\nf = [\"a\"]\n");
+  EXPECT_TRUE(any_line_mentions(statics, {"variant.static-properties.ns", "`build-requires` plugin fills"}))
+      << joined(statics);
+  auto install_time = validate_pyproject(head + "build-requires = [\"p\"]\ninstall-time = true\n");
+  EXPECT_TRUE(any_line_mentions(install_time, {"install-time = true contradicts `build-requires`"})) << joined(install_time);
+  auto empty = validate_pyproject(head + "build-requires = []\n");
+  EXPECT_TRUE(any_line_mentions(empty, {"variant.providers.ns.build-requires", "empty"})) << joined(empty);
+}
+
 TEST(MetadataPyproject, NamespaceListAndProvidersMustMatch) {
   // A listed namespace without a provider can never be supported (PEP 817): rejected.
   auto r = parse_pyproject(R"(

@@ -81,8 +81,8 @@ TEST(Ordering, IncompatibleVariantsAreExplained) {
 TEST(Ordering, UserAndPackagePrioritiesOverrideProviderOrder) {
   VariantMetadata md = pep825({"a", "b"}, {{"a_only", props({"a :: f :: x"})}, {"b_only", props({"b :: g :: y"})}});
   md.schema = kSchemaDraft003;
-  md.providers["a"] = ProviderInfo{{"prov-a"}, {}, false, {}, true};
-  md.providers["b"] = ProviderInfo{{"prov-b"}, {}, false, {}, true};
+  md.providers["a"] = ProviderInfo{{"prov-a"}, {}, false, {}, true, {}};
+  md.providers["b"] = ProviderInfo{{"prov-b"}, {}, false, {}, true, {}};
   SupportedProperties s{{"a", {{"f", {"x"}, false}}}, {"b", {{"g", {"y"}, false}}}};
   EXPECT_EQ(order(md, s), (std::vector<std::string>{"a_only", "b_only"}));
   UserPriorities user;
@@ -102,7 +102,7 @@ TEST(Ordering, PropertyPrioritiesReorderValues) {
 TEST(Ordering, OptionalProvidersNeedOptIn) {
   VariantMetadata md = pep825({"opt"}, {{"o", props({"opt :: f :: v"})}, {"null", {}}});
   md.schema = kSchemaDraft003;
-  md.providers["opt"] = ProviderInfo{{"prov"}, {}, true, {}, true};
+  md.providers["opt"] = ProviderInfo{{"prov"}, {}, true, {}, true, {}};
   SupportedProperties s{{"opt", {{"f", {"v"}, false}}}};
   EXPECT_EQ(order(md, s), (std::vector<std::string>{"null"}));
   SelectionOptions enabled;
@@ -118,7 +118,7 @@ TEST(Ordering, AheadOfTimeProvidersUseStaticProperties) {
                                         {"openblas", props({"blas :: library :: openblas"})},
                                         {"accel", props({"blas :: library :: accelerate"})}});
   md.schema = kSchemaDraft003;
-  md.providers["blas"] = ProviderInfo{{}, {}, false, {}, false};
+  md.providers["blas"] = ProviderInfo{{}, {}, false, {}, false, {}};
   md.static_properties["blas"]["library"] = {"openblas", "mkl"};
   EXPECT_EQ(order(md, {}), (std::vector<std::string>{"openblas", "mkl"}));
 }
@@ -126,7 +126,7 @@ TEST(Ordering, AheadOfTimeProvidersUseStaticProperties) {
 TEST(Ordering, EnableIfNeedsAnEnvironment) {
   VariantMetadata md = pep825({"n"}, {{"a", props({"n :: f :: a"})}});
   md.schema = kSchemaDraft003;
-  md.providers["n"] = ProviderInfo{{"prov"}, std::string("sys_platform == 'linux'"), false, {}, true};
+  md.providers["n"] = ProviderInfo{{"prov"}, std::string("sys_platform == 'linux'"), false, {}, true, {}};
   SupportedProperties s{{"n", {{"f", {"a"}, false}}}};
   TableOracle oracle(s);
   auto no_env = rank_variants(md, oracle, {}, {});
