@@ -240,13 +240,16 @@ Result<Journal> Journal::create(const fs::path& file, const fs::path& run_dir) {
   return j;
 }
 
-Journal::Journal(Journal&& other) noexcept : file_(std::move(other.file_)), fd_(other.fd_) { other.fd_ = -1; }
+Journal::Journal(Journal&& other) noexcept : file_(std::move(other.file_)), fd_(other.fd_), dirty_(other.dirty_) {
+  other.fd_ = -1;
+}
 
 Journal& Journal::operator=(Journal&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     file_ = std::move(other.file_);
     fd_ = other.fd_;
+    dirty_ = other.dirty_;
     other.fd_ = -1;
   }
   return *this;
@@ -258,13 +261,20 @@ Journal::~Journal() {
 
 Result<void> Journal::append(const JournalStep& step) {
   test_crash_point();
+  dirty_ = true;
   return write_all(fd_, format_journal_step(step), file_);
+}
+
+Result<void> Journal::sync() {
+  if (!dirty_) return {};
+  if (::fdatasync(fd_) != 0) return fail(fmt::format("{}: cannot sync the journal: {}", file_.string(), std::strerror(errno)));
+  dirty_ = false;
+  return {};
 }
 
 Result<void> Journal::commit() {
   if (auto ok = append({JournalStep::Kind::Commit, {}, {}}); !ok) return ok;
-  if (::fdatasync(fd_) != 0) return fail(fmt::format("{}: cannot sync the journal: {}", file_.string(), std::strerror(errno)));
-  return {};
+  return sync();
 }
 
 void Journal::finish() noexcept {

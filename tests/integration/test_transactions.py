@@ -3,7 +3,7 @@ one transaction per run, and recovery (by the next run or `vwheel repair`) after
 journaled step of an upgrade and of an uninstall.
 
 The kill points use the test-only `VWHEEL_TEST_CRASH_AFTER=N` (the process SIGKILLs itself after N
-journal writes) and `VWHEEL_TEST_FAIL_AT_MOVE=N` (the N-th move into place fails)."""
+journal writes and journaled renames) and `VWHEEL_TEST_FAIL_AT_MOVE=N` (the N-th move into place fails)."""
 import base64
 import hashlib
 import json
@@ -211,8 +211,9 @@ def test_two_wheels_commit_together(vwheel, venv, tmp_path):
     assert r.rc != 0 and "injected failure" in r.err, r.err
     assert tree(venv) == before
     assert leftovers(venv) == []
-    # Killed after the first wheel is in place: the next run takes it out again.
-    r = vwheel("install", a, b, "--python", py, env={"VWHEEL_TEST_CRASH_AFTER": "3"})
+    # Killed after the first wheel is in place (crash points: the journal's creation, vwfirst's two
+    # journaled moves, their two renames): the next run takes it out again.
+    r = vwheel("install", a, b, "--python", py, env={"VWHEEL_TEST_CRASH_AFTER": "5"})
     assert r.rc == -9, r.err
     assert (site_packages(venv) / "vwfirst-1.0.dist-info").exists()
     assert vwheel("repair", "--python", py).rc == 0
