@@ -3,15 +3,18 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vwheel/core/interrupt.hpp"
 
 namespace vwheel::cli {
 
 void report_error(const Error& error) {
+  if (interrupted()) return;  // run_interruptible() says it in one line
   fmt::print(stderr, "vwheel: error: {}\n", error.message);
   for (const auto& detail : error.details) fmt::print(stderr, "vwheel: error: {}\n", detail);
 }
 
 void report_explained_error(const Error& error) {
+  if (interrupted()) return;
   fmt::print(stderr, "vwheel: error: {}\n", error.message);
   for (const auto& detail : error.details) fmt::print(stderr, "  {}\n", detail);
 }

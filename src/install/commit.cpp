@@ -23,6 +23,7 @@
 #include "journal.hpp"
 #include "prepare.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/install/install.hpp"
 
@@ -89,6 +90,8 @@ struct Session::Impl {
   Environment env;
   InstallOptions options;
   EnvironmentLock lock;
+  /// From here a signal is recorded and the run winds down: workers stop, staging goes.
+  Cancellable cancellable;
   detail::DistInfoIndex installed;
   fs::path run_dir;
   unsigned inner_jobs = 1;
@@ -121,7 +124,8 @@ struct Session::Impl {
       Result<Prepared> r = fail("not prepared");
       try {
         try {
-          r = prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
+          r = interrupted() ? fail(interrupted_error())
+                            : prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
         } catch (...) {
           r = fail(detail::error_from_exception("cannot prepare"));
         }
@@ -213,6 +217,7 @@ void Session::add(std::size_t slot, WheelRequest request) {
 Result<std::vector<Installed>> Session::finish() {
   auto& s = *impl_;
   s.join();
+  if (interrupted()) return fail(interrupted_error());
   std::vector<Installed> out;
   // A failed preparation stops the run before anything is moved.
   for (std::size_t i = 0; i < s.prepared.size(); ++i) {
@@ -231,6 +236,9 @@ Result<std::vector<Installed>> Session::finish() {
     changes = true;
     if (auto ok = check_conflicts(s.env, p); !ok) return fail(ok.error().with_context(s.requests[i].path.filename().string()));
   }
+  // The commit phase (short): a signal from here on is deferred until the run has finished.
+  CommitPhase commit_phase;
+  if (interrupted()) return fail(interrupted_error());
   std::optional<detail::Journal> journal;
   if (changes) {
     auto created = detail::Journal::create(detail::journal_path(s.env), s.run_dir);
@@ -270,11 +278,13 @@ Result<std::vector<Installed>> Session::finish() {
       s.removed.push_back({d.name, d.version, r->files, r->warnings});
       removals.push_back(std::move(*r));
     }
+    detail::test_pause_at_commit();
     if (auto ok = tx.commit(); !ok) {
       s.removed.clear();
       if (journal) journal->finish();
       return fail(ok.error());
     }
+    commit_phase.committed();
     for (const auto& r : removals) detail::cleanup_parents(s.env, r);
   }
   for (auto& p : s.prepared) detail::cleanup_parents(s.env, (*p)->removal);

@@ -266,18 +266,30 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
 }
 
 Result<void> Transaction::move_contents(const fs::path& src, const fs::path& dest) {
-  // What is decided below looks at the tree as it is: earlier moves are done first.
-  if (auto ok = flush(); !ok) return ok;
-  if (auto ok = ensure_dir(dest); !ok) return ok;
+  // What is decided below looks at the tree as it is: earlier moves (another wheel's, a removal)
+  // are done first. Inside one tree every path is decided once, so the renames of the whole tree
+  // wait for one sync at its end.
+  const bool top = depth_ == 0;
+  if (top) {
+    if (auto ok = flush(); !ok) return ok;
+  }
   std::error_code ec;
+  if (!fs::is_directory(dest, ec)) {
+    if (auto ok = ensure_dir(dest); !ok) return ok;
+  }
   std::vector<fs::path> names;
   for (fs::directory_iterator it(src, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename());
   if (ec) return fail(fmt::format("{}: cannot list: {}", src.string(), ec.message()));
   std::sort(names.begin(), names.end());
+  ++depth_;
   for (const auto& n : names) {
-    if (auto ok = move_into(src / n, dest / n); !ok) return ok;
+    if (auto ok = move_into(src / n, dest / n); !ok) {
+      --depth_;
+      return ok;
+    }
   }
-  return flush();
+  --depth_;
+  return top ? flush() : Result<void>{};
 }
 
 Result<void> Transaction::remove(const fs::path& path) {

@@ -49,7 +49,7 @@ namespace vwheel::install::detail {
 /// when given, before the step is done) so that `rollback` (or destruction without `commit`)
 /// restores the previous state, and so that recovery can after a crash.
 ///
-/// Write-ahead in batches: the renames of one directory level (or of one removed
+/// Write-ahead in batches: the renames of one move_contents() tree (or of one removed
 /// distribution) are journaled, the journal is fdatasynced once, then they are done. A crash
 /// inside a batch leaves journaled steps that never happened, which undo as no-ops; a rename on
 /// disk without its journal line cannot happen, even after a power loss.
@@ -79,6 +79,9 @@ class Transaction {
   /// The commit point (journaled and synced), then deletes the backup. On failure everything
   /// has been rolled back.
   [[nodiscard]] Result<void> commit();
+  /// Syncs the journal once, then does every pending rename in order (what is decided next
+  /// then sees the tree as those renames leave it).
+  [[nodiscard]] Result<void> flush();
   /// Undoes every step, newest first. Returns false when a backup could not be put back (the
   /// backup directory is then kept).
   bool rollback() noexcept;
@@ -94,8 +97,7 @@ class Transaction {
   [[nodiscard]] Result<void> record(JournalStep step);
   /// Syncs the journal (what was recorded is on disk before what it describes is done).
   [[nodiscard]] Result<void> durable();
-  /// Syncs the journal once, then does every pending rename in order.
-  [[nodiscard]] Result<void> flush();
+
   [[nodiscard]] Result<std::filesystem::path> next_backup();
 
   std::filesystem::path backup_dir_;
@@ -106,6 +108,7 @@ class Transaction {
   std::set<std::filesystem::path> pruned_;
   std::size_t moves_ = 0;
   std::size_t backups_ = 0;
+  int depth_ = 0;  ///< move_contents() nesting: only the outermost flushes
   bool finished_ = false;
 };
 

@@ -23,6 +23,7 @@
 #include "prepare.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/process.hpp"
 #include "vwheel/install/install.hpp"
@@ -195,7 +196,7 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
   std::atomic<bool> unreported{false};  // an exception whose error could not even be allocated
   // Nothing may escape a worker thread (std::terminate): exceptions become errors here.
   parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
-    if (failed) return;
+    if (failed || interrupted()) return;
     try {
       try {
         if (Result<void> ok = fn(p.files[i]); !ok) errors[i] = ok.error();
@@ -207,6 +208,7 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
     }
     if (errors[i] || unreported) failed = true;
   });
+  if (interrupted()) return fail(interrupted_error());
   for (auto& e : errors) {
     if (e) return fail(*e);
   }

@@ -6,12 +6,15 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "installed.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/interrupt.hpp"
 
 namespace vwheel::install::detail {
 namespace fs = std::filesystem;
@@ -333,6 +336,16 @@ Result<Recovery> recover(const Environment& env) {
   ::unlink(file.c_str());
   sync_dir(file.parent_path());
   return out;
+}
+
+void test_pause_at_commit() noexcept {
+  const char* v = std::getenv("VWHEEL_TEST_PAUSE_AT_COMMIT");
+  if (v == nullptr || *v == '\0') return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::strtod(v, nullptr));
+  // Until a signal comes (it is deferred: the run then finishes) or the time is up.
+  while (!interrupted() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void test_crash_point() noexcept {

@@ -5,7 +5,8 @@
 // `<lock_dir>/.vwheel-journal` before it is done, so that a run killed at any point can be
 // undone (or, once its `commit` line is written, finished) by the next run or `vwheel repair`.
 // The journal is fdatasynced when it is created, before every batch of renames it describes
-// (Transaction::flush: one sync per directory level or removed distribution, not per file), and
+// (Transaction::flush: one sync per scheme directory moved into or removed distribution, not
+// per file), and
 // at the commit point. A step recorded but never done (the crash came inside a batch) undoes as
 // a no-op; a rename done without its step on disk cannot happen, even after a power loss (a plain
 // write(2) alone is not enough there: ext4's delayed allocation may write the journal's new
@@ -116,5 +117,10 @@ struct Recovery {
 /// (SIGKILL) at its (N+1)-th crash point, i.e. after N: each journal write (the commit line and the
 /// final clean-up included) and each journaled rename is one. Never set outside tests.
 void test_crash_point() noexcept;
+
+/// Test-only: when `VWHEEL_TEST_PAUSE_AT_COMMIT=SECONDS` is set, the run waits in its commit
+/// phase, after its moves and before its commit line, until a signal comes (deferred: the run then
+/// finishes) or SECONDS pass. Never set outside tests.
+void test_pause_at_commit() noexcept;
 
 }  // namespace vwheel::install::detail
