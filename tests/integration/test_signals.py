@@ -125,12 +125,13 @@ def test_signal_during_extraction_changes_nothing(vwheel, vwheel_bin, venv, big,
     assert tree(venv) == before
     assert leftovers(venv) == []
     assert not (venv / ".vwheel-journal").exists()
-    # The environment is usable at once: the same install now runs to the end.
-    r = vwheel("install", big, "--python", py, "--no-cache", "--max-ratio", "100000")
-    assert r.rc == 0, r.err
-    assert (sp / "vwbig" / "big.bin").stat().st_size == BIG
-    assert vwheel("uninstall", "vwbig", "--python", py).rc == 0
-    assert tree(venv) == before
+    if sig == signal.SIGINT:
+        # The environment is usable at once: the same install now runs to the end (once: 1 GiB).
+        r = vwheel("install", big, "--python", py, "--no-cache", "--max-ratio", "100000")
+        assert r.rc == 0, r.err
+        assert (sp / "vwbig" / "big.bin").stat().st_size == BIG
+        assert vwheel("uninstall", "vwbig", "--python", py).rc == 0
+        assert tree(venv) == before
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
