@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/text.hpp"
 
 namespace vwheel::cli {
@@ -10,11 +11,13 @@ namespace vwheel::cli {
 // Every message goes through `printable`: a value echoed from user input (a label, a file name, a
 // header) may hold a newline or a terminal escape, and one error must stay one line.
 void report_error(const Error& error) {
+  if (interrupted()) return;  // run_interruptible() says it in one line
   fmt::print(stderr, "vwheel: error: {}\n", printable(error.message));
   for (const auto& detail : error.details) fmt::print(stderr, "vwheel: error: {}\n", printable(detail));
 }
 
 void report_explained_error(const Error& error) {
+  if (interrupted()) return;
   fmt::print(stderr, "vwheel: error: {}\n", printable(error.message));
   for (const auto& detail : error.details) fmt::print(stderr, "  {}\n", printable(detail));
 }

@@ -144,9 +144,9 @@ std::string format_show(const ShowReport& report) {
 Result<UninstallReport> uninstall(const UninstallRequest& request) {
   auto opened = open(request.environment);
   if (!opened) return fail(with_kind(opened.error(), ErrorKind::environment));
-  UninstallReport report;
-  for (const auto& name : request.names) report.entries.push_back(install::uninstall(opened->env, name));
-  return report;
+  auto removed = install::uninstall(opened->env, request.names);
+  if (!removed) return fail(removed.error());
+  return UninstallReport{std::move(*removed)};
 }
 
 Result<install::Repaired> repair(const EnvironmentRequest& request) {

@@ -25,6 +25,7 @@
 #include "http/headers.hpp"
 #include "http/jobs.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/text.hpp"
 
 namespace vwheel::http {
@@ -149,7 +150,8 @@ struct Client::Impl {
         api->multi_remove_handle(multi, easy);
         active.erase(std::find(active.begin(), active.end(), job));
         job->progress();
-        const Verdict v = job->end(easy, code);
+        Verdict v = job->end(easy, code);
+        if (interrupted() && v != Verdict::done) v = Verdict::fail;  // SIGINT/SIGTERM/SIGHUP: no retry
         release(easy);
         switch (v) {
           case Verdict::done:
@@ -187,7 +189,7 @@ struct Client::Impl {
       const auto still_receiving = checked - std::chrono::milliseconds(options.stall_timeout) / 2;
       for (std::size_t i = 0; i < active.size();) {
         Job* job = active[i];
-        if (job->last_activity_ < stall_limit) {
+        if (job->last_activity_ < stall_limit || interrupted()) {  // interrupted: ended within a tick
           job->stalled_ = true;
           complete(job->easy_, CURLE_OPERATION_TIMEDOUT);  // removes it from `active`
         } else if (job->attempt_start_ < stall_limit && job->last_activity_ >= still_receiving &&

@@ -14,6 +14,7 @@
 #include "http/headers.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/text.hpp"
 
 namespace vwheel::http::detail {
@@ -276,6 +277,7 @@ Result<bool> DownloadJob::begin(CURL* easy) {
 }
 
 bool DownloadJob::on_body(std::string_view data) {
+  if (interrupted()) return false;  // SIGINT/SIGTERM/SIGHUP during an install: the transfer stops
   if (first_write_) {
     first_write_ = false;
     if (!start_body()) return false;

@@ -191,11 +191,45 @@ Transaction::~Transaction() {
 }
 
 Result<void> Transaction::record(JournalStep step) {
-  // Journaled before it is done: undoing a step that never happened changes nothing.
+  // Journaled before it is done (and synced before it is done: see flush()); undoing a step
+  // that never happened changes nothing.
   if (journal_ != nullptr) {
     if (auto ok = journal_->append(step); !ok) return ok;
   }
   steps_.push_back(std::move(step));
+  return {};
+}
+
+Result<void> Transaction::durable() {
+  if (journal_ == nullptr) return {};
+  return journal_->sync();
+}
+
+Result<void> Transaction::flush() {
+  if (pending_.empty()) return {};
+  // One fdatasync for the whole batch, before any of its renames: after a crash (of the process
+  // or of the machine) every rename that happened is in the journal; the journaled ones that
+  // did not happen are no-ops to undo (a `place` whose staged file is still there, an `aside`
+  // whose backup does not exist).
+  if (auto ok = durable(); !ok) return ok;
+  auto batch = std::move(pending_);
+  pending_.clear();
+  for (const auto& move : batch) {
+    test_crash_point();
+    if (::rename(move.from.c_str(), move.to.c_str()) == 0) continue;
+    const int err = errno;
+    if (move.kind == JournalStep::Kind::Aside) {
+      return fail(fmt::format("{}: cannot {}: {}", move.from.string(), move.removal ? "remove" : "move aside",
+                              errno_text(err)));
+    }
+    if (err != EXDEV) return fail(fmt::format("{}: cannot move into place: {}", move.to.string(), errno_text(err)));
+    // Another file system (a scheme directory mounted elsewhere): copied, journaled first.
+    if (auto ok = record({JournalStep::Kind::Copy, move.from, move.to}); !ok) return ok;
+    if (auto ok = durable(); !ok) return ok;
+    std::error_code ec;
+    fs::copy(move.from, move.to, fs::copy_options::recursive, ec);
+    if (ec) return fail(fmt::format("{}: cannot copy into place: {}", move.to.string(), ec.message()));
+  }
   return {};
 }
 
@@ -215,11 +249,7 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
   const auto dest_status = fs::symlink_status(dest, ec);
   if (!fs::exists(dest_status)) {
     if (auto ok = record({JournalStep::Kind::Place, src, dest}); !ok) return ok;
-    if (::rename(src.c_str(), dest.c_str()) == 0) return {};
-    if (errno != EXDEV) return fail(fmt::format("{}: cannot move into place: {}", dest.string(), errno_text(errno)));
-    if (auto ok = record({JournalStep::Kind::Copy, src, dest}); !ok) return ok;
-    fs::copy(src, dest, fs::copy_options::recursive, ec);
-    if (ec) return fail(fmt::format("{}: cannot copy into place: {}", dest.string(), ec.message()));
+    pending_.push_back({JournalStep::Kind::Place, src, dest, false});
     return {};
   }
   const auto src_status = fs::symlink_status(src, ec);
@@ -229,40 +259,49 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
   auto backup = next_backup();
   if (!backup) return fail(backup.error());
   if (auto ok = record({JournalStep::Kind::Aside, dest, *backup}); !ok) return ok;
-  if (::rename(dest.c_str(), backup->c_str()) != 0) {
-    return fail(fmt::format("{}: cannot move aside: {}", dest.string(), errno_text(errno)));
-  }
+  pending_.push_back({JournalStep::Kind::Aside, dest, *backup, false});
   if (auto ok = record({JournalStep::Kind::Place, src, dest}); !ok) return ok;
-  if (::rename(src.c_str(), dest.c_str()) != 0) {
-    return fail(fmt::format("{}: cannot move into place: {}", dest.string(), errno_text(errno)));
-  }
+  pending_.push_back({JournalStep::Kind::Place, src, dest, false});
   return {};
 }
 
 Result<void> Transaction::move_contents(const fs::path& src, const fs::path& dest) {
-  if (auto ok = ensure_dir(dest); !ok) return ok;
+  // What is decided below looks at the tree as it is: earlier moves (another wheel's, a removal)
+  // are done first. Inside one tree every path is decided once, so the renames of the whole tree
+  // wait for one sync at its end.
+  const bool top = depth_ == 0;
+  if (top) {
+    if (auto ok = flush(); !ok) return ok;
+  }
   std::error_code ec;
+  if (!fs::is_directory(dest, ec)) {
+    if (auto ok = ensure_dir(dest); !ok) return ok;
+  }
   std::vector<fs::path> names;
   for (fs::directory_iterator it(src, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename());
   if (ec) return fail(fmt::format("{}: cannot list: {}", src.string(), ec.message()));
   std::sort(names.begin(), names.end());
+  ++depth_;
   for (const auto& n : names) {
-    if (auto ok = move_into(src / n, dest / n); !ok) return ok;
+    if (auto ok = move_into(src / n, dest / n); !ok) {
+      --depth_;
+      return ok;
+    }
   }
-  return {};
+  --depth_;
+  return top ? flush() : Result<void>{};
 }
 
 Result<void> Transaction::remove(const fs::path& path) {
   auto backup = next_backup();
   if (!backup) return fail(backup.error());
   if (auto ok = record({JournalStep::Kind::Aside, path, *backup}); !ok) return ok;
-  if (::rename(path.c_str(), backup->c_str()) != 0) {
-    return fail(fmt::format("{}: cannot remove: {}", path.string(), errno_text(errno)));
-  }
+  pending_.push_back({JournalStep::Kind::Aside, path, *backup, true});
   return {};
 }
 
 Result<void> Transaction::ensure_dir(const fs::path& dir) {
+  if (auto ok = flush(); !ok) return ok;
   std::error_code ec;
   if (fs::is_directory(dir, ec)) return {};
   fs::path top = dir;
@@ -270,6 +309,7 @@ Result<void> Transaction::ensure_dir(const fs::path& dir) {
     top = top.parent_path();
   }
   if (auto ok = record({JournalStep::Kind::Mkdir, top, {}}); !ok) return ok;
+  if (auto ok = durable(); !ok) return ok;
   fs::create_directories(dir, ec);
   if (ec) return fail(fmt::format("{}: cannot create: {}", dir.string(), ec.message()));
   return {};
@@ -281,6 +321,10 @@ Result<void> Transaction::prune_later(const fs::path& dir) {
 }
 
 Result<void> Transaction::commit() {
+  if (auto ok = flush(); !ok) {
+    rollback();
+    return ok;
+  }
   if (journal_ != nullptr) {
     if (auto ok = journal_->commit(); !ok) {
       rollback();
@@ -296,6 +340,7 @@ Result<void> Transaction::commit() {
 
 bool Transaction::rollback() noexcept {
   finished_ = true;
+  pending_.clear();  // journaled, never done: nothing to undo
   const bool ok = roll_back(steps_);
   steps_.clear();
   if (ok) {

@@ -48,6 +48,11 @@ namespace vwheel::install::detail {
 /// Moves prepared files into place, recording every step (in memory, and in the run's journal
 /// when given, before the step is done) so that `rollback` (or destruction without `commit`)
 /// restores the previous state, and so that recovery can after a crash.
+///
+/// Write-ahead in batches: the renames of one move_contents() tree (or of one removed
+/// distribution) are journaled, the journal is fdatasynced once, then they are done. A crash
+/// inside a batch leaves journaled steps that never happened, which undo as no-ops; a rename on
+/// disk without its journal line cannot happen, even after a power loss.
 class Transaction {
  public:
   /// `backup_dir` must be on the same file system as the destinations and not exist yet.
@@ -59,11 +64,13 @@ class Transaction {
 
   /// Moves `src` to `dest`: a rename when `dest` does not exist; when both are directories (or
   /// `dest` a symbolic link to one) the contents are merged; otherwise `dest` is backed up and
-  /// replaced.
+  /// replaced. The renames may be left pending until the next flush (move_contents and commit
+  /// flush).
   [[nodiscard]] Result<void> move_into(const std::filesystem::path& src, const std::filesystem::path& dest);
   /// Moves every entry of directory `src` into directory `dest` (created when missing).
   [[nodiscard]] Result<void> move_contents(const std::filesystem::path& src, const std::filesystem::path& dest);
-  /// Moves `path` (a file or a whole directory) to the backup.
+  /// Moves `path` (a file or a whole directory) to the backup, at the next flush (a later
+  /// move_contents, ensure_dir or commit): removals of one distribution share one sync.
   [[nodiscard]] Result<void> remove(const std::filesystem::path& path);
   /// Creates `dir` and missing parents, recording the topmost one created.
   [[nodiscard]] Result<void> ensure_dir(const std::filesystem::path& dir);
@@ -72,21 +79,36 @@ class Transaction {
   /// The commit point (journaled and synced), then deletes the backup. On failure everything
   /// has been rolled back.
   [[nodiscard]] Result<void> commit();
+  /// Syncs the journal once, then does every pending rename in order (what is decided next
+  /// then sees the tree as those renames leave it).
+  [[nodiscard]] Result<void> flush();
   /// Undoes every step, newest first. Returns false when a backup could not be put back (the
   /// backup directory is then kept).
   bool rollback() noexcept;
 
  private:
+  /// A rename journaled and not yet done.
+  struct Pending {
+    JournalStep::Kind kind = JournalStep::Kind::Place;
+    std::filesystem::path from;
+    std::filesystem::path to;
+    bool removal = false;  ///< from remove() (for the error's wording)
+  };
   [[nodiscard]] Result<void> record(JournalStep step);
+  /// Syncs the journal (what was recorded is on disk before what it describes is done).
+  [[nodiscard]] Result<void> durable();
+
   [[nodiscard]] Result<std::filesystem::path> next_backup();
 
   std::filesystem::path backup_dir_;
   std::function<bool(std::size_t)> fail_at_;
   Journal* journal_ = nullptr;
   std::vector<JournalStep> steps_;
+  std::vector<Pending> pending_;
   std::set<std::filesystem::path> pruned_;
   std::size_t moves_ = 0;
   std::size_t backups_ = 0;
+  int depth_ = 0;  ///< move_contents() nesting: only the outermost flushes
   bool finished_ = false;
 };
 

@@ -14,6 +14,7 @@
 
 #include "detail.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/wheel/record.hpp"
 
 namespace vwheel::install::detail {
@@ -93,6 +94,7 @@ class NewFile {
     return {};
   }
   [[nodiscard]] Result<void> write(std::string_view data) {
+    if (interrupted()) return fail(interrupted_error());  // SIGINT/SIGTERM/SIGHUP: stop a long member now
     while (!data.empty()) {
       const auto n = ::write(fd_, data.data(), data.size());
       if (n < 0) {

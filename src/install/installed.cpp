@@ -9,6 +9,7 @@
 
 #include "journal.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/wheel/record.hpp"
 #include "vwheel/wheel_name/names.hpp"
@@ -156,6 +157,9 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
   }
   if (auto ok = tx.remove(dist.dist_info); !ok) return fail(ok.error());
   ++removal.files;
+  // One sync for the distribution's removals; the next distribution's checks see them done
+  // (a file two RECORDs list is then gone, and skipped).
+  if (auto ok = tx.flush(); !ok) return fail(ok.error());
   return removal;
 }
 
@@ -242,41 +246,70 @@ void cleanup_parents(const Environment& env, const Removal& removal) noexcept {
 
 }  // namespace detail
 
-Result<Uninstalled> uninstall(const Environment& env, std::string_view name) {
+Result<std::vector<Uninstalled>> uninstall(const Environment& env, const std::vector<std::string>& names) {
   auto lock = EnvironmentLock::acquire(env.lock_dir, [&] { print_lock_wait(env); });
   if (!lock) return fail(lock.error());
   if (auto recovered = detail::recover(env); !recovered) return fail(recovered.error());
-  auto dist = find_distribution(env, name);
-  if (!dist) return fail(fmt::format("{}: not installed in {}", name, env.scheme.purelib.string()));
+  Cancellable cancellable;  // a signal now is recorded; nothing has moved yet
+  // Every name is looked up before anything moves: one unknown name fails the run, nothing removed.
+  std::vector<Distribution> dists;
+  std::set<std::string> seen;
+  for (const auto& name : names) {
+    auto dist = find_distribution(env, name);
+    if (!dist) {
+      return fail(fmt::format("{}: not installed in {}{}", name, env.scheme.purelib.string(),
+                              names.size() > 1 ? " (nothing was uninstalled)" : ""));
+    }
+    if (seen.insert(dist->dist_info.lexically_normal().string()).second) dists.push_back(std::move(*dist));
+  }
   // The backups go where the installer stages (same file system as what is removed), under a
   // name recovery and the next run recognise.
+  // The commit phase (short): a signal from here on is deferred until the run has finished.
+  CommitPhase commit_phase;
+  if (interrupted()) return fail(interrupted_error());
   const auto run_dir = env.scheme.purelib / fmt::format(".vwheel-tmp-{}", unique_token());
   auto journal = detail::Journal::create(detail::journal_path(env), run_dir);
   if (!journal) return fail(with_kind(journal.error(), ErrorKind::environment));
-  auto removal = [&]() -> Result<detail::Removal> {
+  std::vector<detail::Removal> removals;
+  auto removed = [&]() -> Result<void> {
+    // One transaction for every name: all are removed, or none.
     detail::Transaction tx(run_dir / "backup", {}, &*journal);
-    auto r = detail::remove_distribution(env, *dist, tx);
-    if (!r) return fail(r.error());
-    for (const auto& parent : r->parents) {
-      if (auto ok = tx.prune_later(parent); !ok) return fail(ok.error());
+    for (const auto& dist : dists) {
+      auto r = detail::remove_distribution(env, dist, tx);
+      if (!r) return fail(r.error());
+      for (const auto& parent : r->parents) {
+        if (auto ok = tx.prune_later(parent); !ok) return fail(ok.error());
+      }
+      removals.push_back(std::move(*r));
     }
-    if (auto ok = tx.commit(); !ok) return fail(ok.error());
-    return r;
+    detail::test_pause_at_commit();
+    return tx.commit();
   }();
-  if (!removal) {
+  if (!removed) {
     // Rolled back by the transaction; the journal goes unless a backup could not be put back.
     std::error_code ec;
     if (!fs::exists(run_dir / "backup", ec)) {
       fs::remove_all(run_dir, ec);
       journal->finish();
     }
-    return fail(removal.error());
+    return fail(removed.error());
   }
-  detail::cleanup_parents(env, *removal);
+  commit_phase.committed();
+  std::vector<Uninstalled> out;
+  for (std::size_t i = 0; i < dists.size(); ++i) {
+    detail::cleanup_parents(env, removals[i]);
+    out.push_back({dists[i].name, dists[i].version, removals[i].files, std::move(removals[i].warnings)});
+  }
   std::error_code ec;
   fs::remove_all(run_dir, ec);
   journal->finish();
-  return Uninstalled{dist->name, dist->version, removal->files, std::move(removal->warnings)};
+  return out;
+}
+
+Result<Uninstalled> uninstall(const Environment& env, std::string_view name) {
+  auto done = uninstall(env, std::vector<std::string>{std::string(name)});
+  if (!done) return fail(done.error());
+  return std::move(done->front());
 }
 
 }  // namespace vwheel::install

@@ -1,3 +1,6 @@
+// Preparing one wheel: checks, plan, extraction (or the cache) into the run's staging directory,
+// generated files and RECORD. Moving it into place is commit.cpp's.
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,11 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <stdexcept>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -21,9 +20,10 @@
 #include "detail.hpp"
 #include "extract.hpp"
 #include "installed.hpp"
-#include "journal.hpp"
+#include "prepare.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/process.hpp"
 #include "vwheel/install/install.hpp"
@@ -32,59 +32,26 @@
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
-namespace vwheel::install {
+
+namespace vwheel::install::detail {
 namespace fs = std::filesystem;
-using detail::Transaction;
 
 namespace {
 
-constexpr SchemeKey kKeys[] = {SchemeKey::Purelib, SchemeKey::Platlib, SchemeKey::Scripts, SchemeKey::Headers,
-                               SchemeKey::Data};
-
-/// One file to install.
-struct PlannedFile {
-  std::size_t entry = 0;  ///< index into the archive's entries; SIZE_MAX for generated files
-  SchemeKey key = SchemeKey::Purelib;
-  std::string relative;
-  std::string hash;  ///< RECORD hash (verified, or computed for generated files)
-  std::string size;
-  unsigned mode = 0644;
-};
-
-/// A wheel checked and unpacked into its staging directory.
-struct Prepared {
-  fs::path wheel_path;
-  std::string name;     ///< METADATA Name (else the file name's)
-  std::string version;  ///< METADATA Version (else the file name's)
-  std::string dist_info;
-  SchemeKey root = SchemeKey::Purelib;
-  /// The run's staging directory `<purelib>/.vwheel-tmp-.../`, shared by its wheels: this one
-  /// stages into `<tag>-<key>/...` (one level of directories per wheel: each directory made and
-  /// removed costs an ext4 journal update, which showed in the time of 50 small installs); what
-  /// the run's transaction moves aside goes to `backup/` there, named by the journal.
-  fs::path staging;
-  std::string tag;
-  std::vector<PlannedFile> files;
-  std::vector<fs::path> extra_record;  ///< installed files listed without hash (bytecode)
-  bool from_cache = false;
-  bool skipped = false;
-  std::optional<Distribution> existing;
-  std::vector<std::string> warnings;
-  detail::Removal removal;  ///< what replacing `existing` moved aside (its parents are cleaned up after the commit)
-
-  [[nodiscard]] fs::path stage(SchemeKey k) const { return staging / fmt::format("{}-{}", tag, to_string(k)); }
-  [[nodiscard]] fs::path backup() const { return staging / (tag + "-backup"); }
-};
 
 std::string errno_text() { return std::strerror(errno); }
 
 /// Archives from this size on are hashed on a thread of their own while they are extracted.
 constexpr std::uint64_t kHashThreadMinSize = std::uint64_t{4} << 20;
 
+}  // namespace
+
 fs::path scheme_dir(const Environment& env, const Prepared& p, SchemeKey key) {
   if (key == SchemeKey::Headers) return env.scheme.headers / p.name;
   return env.scheme.dir(key);
 }
+
+namespace {
 
 std::string same_version(std::string_view a) {
   auto v = pep440::Version::parse(a);
@@ -229,7 +196,7 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
   std::atomic<bool> unreported{false};  // an exception whose error could not even be allocated
   // Nothing may escape a worker thread (std::terminate): exceptions become errors here.
   parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
-    if (failed) return;
+    if (failed || interrupted()) return;
     try {
       try {
         if (Result<void> ok = fn(p.files[i]); !ok) errors[i] = ok.error();
@@ -241,6 +208,7 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
     }
     if (errors[i] || unreported) failed = true;
   });
+  if (interrupted()) return fail(interrupted_error());
   for (auto& e : errors) {
     if (e) return fail(*e);
   }
@@ -352,6 +320,8 @@ void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const 
   if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
 }
 
+}  // namespace
+
 /// What a prepared wheel's file comes from, for errors: its member, or a file vwheel writes.
 std::string file_label(const Prepared& p, const PlannedFile& f) {
   if (f.entry == SIZE_MAX) return fmt::format("`{}` (written by the installer)", f.relative);
@@ -359,6 +329,8 @@ std::string file_label(const Prepared& p, const PlannedFile& f) {
   const auto stem = p.dist_info.substr(0, p.dist_info.size() - std::string_view(".dist-info").size());
   return fmt::format("member `{}.data/{}/{}`", stem, to_string(f.key), f.relative);
 }
+
+namespace {
 
 /// Rewrites `#!python` shebangs, makes scripts executable, writes entry-point launchers and the
 /// dist-info files vwheel adds.
@@ -489,11 +461,14 @@ Result<void> write_record(const Environment& env, Prepared& p) {
   return detail::write_replacing(p.stage(p.root) / record_rel, text, 0644);
 }
 
+}  // namespace
+
 /// Whether the wheel has a staging directory for `key`: it installs files there (or it is the
 /// root, which holds the dist-info directory).
 bool stages(const Prepared& p, SchemeKey key) {
   return key == p.root || std::any_of(p.files.begin(), p.files.end(), [&](const PlannedFile& f) { return f.key == key; });
 }
+
 
 /// Removes a wheel's staging directories: after a commit, empty ones, removed with one rmdir
 /// each (no listing); anything else with `remove_all`.
@@ -511,6 +486,7 @@ void remove_staging(const Prepared& p) {
   }
   if (p.existing) remove(p.backup());
 }
+
 
 /// Everything up to the move into place, for one wheel.
 Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
@@ -604,266 +580,10 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
   return p;
 }
 
-/// A file that would replace a directory, or a directory needed where the environment has a
-/// file, is an error before anything moves (except the replaced version's own files).
-Result<void> check_conflicts(const Environment& env, const Prepared& p) {
-  std::vector<detail::Destination> files;
-  files.reserve(p.files.size());
-  for (const auto& f : p.files) {
-    const auto root = scheme_dir(env, p, f.key);
-    files.push_back({file_label(p, f), (root / f.relative).lexically_normal(), root});
-  }
-  std::set<fs::path> replaced;
-  if (p.existing) {
-    replaced = detail::owned_paths(env, *p.existing);
-    replaced.insert(p.existing->dist_info.lexically_normal());
-  }
-  return detail::check_type_conflicts(files, replaced);
-}
 
-/// Moves one prepared wheel into place (removing the version it replaces) inside the run's
-/// transaction; the caller commits or rolls back.
-Result<Installed> commit(const Environment& env, Prepared& p, detail::Transaction& tx) {
-  Installed out{p.name, p.version, scheme_dir(env, p, p.root) / p.dist_info, p.files.size() + p.extra_record.size() + 1,
-                p.from_cache, false, std::nullopt, {}};
-  if (p.existing) {
-    auto r = detail::remove_distribution(env, *p.existing, tx);
-    if (!r) return fail(r.error());
-    for (const auto& parent : r->parents) {
-      if (auto ok = tx.prune_later(parent); !ok) return fail(ok.error());
-    }
-    p.removal = std::move(*r);
-    out.replaced = p.existing->version;
-  }
-  out.warnings = p.warnings;
-  for (auto key : kKeys) {
-    std::error_code ec;
-    if (!stages(p, key) || !fs::is_directory(p.stage(key), ec)) continue;
-    if (auto ok = tx.move_contents(p.stage(key), scheme_dir(env, p, key)); !ok) return fail(ok.error());
-  }
-  return out;
-}
+}  // namespace vwheel::install::detail
 
-/// `VWHEEL_TEST_FAIL_AT_MOVE=N` (test-only): the N-th move into place of a run fails, as a full
-/// disk or a permission error would.
-std::function<bool(std::size_t)> fail_at_move_from_environment() {
-  const char* v = std::getenv("VWHEEL_TEST_FAIL_AT_MOVE");
-  if (v == nullptr || *v == '\0') return {};
-  const auto n = static_cast<std::size_t>(std::strtoull(v, nullptr, 10));
-  return [n](std::size_t move) { return move == n; };
-}
-
-}  // namespace
-
-struct Session::Impl {
-  Environment env;
-  InstallOptions options;
-  EnvironmentLock lock;
-  detail::DistInfoIndex installed;
-  fs::path run_dir;
-  unsigned inner_jobs = 1;
-  std::vector<WheelRequest> requests;
-  std::vector<std::optional<Result<Prepared>>> prepared;
-  std::vector<bool> added;
-  std::vector<std::string> to_remove;
-  std::vector<Uninstalled> removed;
-
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::deque<std::size_t> queue;
-  bool closing = false;
-  std::vector<std::thread> workers;
-
-  Impl(const Environment& e, const InstallOptions& o, EnvironmentLock&& l) : env(e), options(o), lock(std::move(l)) {}
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-
-  void work() {
-    for (;;) {
-      std::size_t slot = 0;
-      {
-        std::unique_lock guard(mutex);
-        wake.wait(guard, [&] { return closing || !queue.empty(); });
-        if (queue.empty()) return;
-        slot = queue.front();
-        queue.pop_front();
-      }
-      Result<Prepared> r = fail("not prepared");
-      try {
-        try {
-          r = prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
-        } catch (...) {
-          r = fail(detail::error_from_exception("cannot prepare"));
-        }
-      } catch (...) {
-        // Not even the message could be allocated; this one fits in the string without allocating.
-        r = fail(with_kind(Error("out of memory"), ErrorKind::environment));
-      }
-      prepared[slot] = std::move(r);  // each slot is written by one worker, read after the join
-    }
-  }
-
-  void join() {
-    {
-      std::lock_guard guard(mutex);
-      closing = true;
-    }
-    wake.notify_all();
-    for (auto& t : workers) t.join();
-    workers.clear();
-  }
-
-  /// Removes every staging directory and the run directory.
-  void discard() {
-    for (auto& p : prepared) {
-      if (p && *p && !(*p)->staging.empty()) remove_staging(**p);
-    }
-    prepared.clear();
-    if (!run_dir.empty() && ::rmdir(run_dir.c_str()) != 0 && errno != ENOENT) {
-      std::error_code ec;
-      fs::remove_all(run_dir, ec);
-    }
-    run_dir.clear();
-  }
-
-  ~Impl() {
-    join();
-    discard();
-  }
-};
-
-Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Session::~Session() = default;
-
-Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const InstallOptions& options,
-                                                std::size_t count) {
-  auto lock = EnvironmentLock::acquire(env.lock_dir, [&] {
-    if (options.on_lock_wait) options.on_lock_wait(env);
-  });
-  if (!lock) return fail(lock.error());
-  auto impl = std::make_unique<Impl>(env, options, std::move(*lock));
-  const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
-  // One wheel gets every worker for its members; several get one worker each.
-  impl->inner_jobs = count > 1 ? 1U : jobs;
-  // Holding the lock, first finish or undo a run that was killed while it changed the
-  // environment (its journal names its staging directory, which holds its backups).
-  if (auto recovered = detail::recover(env); !recovered) return fail(recovered.error());
-  if (!impl->options.fail_at_move) impl->options.fail_at_move = fail_at_move_from_environment();
-  // No other run can be using a staging directory now: any left is from a run killed before it
-  // moved anything (e.g. while downloading), and goes.
-  std::vector<fs::path> stale;
-  impl->installed = detail::index_dist_infos(env, &stale);
-  for (const auto& dir : stale) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  const auto run_dir = env.scheme.purelib / fmt::format(".vwheel-tmp-{}", unique_token());
-  if (::mkdir(run_dir.c_str(), 0755) != 0) return fail(fmt::format("{}: cannot create: {}", run_dir.string(), errno_text()));
-  impl->run_dir = run_dir;
-  impl->requests.resize(count);
-  impl->prepared.resize(count);
-  impl->added.resize(count, false);
-  const auto workers = std::min<std::size_t>(jobs, count);
-  for (std::size_t t = 0; t < workers; ++t) impl->workers.emplace_back([p = impl.get()] { p->work(); });
-  return std::unique_ptr<Session>(new Session(std::move(impl)));
-}
-
-void Session::add(std::size_t slot, WheelRequest request) {
-  auto& s = *impl_;
-  if (slot >= s.requests.size() || s.added[slot]) throw std::logic_error("install::Session::add: bad or repeated slot");
-  s.added[slot] = true;
-  s.requests[slot] = std::move(request);
-  {
-    std::lock_guard guard(s.mutex);
-    s.queue.push_back(slot);
-  }
-  s.wake.notify_one();
-}
-
-Result<std::vector<Installed>> Session::finish() {
-  auto& s = *impl_;
-  s.join();
-  std::vector<Installed> out;
-  // A failed preparation stops the run before anything is moved.
-  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
-    if (!s.added[i]) throw std::logic_error("install::Session::finish: a slot was never added");
-    if (!*s.prepared[i]) return fail(s.prepared[i]->error().with_context(s.requests[i].path.filename().string()));
-  }
-  // Type conflicts stop the run before anything moves.
-  std::vector<Distribution> removing;
-  for (const auto& name : s.to_remove) {
-    if (auto d = detail::find_in_index(s.installed, name)) removing.push_back(std::move(*d));
-  }
-  bool changes = !removing.empty();
-  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
-    const auto& p = **s.prepared[i];
-    if (p.skipped) continue;
-    changes = true;
-    if (auto ok = check_conflicts(s.env, p); !ok) return fail(ok.error().with_context(s.requests[i].path.filename().string()));
-  }
-  std::optional<detail::Journal> journal;
-  if (changes) {
-    auto created = detail::Journal::create(detail::journal_path(s.env), s.run_dir);
-    if (!created) return fail(with_kind(created.error(), ErrorKind::environment));
-    journal = std::move(*created);
-  }
-  // One transaction for the run: every wheel goes in, or none does.
-  {
-    detail::Transaction tx(s.run_dir / "backup", s.options.fail_at_move, journal ? &*journal : nullptr);
-    auto undo = [&](Error error) -> Result<std::vector<Installed>> {
-      // When a backup could not be put back, the journal and the run directory (which holds the
-      // backup) stay for the next run or `vwheel repair`.
-      if (!tx.rollback()) {
-        s.run_dir.clear();
-      } else if (journal) {
-        journal->finish();
-      }
-      return fail(std::move(error));
-    };
-    for (std::size_t i = 0; i < s.prepared.size(); ++i) {
-      auto& p = **s.prepared[i];
-      if (p.skipped) {
-        out.push_back({p.name, p.version, p.existing->dist_info, 0, false, true, std::nullopt, {}});
-        continue;
-      }
-      auto done = commit(s.env, p, tx);
-      if (!done) return undo(done.error().with_context(s.requests[i].path.filename().string()));
-      out.push_back(std::move(*done));
-    }
-    std::vector<detail::Removal> removals;
-    for (const auto& d : removing) {
-      auto r = detail::remove_distribution(s.env, d, tx);
-      if (!r) return undo(r.error());
-      for (const auto& parent : r->parents) {
-        if (auto ok = tx.prune_later(parent); !ok) return undo(ok.error());
-      }
-      s.removed.push_back({d.name, d.version, r->files, r->warnings});
-      removals.push_back(std::move(*r));
-    }
-    if (auto ok = tx.commit(); !ok) {
-      s.removed.clear();
-      if (journal) journal->finish();
-      return fail(ok.error());
-    }
-    for (const auto& r : removals) detail::cleanup_parents(s.env, r);
-  }
-  for (auto& p : s.prepared) detail::cleanup_parents(s.env, (*p)->removal);
-  s.discard();
-  if (journal) journal->finish();
-  return out;
-}
-
-void Session::uninstall_too(std::vector<std::string> canonical_names) { impl_->to_remove = std::move(canonical_names); }
-
-const std::vector<Uninstalled>& Session::removed() const { return impl_->removed; }
-
-Result<std::vector<Installed>> install_wheels(const Environment& env, const std::vector<WheelRequest>& wheels,
-                                              const InstallOptions& options) {
-  auto session = Session::begin(env, options, wheels.size());
-  if (!session) return fail(session.error());
-  for (std::size_t i = 0; i < wheels.size(); ++i) (*session)->add(i, wheels[i]);
-  return (*session)->finish();
-}
+namespace vwheel::install {
 
 std::optional<LinkMode> parse_link_mode(std::string_view text) {
   if (text == "auto") return LinkMode::automatic;

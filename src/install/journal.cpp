@@ -6,12 +6,15 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "installed.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/interrupt.hpp"
 
 namespace vwheel::install::detail {
 namespace fs = std::filesystem;
@@ -240,13 +243,16 @@ Result<Journal> Journal::create(const fs::path& file, const fs::path& run_dir) {
   return j;
 }
 
-Journal::Journal(Journal&& other) noexcept : file_(std::move(other.file_)), fd_(other.fd_) { other.fd_ = -1; }
+Journal::Journal(Journal&& other) noexcept : file_(std::move(other.file_)), fd_(other.fd_), dirty_(other.dirty_) {
+  other.fd_ = -1;
+}
 
 Journal& Journal::operator=(Journal&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     file_ = std::move(other.file_);
     fd_ = other.fd_;
+    dirty_ = other.dirty_;
     other.fd_ = -1;
   }
   return *this;
@@ -258,13 +264,20 @@ Journal::~Journal() {
 
 Result<void> Journal::append(const JournalStep& step) {
   test_crash_point();
+  dirty_ = true;
   return write_all(fd_, format_journal_step(step), file_);
+}
+
+Result<void> Journal::sync() {
+  if (!dirty_) return {};
+  if (::fdatasync(fd_) != 0) return fail(fmt::format("{}: cannot sync the journal: {}", file_.string(), std::strerror(errno)));
+  dirty_ = false;
+  return {};
 }
 
 Result<void> Journal::commit() {
   if (auto ok = append({JournalStep::Kind::Commit, {}, {}}); !ok) return ok;
-  if (::fdatasync(fd_) != 0) return fail(fmt::format("{}: cannot sync the journal: {}", file_.string(), std::strerror(errno)));
-  return {};
+  return sync();
 }
 
 void Journal::finish() noexcept {
@@ -323,6 +336,16 @@ Result<Recovery> recover(const Environment& env) {
   ::unlink(file.c_str());
   sync_dir(file.parent_path());
   return out;
+}
+
+void test_pause_at_commit() noexcept {
+  const char* v = std::getenv("VWHEEL_TEST_PAUSE_AT_COMMIT");
+  if (v == nullptr || *v == '\0') return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::strtod(v, nullptr));
+  // Until a signal comes (it is deferred: the run then finishes) or the time is up.
+  while (!interrupted() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void test_crash_point() noexcept {

@@ -4,9 +4,13 @@
 // Every step that touches a file outside the run's staging directory is appended to
 // `<lock_dir>/.vwheel-journal` before it is done, so that a run killed at any point can be
 // undone (or, once its `commit` line is written, finished) by the next run or `vwheel repair`.
-// The journal is fsynced when it is created and at the commit point; in between, each line is a
-// plain write(2): a killed process loses nothing the kernel was given, and on ext4 (data=ordered)
-// the append is in the file before a later rename is on disk.
+// The journal is fdatasynced when it is created, before every batch of renames it describes
+// (Transaction::flush: one sync per scheme directory moved into or removed distribution, not
+// per file), and
+// at the commit point. A step recorded but never done (the crash came inside a batch) undoes as
+// a no-op; a rename done without its step on disk cannot happen, even after a power loss (a plain
+// write(2) alone is not enough there: ext4's delayed allocation may write the journal's new
+// length after the rename).
 //
 // Format: a header line `vwheel-journal<TAB>1<TAB>RUN_DIR`, then one step per line,
 // `KIND<TAB>PATH[<TAB>PATH]`, paths with `%`, TAB, CR, LF and other control bytes written as
@@ -75,8 +79,10 @@ class Journal {
   Journal& operator=(const Journal&) = delete;
   ~Journal();
 
-  /// Appends one step (before it is done).
+  /// Appends one step (before it is done; sync() before doing it).
   [[nodiscard]] Result<void> append(const JournalStep& step);
+  /// fdatasync of the steps appended since the last sync (none: no system call).
+  [[nodiscard]] Result<void> sync();
   /// Appends the commit line and fsyncs: the run is then finished by recovery, never undone.
   [[nodiscard]] Result<void> commit();
   /// Deletes the journal: the run is over (committed and cleaned up, or rolled back).
@@ -88,6 +94,7 @@ class Journal {
   Journal(std::filesystem::path file, int fd) : file_(std::move(file)), fd_(fd) {}
   std::filesystem::path file_;
   int fd_ = -1;
+  bool dirty_ = false;  ///< appended since the last sync
 };
 
 /// The journal of this environment.
@@ -107,8 +114,13 @@ struct Recovery {
 [[nodiscard]] Result<Recovery> recover(const Environment& env);
 
 /// Test-only fault injection: when `VWHEEL_TEST_CRASH_AFTER=N` is set, the process kills itself
-/// (SIGKILL) at its (N+1)-th journal step, i.e. after N steps (the commit line and the final
-/// clean-up count as steps). Never set outside tests.
+/// (SIGKILL) at its (N+1)-th crash point, i.e. after N: each journal write (the commit line and the
+/// final clean-up included) and each journaled rename is one. Never set outside tests.
 void test_crash_point() noexcept;
+
+/// Test-only: when `VWHEEL_TEST_PAUSE_AT_COMMIT=SECONDS` is set, the run waits in its commit
+/// phase, after its moves and before its commit line, until a signal comes (deferred: the run then
+/// finishes) or SECONDS pass. Never set outside tests.
+void test_pause_at_commit() noexcept;
 
 }  // namespace vwheel::install::detail

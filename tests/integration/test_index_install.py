@@ -655,9 +655,11 @@ def test_extra_index_404_and_index_priority(vwheel, index, example_index, tmp_pa
     assert set(example.EXPECTED["cuda12.8-sm90"]["installed"]) - {"nvidia-cudnn-cu12", "nvidia-cublas-cu12"} <= set(got)
 
 
-def test_interrupted_install_changes_nothing_and_the_next_run_clears_its_staging(vwheel, faulty, venv, tmp_path):
-    # Interrupted (SIGINT, no chance to clean up) while torch still downloads and the others are
-    # staged: nothing is in place; the next run, holding the environment lock, removes the staging.
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_interrupted_install_changes_nothing_and_leaves_no_staging(vwheel, faulty, venv, tmp_path, sig):
+    # Interrupted while torch still downloads and the others are staged: nothing is in place.
+    # SIGINT: the run stops its download and removes its staging itself (exit 130). SIGKILL (no
+    # chance to clean up): the next run, holding the environment lock, removes the staging.
     faulty.fault(CU128_PATH, "slow", times=1, delay=30)
     site = next(Path(venv).parents[1].glob("lib/python3*/site-packages"))
     before = tree(venv)
@@ -667,11 +669,16 @@ def test_interrupted_install_changes_nothing_and_the_next_run_clears_its_staging
     deadline = time.monotonic() + 25
     while time.monotonic() < deadline and not list(site.glob(".vwheel-tmp-*/*-purelib/numpy")):
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=20)
+    proc.send_signal(sig)
+    rc = proc.wait(timeout=20)
     left = list(site.glob(".vwheel-tmp-*"))
-    assert left, "the interrupted run left no staging directory (the test interrupted too late?)"
-    assert {k: v for k, v in tree(venv).items() if ".vwheel-tmp-" not in k} == before
+    if sig == signal.SIGINT:
+        assert rc == 130, rc
+        assert not left, left
+        assert tree(venv) == before
+    else:
+        assert left, "the killed run left no staging directory (the test interrupted too late?)"
+        assert {k: v for k, v in tree(venv).items() if ".vwheel-tmp-" not in k} == before
     faulty.clear()
     r = fault_install(vwheel, faulty, venv, tmp_path / "dlcache")
     assert r.rc == 0, r.err

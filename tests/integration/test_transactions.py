@@ -3,7 +3,7 @@ one transaction per run, and recovery (by the next run or `vwheel repair`) after
 journaled step of an upgrade and of an uninstall.
 
 The kill points use the test-only `VWHEEL_TEST_CRASH_AFTER=N` (the process SIGKILLs itself after N
-journal writes) and `VWHEEL_TEST_FAIL_AT_MOVE=N` (the N-th move into place fails)."""
+journal writes and journaled renames) and `VWHEEL_TEST_FAIL_AT_MOVE=N` (the N-th move into place fails)."""
 import base64
 import hashlib
 import json
@@ -159,6 +159,48 @@ def test_kill_at_every_step_of_an_upgrade_and_an_uninstall(vwheel, venv, tmp_pat
     assert installed_state(venv) is None
 
 
+def test_uninstall_of_several_names_is_one_transaction(vwheel, venv, tmp_path):
+    old = tx_wheel(tmp_path, "1.0")
+    other = make_wheel(tmp_path, "vwpeer-1.0-py3-none-any.whl", {"vwpeer/__init__.py": b"", "vwpeer/a.py": b"A = 1\n"})
+    py = venv / "bin" / "python"
+    sp = site_packages(venv)
+
+    def both():
+        for w, name in ((old, "vwtx"), (other, "vwpeer")):
+            if not (sp / f"{name}-1.0.dist-info").exists():
+                assert vwheel("install", w, "--python", py).rc == 0
+
+    # An unknown name fails the whole run before anything is removed (pip would skip it).
+    both()
+    before = tree(venv)
+    r = vwheel("uninstall", "vwtx", "vwpeer", "vw-nowhere", "--python", py)
+    assert r.rc == 1, r.err
+    assert r.err.strip().splitlines() == [f"vwheel: error: vw-nowhere: not installed in {sp} (nothing was uninstalled)"], r.err
+    assert tree(venv) == before
+    assert leftovers(venv) == []
+
+    # Killed at every third crash point: after recovery both are there, or neither is.
+    n = 0
+    while True:
+        both()
+        r = vwheel("uninstall", "vwtx", "vwpeer", "--python", py, env={"VWHEEL_TEST_CRASH_AFTER": str(n)})
+        if r.rc == 0:
+            assert r.out.splitlines() == ["uninstalled vwtx 1.0 (13 files)", "uninstalled vwpeer 1.0 (3 files)"], r.out
+            assert check_clean(venv, (None,)) is None
+            assert not (sp / "vwpeer").exists()
+            break
+        assert r.rc == -9, f"kill point {n}: rc {r.rc}: {r.err}"
+        fix = vwheel("repair", "--python", py)
+        assert fix.rc == 0, fix.err
+        v = check_clean(venv, ("1.0", None))
+        peer = (sp / "vwpeer-1.0.dist-info").exists()
+        assert peer == (v == "1.0"), f"kill point {n}: vwtx {v}, vwpeer {'present' if peer else 'absent'}"
+        assert peer == (sp / "vwpeer" / "a.py").exists()
+        n += 3
+        assert n < 500, "no end to the kill points"
+    assert n >= 9, n
+
+
 def test_file_where_the_environment_has_a_directory_is_refused(vwheel, venv, tmp_path):
     before = tree(venv)
     w = make_wheel(tmp_path, "vwbin-1.0-py3-none-any.whl", {"vwbin-1.0.data/data/bin": b"not a directory\n"})
@@ -211,8 +253,9 @@ def test_two_wheels_commit_together(vwheel, venv, tmp_path):
     assert r.rc != 0 and "injected failure" in r.err, r.err
     assert tree(venv) == before
     assert leftovers(venv) == []
-    # Killed after the first wheel is in place: the next run takes it out again.
-    r = vwheel("install", a, b, "--python", py, env={"VWHEEL_TEST_CRASH_AFTER": "3"})
+    # Killed after the first wheel is in place (crash points: the journal's creation, vwfirst's two
+    # journaled moves, their two renames): the next run takes it out again.
+    r = vwheel("install", a, b, "--python", py, env={"VWHEEL_TEST_CRASH_AFTER": "5"})
     assert r.rc == -9, r.err
     assert (site_packages(venv) / "vwfirst-1.0.dist-info").exists()
     assert vwheel("repair", "--python", py).rc == 0

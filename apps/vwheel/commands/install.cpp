@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "index_options.hpp"
+#include "interruptible.hpp"
 #include "vwheel/api/install.hpp"
 
 namespace vwheel::cli {
@@ -110,19 +111,21 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--max-ratio", o->max_ratio, "Largest compression ratio of a member over 1 MiB (default 1000)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      const bool lines = !o->index.quiet && !o->json;
-      api::Observer observer;
-      observer.on_warning = report_warning;
-      if (lines) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
-      auto done = api::install(make_request(*o), observer);
-      if (!done) return report_failure(done.error());
-      if (o->json) fmt::print("{}", done->report_json);
-      if (!lines && !(done->from_files && o->dry_run)) return kOk;
-      for (const auto& w : done->would_install) fmt::print("would install {}\n", w.filename().string());
-      if (!lines) return kOk;
-      print_installed(done->installed);
-      for (const auto& u : done->unchanged) fmt::print("{} already installed\n", u);
-      return kOk;
+      return run_interruptible([o]() -> int {
+        const bool lines = !o->index.quiet && !o->json;
+        api::Observer observer;
+        observer.on_warning = report_warning;
+        if (lines) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
+        auto done = api::install(make_request(*o), observer);
+        if (!done) return report_failure(done.error());
+        if (o->json) fmt::print("{}", done->report_json);
+        if (!lines && !(done->from_files && o->dry_run)) return kOk;
+        for (const auto& w : done->would_install) fmt::print("would install {}\n", w.filename().string());
+        if (!lines) return kOk;
+        print_installed(done->installed);
+        for (const auto& u : done->unchanged) fmt::print("{} already installed\n", u);
+        return kOk;
+      });
     };
   });
 }

@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "index_options.hpp"
+#include "interruptible.hpp"
 #include "vwheel/api/install.hpp"
 
 namespace vwheel::cli {
@@ -64,19 +65,21 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
   add_index_options(*cmd, o->index, false);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      api::Observer observer;
-      observer.on_warning = report_warning;
-      if (!o->index.quiet) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
-      auto done = api::sync(o->request(), observer);
-      if (!done) return report_failure(done.error());
-      if (o->index.quiet || !done->applied) return kOk;
-      const auto& applied = *done->applied;
-      for (const auto& d : applied.installed) fmt::print("installed {} {}\n", d.name, d.version);
-      for (const auto& u : applied.removed) fmt::print("removed {} {}\n", u.name, u.version);
-      if (applied.installed.empty() && applied.removed.empty()) {
-        fmt::print("nothing to do: {} packages already as locked\n", applied.unchanged.size());
-      }
-      return kOk;
+      return run_interruptible([o]() -> int {
+        api::Observer observer;
+        observer.on_warning = report_warning;
+        if (!o->index.quiet) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
+        auto done = api::sync(o->request(), observer);
+        if (!done) return report_failure(done.error());
+        if (o->index.quiet || !done->applied) return kOk;
+        const auto& applied = *done->applied;
+        for (const auto& d : applied.installed) fmt::print("installed {} {}\n", d.name, d.version);
+        for (const auto& u : applied.removed) fmt::print("removed {} {}\n", u.name, u.version);
+        if (applied.installed.empty() && applied.removed.empty()) {
+          fmt::print("nothing to do: {} packages already as locked\n", applied.unchanged.size());
+        }
+        return kOk;
+      });
     };
   });
 }

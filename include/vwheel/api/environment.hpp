@@ -78,13 +78,14 @@ struct UninstallRequest {
   std::vector<std::string> names;
 };
 
-/// One entry per requested name, in request order: what was removed, or why nothing was.
+/// What was removed, one entry per distribution, in request order.
 struct UninstallReport {
-  std::vector<Result<install::Uninstalled>> entries;
+  std::vector<install::Uninstalled> entries;
 };
 
-/// Opens the environment and uninstalls every named distribution, one after the other. Fails
-/// when no interpreter can be used.
+/// Opens the environment and uninstalls every named distribution in one transaction (all or
+/// none; see install::uninstall). Fails when no interpreter can be used, when a name is not
+/// installed (nothing is then removed), or when the removal fails (undone).
 [[nodiscard]] Result<UninstallReport> uninstall(const UninstallRequest& request);
 
 /// `uninstalled NAME VERSION (N files)` and a newline.

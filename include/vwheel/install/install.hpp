@@ -226,9 +226,15 @@ struct Distribution {
 [[nodiscard]] std::optional<Distribution> find_distribution(const Environment& env, std::string_view name);
 
 
-/// Removes a distribution from RECORD (files, their `__pycache__` files, the dist-info
-/// directory, directories left empty), under the environment lock, all or nothing (journaled as
-/// an install is). Fails when it is not installed or has no RECORD.
+/// Removes distributions from RECORD (files, their `__pycache__` files, the dist-info
+/// directories, directories left empty), under the environment lock, in one journaled
+/// transaction: all of them or none (a kill at any point is undone, or finished, by the next run
+/// or repair()). Fails before anything is removed when a name is not installed (unlike pip, which
+/// skips it with a warning): the error names it. Fails when a distribution has no RECORD. A name
+/// given twice is removed once; the result is in the order given.
+[[nodiscard]] Result<std::vector<Uninstalled>> uninstall(const Environment& env, const std::vector<std::string>& names);
+
+/// uninstall() of one name.
 [[nodiscard]] Result<Uninstalled> uninstall(const Environment& env, std::string_view name);
 
 /// What repair() found and did.

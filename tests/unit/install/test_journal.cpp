@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "install/detail.hpp"
 #include "install/journal.hpp"
 #include "vwheel/core/fs.hpp"
 
@@ -212,6 +213,50 @@ TEST_F(JournalTest, CreateRefusesASecondJournal) {
   EXPECT_FALSE(second);
   first->finish();
   EXPECT_FALSE(fs::exists(journal_path(env_)));
+}
+
+TEST_F(JournalTest, RemovalsAreJournaledBeforeTheyAreDoneAndDoneTogether) {
+  spit(root_ / "site" / "a.py", "a");
+  spit(root_ / "site" / "b.py", "b");
+  fs::create_directories(run_);
+  auto journal = Journal::create(journal_path(env_), run_);
+  ASSERT_TRUE(journal);
+  {
+    Transaction tx(run_ / "backup", {}, &*journal);
+    ASSERT_TRUE(tx.remove(root_ / "site" / "a.py"));
+    ASSERT_TRUE(tx.remove(root_ / "site" / "b.py"));
+    // Journaled (write-ahead), not yet done: the batch waits for one sync.
+    const auto text = slurp(journal_path(env_));
+    EXPECT_NE(text.find("aside\t" + (root_ / "site" / "a.py").string()), std::string::npos) << text;
+    EXPECT_NE(text.find("aside\t" + (root_ / "site" / "b.py").string()), std::string::npos) << text;
+    EXPECT_TRUE(fs::exists(root_ / "site" / "a.py"));
+    ASSERT_TRUE(tx.commit());
+  }
+  EXPECT_FALSE(fs::exists(root_ / "site" / "a.py"));
+  EXPECT_FALSE(fs::exists(root_ / "site" / "b.py"));
+  journal->finish();
+}
+
+TEST_F(JournalTest, RollbackDropsJournaledMovesNeverDone) {
+  spit(root_ / "site" / "a.py", "a");
+  spit(run_ / "stage" / "new.py", "new");
+  auto journal = Journal::create(journal_path(env_), run_);
+  ASSERT_TRUE(journal);
+  {
+    Transaction tx(run_ / "backup", {}, &*journal);
+    ASSERT_TRUE(tx.remove(root_ / "site" / "a.py"));
+    ASSERT_TRUE(tx.move_into(run_ / "stage" / "new.py", root_ / "site" / "new.py"));
+    EXPECT_TRUE(tx.rollback());
+  }
+  EXPECT_EQ(slurp(root_ / "site" / "a.py"), "a");
+  EXPECT_EQ(slurp(run_ / "stage" / "new.py"), "new");
+  EXPECT_FALSE(fs::exists(root_ / "site" / "new.py"));
+  // What recovery would do with the same journal after a crash before the batch: nothing.
+  auto recovered = recover(env_);
+  ASSERT_TRUE(recovered) << recovered.error().message;
+  EXPECT_TRUE(recovered->found);
+  EXPECT_EQ(slurp(root_ / "site" / "a.py"), "a");
+  EXPECT_FALSE(fs::exists(root_ / "site" / "new.py"));
 }
 
 }  // namespace

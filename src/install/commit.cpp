@@ -1,0 +1,308 @@
+// The run: wheels prepared on worker threads, then every one moved into place (and the
+// distributions `sync` removes taken out) in one journaled transaction.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "detail.hpp"
+#include "extract.hpp"
+#include "installed.hpp"
+#include "journal.hpp"
+#include "prepare.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/interrupt.hpp"
+#include "vwheel/core/parallel.hpp"
+#include "vwheel/install/install.hpp"
+
+namespace vwheel::install {
+namespace fs = std::filesystem;
+using namespace detail;
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+/// A file that would replace a directory, or a directory needed where the environment has a
+/// file, is an error before anything moves (except the replaced version's own files).
+Result<void> check_conflicts(const Environment& env, const Prepared& p) {
+  std::vector<detail::Destination> files;
+  files.reserve(p.files.size());
+  for (const auto& f : p.files) {
+    const auto root = scheme_dir(env, p, f.key);
+    files.push_back({file_label(p, f), (root / f.relative).lexically_normal(), root});
+  }
+  std::set<fs::path> replaced;
+  if (p.existing) {
+    replaced = detail::owned_paths(env, *p.existing);
+    replaced.insert(p.existing->dist_info.lexically_normal());
+  }
+  return detail::check_type_conflicts(files, replaced);
+}
+
+/// Moves one prepared wheel into place (removing the version it replaces) inside the run's
+/// transaction; the caller commits or rolls back.
+Result<Installed> commit(const Environment& env, Prepared& p, detail::Transaction& tx) {
+  Installed out{p.name, p.version, scheme_dir(env, p, p.root) / p.dist_info, p.files.size() + p.extra_record.size() + 1,
+                p.from_cache, false, std::nullopt, {}};
+  if (p.existing) {
+    auto r = detail::remove_distribution(env, *p.existing, tx);
+    if (!r) return fail(r.error());
+    for (const auto& parent : r->parents) {
+      if (auto ok = tx.prune_later(parent); !ok) return fail(ok.error());
+    }
+    p.removal = std::move(*r);
+    out.replaced = p.existing->version;
+  }
+  out.warnings = p.warnings;
+  for (auto key : kKeys) {
+    std::error_code ec;
+    if (!stages(p, key) || !fs::is_directory(p.stage(key), ec)) continue;
+    if (auto ok = tx.move_contents(p.stage(key), scheme_dir(env, p, key)); !ok) return fail(ok.error());
+  }
+  return out;
+}
+
+/// `VWHEEL_TEST_FAIL_AT_MOVE=N` (test-only): the N-th move into place of a run fails, as a full
+/// disk or a permission error would.
+std::function<bool(std::size_t)> fail_at_move_from_environment() {
+  const char* v = std::getenv("VWHEEL_TEST_FAIL_AT_MOVE");
+  if (v == nullptr || *v == '\0') return {};
+  const auto n = static_cast<std::size_t>(std::strtoull(v, nullptr, 10));
+  return [n](std::size_t move) { return move == n; };
+}
+
+}  // namespace
+
+struct Session::Impl {
+  Environment env;
+  InstallOptions options;
+  EnvironmentLock lock;
+  /// From here a signal is recorded and the run winds down: workers stop, staging goes.
+  Cancellable cancellable;
+  detail::DistInfoIndex installed;
+  fs::path run_dir;
+  unsigned inner_jobs = 1;
+  std::vector<WheelRequest> requests;
+  std::vector<std::optional<Result<Prepared>>> prepared;
+  std::vector<bool> added;
+  std::vector<std::string> to_remove;
+  std::vector<Uninstalled> removed;
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::size_t> queue;
+  bool closing = false;
+  std::vector<std::thread> workers;
+
+  Impl(const Environment& e, const InstallOptions& o, EnvironmentLock&& l) : env(e), options(o), lock(std::move(l)) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  void work() {
+    for (;;) {
+      std::size_t slot = 0;
+      {
+        std::unique_lock guard(mutex);
+        wake.wait(guard, [&] { return closing || !queue.empty(); });
+        if (queue.empty()) return;
+        slot = queue.front();
+        queue.pop_front();
+      }
+      Result<Prepared> r = fail("not prepared");
+      try {
+        try {
+          r = interrupted() ? fail(interrupted_error())
+                            : prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
+        } catch (...) {
+          r = fail(detail::error_from_exception("cannot prepare"));
+        }
+      } catch (...) {
+        // Not even the message could be allocated; this one fits in the string without allocating.
+        r = fail(with_kind(Error("out of memory"), ErrorKind::environment));
+      }
+      prepared[slot] = std::move(r);  // each slot is written by one worker, read after the join
+    }
+  }
+
+  void join() {
+    {
+      std::lock_guard guard(mutex);
+      closing = true;
+    }
+    wake.notify_all();
+    for (auto& t : workers) t.join();
+    workers.clear();
+  }
+
+  /// Removes every staging directory and the run directory.
+  void discard() {
+    for (auto& p : prepared) {
+      if (p && *p && !(*p)->staging.empty()) remove_staging(**p);
+    }
+    prepared.clear();
+    if (!run_dir.empty() && ::rmdir(run_dir.c_str()) != 0 && errno != ENOENT) {
+      std::error_code ec;
+      fs::remove_all(run_dir, ec);
+    }
+    run_dir.clear();
+  }
+
+  ~Impl() {
+    join();
+    discard();
+  }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const InstallOptions& options,
+                                                std::size_t count) {
+  auto lock = EnvironmentLock::acquire(env.lock_dir, [&] {
+    if (options.on_lock_wait) options.on_lock_wait(env);
+  });
+  if (!lock) return fail(lock.error());
+  auto impl = std::make_unique<Impl>(env, options, std::move(*lock));
+  const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
+  // One wheel gets every worker for its members; several get one worker each.
+  impl->inner_jobs = count > 1 ? 1U : jobs;
+  // Holding the lock, first finish or undo a run that was killed while it changed the
+  // environment (its journal names its staging directory, which holds its backups).
+  if (auto recovered = detail::recover(env); !recovered) return fail(recovered.error());
+  if (!impl->options.fail_at_move) impl->options.fail_at_move = fail_at_move_from_environment();
+  // No other run can be using a staging directory now: any left is from a run killed before it
+  // moved anything (e.g. while downloading), and goes.
+  std::vector<fs::path> stale;
+  impl->installed = detail::index_dist_infos(env, &stale);
+  for (const auto& dir : stale) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  const auto run_dir = env.scheme.purelib / fmt::format(".vwheel-tmp-{}", unique_token());
+  if (::mkdir(run_dir.c_str(), 0755) != 0) return fail(fmt::format("{}: cannot create: {}", run_dir.string(), errno_text()));
+  impl->run_dir = run_dir;
+  impl->requests.resize(count);
+  impl->prepared.resize(count);
+  impl->added.resize(count, false);
+  const auto workers = std::min<std::size_t>(jobs, count);
+  for (std::size_t t = 0; t < workers; ++t) impl->workers.emplace_back([p = impl.get()] { p->work(); });
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+void Session::add(std::size_t slot, WheelRequest request) {
+  auto& s = *impl_;
+  if (slot >= s.requests.size() || s.added[slot]) throw std::logic_error("install::Session::add: bad or repeated slot");
+  s.added[slot] = true;
+  s.requests[slot] = std::move(request);
+  {
+    std::lock_guard guard(s.mutex);
+    s.queue.push_back(slot);
+  }
+  s.wake.notify_one();
+}
+
+Result<std::vector<Installed>> Session::finish() {
+  auto& s = *impl_;
+  s.join();
+  if (interrupted()) return fail(interrupted_error());
+  std::vector<Installed> out;
+  // A failed preparation stops the run before anything is moved.
+  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
+    if (!s.added[i]) throw std::logic_error("install::Session::finish: a slot was never added");
+    if (!*s.prepared[i]) return fail(s.prepared[i]->error().with_context(s.requests[i].path.filename().string()));
+  }
+  // Type conflicts stop the run before anything moves.
+  std::vector<Distribution> removing;
+  for (const auto& name : s.to_remove) {
+    if (auto d = detail::find_in_index(s.installed, name)) removing.push_back(std::move(*d));
+  }
+  bool changes = !removing.empty();
+  for (std::size_t i = 0; i < s.prepared.size(); ++i) {
+    const auto& p = **s.prepared[i];
+    if (p.skipped) continue;
+    changes = true;
+    if (auto ok = check_conflicts(s.env, p); !ok) return fail(ok.error().with_context(s.requests[i].path.filename().string()));
+  }
+  // The commit phase (short): a signal from here on is deferred until the run has finished.
+  CommitPhase commit_phase;
+  if (interrupted()) return fail(interrupted_error());
+  std::optional<detail::Journal> journal;
+  if (changes) {
+    auto created = detail::Journal::create(detail::journal_path(s.env), s.run_dir);
+    if (!created) return fail(with_kind(created.error(), ErrorKind::environment));
+    journal = std::move(*created);
+  }
+  // One transaction for the run: every wheel goes in, or none does.
+  {
+    detail::Transaction tx(s.run_dir / "backup", s.options.fail_at_move, journal ? &*journal : nullptr);
+    auto undo = [&](Error error) -> Result<std::vector<Installed>> {
+      // When a backup could not be put back, the journal and the run directory (which holds the
+      // backup) stay for the next run or `vwheel repair`.
+      if (!tx.rollback()) {
+        s.run_dir.clear();
+      } else if (journal) {
+        journal->finish();
+      }
+      return fail(std::move(error));
+    };
+    for (std::size_t i = 0; i < s.prepared.size(); ++i) {
+      auto& p = **s.prepared[i];
+      if (p.skipped) {
+        out.push_back({p.name, p.version, p.existing->dist_info, 0, false, true, std::nullopt, {}});
+        continue;
+      }
+      auto done = commit(s.env, p, tx);
+      if (!done) return undo(done.error().with_context(s.requests[i].path.filename().string()));
+      out.push_back(std::move(*done));
+    }
+    std::vector<detail::Removal> removals;
+    for (const auto& d : removing) {
+      auto r = detail::remove_distribution(s.env, d, tx);
+      if (!r) return undo(r.error());
+      for (const auto& parent : r->parents) {
+        if (auto ok = tx.prune_later(parent); !ok) return undo(ok.error());
+      }
+      s.removed.push_back({d.name, d.version, r->files, r->warnings});
+      removals.push_back(std::move(*r));
+    }
+    detail::test_pause_at_commit();
+    if (auto ok = tx.commit(); !ok) {
+      s.removed.clear();
+      if (journal) journal->finish();
+      return fail(ok.error());
+    }
+    commit_phase.committed();
+    for (const auto& r : removals) detail::cleanup_parents(s.env, r);
+  }
+  for (auto& p : s.prepared) detail::cleanup_parents(s.env, (*p)->removal);
+  s.discard();
+  if (journal) journal->finish();
+  return out;
+}
+
+void Session::uninstall_too(std::vector<std::string> canonical_names) { impl_->to_remove = std::move(canonical_names); }
+
+const std::vector<Uninstalled>& Session::removed() const { return impl_->removed; }
+
+Result<std::vector<Installed>> install_wheels(const Environment& env, const std::vector<WheelRequest>& wheels,
+                                              const InstallOptions& options) {
+  auto session = Session::begin(env, options, wheels.size());
+  if (!session) return fail(session.error());
+  for (std::size_t i = 0; i < wheels.size(); ++i) (*session)->add(i, wheels[i]);
+  return (*session)->finish();
+}
+
+}  // namespace vwheel::install

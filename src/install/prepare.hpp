@@ -1,0 +1,77 @@
+#pragma once
+// A wheel checked and unpacked into the run's staging directory (installer.cpp), ready for
+// the commit (commit.cpp) to move into place.
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "installed.hpp"
+#include "vwheel/core/error.hpp"
+#include "vwheel/install/install.hpp"
+
+namespace vwheel::install::detail {
+
+/// The scheme directories a wheel installs into, in the order they are moved.
+inline constexpr SchemeKey kKeys[] = {SchemeKey::Purelib, SchemeKey::Platlib, SchemeKey::Scripts, SchemeKey::Headers,
+  SchemeKey::Data};
+
+/// One file to install.
+struct PlannedFile {
+  std::size_t entry = 0;  ///< index into the archive's entries; SIZE_MAX for generated files
+  SchemeKey key = SchemeKey::Purelib;
+  std::string relative;
+  std::string hash;  ///< RECORD hash (verified, or computed for generated files)
+  std::string size;
+  unsigned mode = 0644;
+};
+
+/// A wheel checked and unpacked into its staging directory.
+struct Prepared {
+  std::filesystem::path wheel_path;
+  std::string name;     ///< METADATA Name (else the file name's)
+  std::string version;  ///< METADATA Version (else the file name's)
+  std::string dist_info;
+  SchemeKey root = SchemeKey::Purelib;
+  /// The run's staging directory `<purelib>/.vwheel-tmp-.../`, shared by its wheels: this one
+  /// stages into `<tag>-<key>/...` (one level of directories per wheel: each directory made and
+  /// removed costs an ext4 journal update, which showed in the time of 50 small installs); what
+  /// the run's transaction moves aside goes to `backup/` there, named by the journal.
+  std::filesystem::path staging;
+  std::string tag;
+  std::vector<PlannedFile> files;
+  std::vector<std::filesystem::path> extra_record;  ///< installed files listed without hash (bytecode)
+  bool from_cache = false;
+  bool skipped = false;
+  std::optional<Distribution> existing;
+  std::vector<std::string> warnings;
+  detail::Removal removal;  ///< what replacing `existing` moved aside (its parents are cleaned up after the commit)
+
+  [[nodiscard]] std::filesystem::path stage(SchemeKey k) const { return staging / fmt::format("{}-{}", tag, to_string(k)); }
+  [[nodiscard]] std::filesystem::path backup() const { return staging / (tag + "-backup"); }
+};
+
+/// Where files of scheme `key` go (headers: in a directory named after the project).
+[[nodiscard]] std::filesystem::path scheme_dir(const Environment& env, const Prepared& p, SchemeKey key);
+
+/// What a prepared wheel's file comes from, for errors: its member, or a file vwheel writes.
+[[nodiscard]] std::string file_label(const Prepared& p, const PlannedFile& f);
+
+/// Whether the wheel has a staging directory for `key`: it installs files there (or it is the
+/// root, which holds the dist-info directory).
+[[nodiscard]] bool stages(const Prepared& p, SchemeKey key);
+
+/// Removes a wheel's staging directories: after a commit, empty ones, removed with one rmdir
+/// each (no listing); anything else with `remove_all`.
+void remove_staging(const Prepared& p);
+
+/// Everything up to the move into place, for one wheel.
+[[nodiscard]] Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
+                                      unsigned jobs, const DistInfoIndex& installed,
+                                      const std::filesystem::path& run_dir, std::size_t index);
+
+}  // namespace vwheel::install::detail

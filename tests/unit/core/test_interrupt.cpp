@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "vwheel/core/interrupt.hpp"
+
+namespace vwheel {
+namespace {
+
+/// Waits (bounded by a count of yields, not by time) until the handler's thread took the signal.
+bool wait_interrupted() {
+  for (int i = 0; i < 10'000'000 && !interrupted(); ++i) sched_yield();
+  return interrupted();
+}
+
+TEST(Interrupt, ExitCodesAndNames) {
+  EXPECT_EQ(interrupt_exit_code(SIGINT), 130);
+  EXPECT_EQ(interrupt_exit_code(SIGTERM), 143);
+  EXPECT_EQ(interrupt_exit_code(SIGHUP), 129);
+  EXPECT_EQ(signal_name(SIGINT), "SIGINT");
+  EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
+  EXPECT_EQ(signal_name(SIGHUP), "SIGHUP");
+}
+
+TEST(Interrupt, InsideACancellableSectionTheSignalIsRecorded) {
+  {
+    InterruptHandler handler("test");
+    Cancellable section;
+    EXPECT_FALSE(interrupted());
+    ASSERT_EQ(::kill(::getpid(), SIGTERM), 0);
+    ASSERT_TRUE(wait_interrupted());
+    EXPECT_EQ(interrupt_signal(), SIGTERM);
+    EXPECT_EQ(interrupted_error().message, "interrupted by SIGTERM");
+    EXPECT_EQ(interrupted_error().kind, ErrorKind::environment);
+    EXPECT_FALSE(changes_committed());
+  }
+  set_interrupted_for_testing(0);
+  EXPECT_FALSE(interrupted());
+}
+
+TEST(Interrupt, DuringACommitEverySignalIsDeferred) {
+  {
+    InterruptHandler handler("test");
+    CommitPhase commit;
+    ASSERT_EQ(::kill(::getpid(), SIGINT), 0);
+    ASSERT_TRUE(wait_interrupted());
+    // Outside a Cancellable section a second one would end the process; in a commit it does not.
+    ASSERT_EQ(::kill(::getpid(), SIGHUP), 0);
+    commit.committed();
+    EXPECT_EQ(interrupt_signal(), SIGINT);  // the first one counts
+    EXPECT_TRUE(changes_committed());
+  }
+  set_interrupted_for_testing(0);
+}
+
+TEST(InterruptDeathTest, OutsideAnySectionTheProcessExitsAtOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        InterruptHandler handler("test");
+        ::kill(::getpid(), SIGTERM);
+        for (;;) ::pause();
+      },
+      ::testing::ExitedWithCode(143), "test: interrupted; nothing was changed");
+}
+
+TEST(InterruptDeathTest, ASecondSignalWhileWindingDownExitsAtOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        InterruptHandler handler("test");
+        Cancellable section;
+        ::kill(::getpid(), SIGINT);
+        wait_interrupted();
+        ::kill(::getpid(), SIGTERM);
+        for (;;) ::pause();
+      },
+      ::testing::ExitedWithCode(130), "interrupted again; stopped at once");
+}
+
+}  // namespace
+}  // namespace vwheel
