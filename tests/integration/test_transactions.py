@@ -24,7 +24,7 @@ def tree(root):
     out = {}
     for p in sorted(Path(root).rglob("*")):
         rel = str(p.relative_to(root))
-        if "__pycache__" in rel:
+        if "__pycache__" in rel or rel == ".vwheel.lock":  # the run lock, created by the first run
             continue
         if p.is_symlink():
             out[rel] = "<link " + os.readlink(p) + ">"
