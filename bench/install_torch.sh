@@ -7,7 +7,11 @@
 #      bytecode unless asked either)
 #   3. `vwheel install --no-deps`, empty cache, fresh venv
 #   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
-# Each timed command starts after `sync`; wall time and peak RSS from GNU time. One run; prints the
+# Each timed command starts after `sync`; wall time and peak RSS from GNU time. Nothing is deleted
+# until the end: on an ext4 without a journal (this project's machines), each new inode is found
+# by skipping every inode of its group freed in the last 30-60 s, one buffer lookup each, so a
+# command timed right after `rm -rf` of another tool's 4,000-file tree paid for that deletion
+# (perf: over a third of vwheel's CPU in ext4's recently_deleted()). One run; prints the
 # ratios issue 17 asks for (empty cache <= 0.3x curl+unzip and >= 4x faster than pip; warm cache
 # >= 20x faster than pip; peak RSS <= 256 MiB).
 # Usage: bench/install_torch.sh [VWHEEL_BIN] [WORKDIR]   (SCALE=0.25 by default: 1.0 is the full
@@ -58,16 +62,13 @@ installed() { [ -f "$(echo "$1"/lib/python3*/site-packages/torch-2.9.0.dist-info
 
 : >"$WORK/results"
 measure curl-unzip bash -c "curl -sf -o '$WORK/dl.whl' '$WHEEL_URL' && unzip -q -o '$WORK/dl.whl' -d '$WORK/unzipped'"
-rm -rf "$WORK/unzipped" "$WORK/dl.whl"
 "$PYTHON" -m venv "$WORK/pip"
 measure pip "$WORK/pip/bin/python" -m pip install -q --no-deps --no-cache-dir --no-compile --index-url "$URL" torch
 installed "$WORK/pip"
-rm -rf "$WORK/pip"
 "$VWHEEL" venv "$WORK/vw1" --python "$PYTHON" >/dev/null
 measure vwheel-empty-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
   --python "$WORK/vw1/bin/python" torch
 installed "$WORK/vw1"
-rm -rf "$WORK/vw1"
 "$VWHEEL" venv "$WORK/vw2" --python "$PYTHON" >/dev/null
 measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
   --python "$WORK/vw2/bin/python" torch

@@ -220,15 +220,17 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
 }
 
 /// Makes the staging directories, then runs `fn(file)` for every planned file on up to `jobs`
-/// threads; the first error (in file order) stops the others from starting.
+/// threads, starting them in `order` (indexes into p.files) when given; the first error (in file
+/// order) stops the others from starting.
 template <class Fn>
-Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
+Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn, const std::vector<std::size_t>* order = nullptr) {
   if (auto ok = make_dirs(p.files, p); !ok) return ok;
   std::vector<std::optional<Error>> errors(p.files.size());
   std::atomic<bool> failed{false};
   std::atomic<bool> unreported{false};  // an exception whose error could not even be allocated
   // Nothing may escape a worker thread (std::terminate): exceptions become errors here.
-  parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
+  parallel_for(p.files.size(), jobs, [&](std::size_t k) noexcept {
+    const std::size_t i = order != nullptr ? (*order)[k] : k;
     if (failed) return;
     try {
       try {
@@ -254,10 +256,22 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
 Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options) {
   detail::ExtractSettings settings;
   settings.whole_member_max = options.whole_member_max;
-  return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
-    return detail::extract_member(w.archive, w.archive.entries()[f.entry], p.stage(f.key) / f.relative, f.mode, f.hash,
-                                  detail::extraction_budget(), settings);
+  // The largest members first: a big shared library started last would leave one worker
+  // inflating it alone while the others have nothing left (a torch wheel's largest member is a
+  // good part of its bytes).
+  const auto& entries = w.archive.entries();
+  std::vector<std::size_t> order(p.files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return entries[p.files[a].entry].uncompressed_size > entries[p.files[b].entry].uncompressed_size;
   });
+  return for_each_file(
+      p, jobs,
+      [&](const PlannedFile& f) -> Result<void> {
+        return detail::extract_member(w.archive, entries[f.entry], p.stage(f.key) / f.relative, f.mode, f.hash,
+                                      detail::extraction_budget(), settings);
+      },
+      &order);
 }
 
 /// A cache entry `<cache>/unpacked/<archive sha256>/` holds each planned file as `<member index>`:
