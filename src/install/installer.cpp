@@ -526,6 +526,17 @@ void remove_staging(const Prepared& p) {
   if (p.existing) remove(p.backup());
 }
 
+/// After a member of the wheel failed its checks (an input error: corrupt data, a hash that is
+/// not RECORD's): the archive, when it is the download cache's copy
+/// (`<cache>/archives/<key>/<file>`), is removed, so that the cache keeps nothing of a wheel that
+/// cannot be installed and a later run downloads it again.
+void forget_bad_archive(const fs::path& archive, const InstallOptions& options, const Error& error) {
+  if (error.kind != ErrorKind::input || !options.cache_dir) return;
+  const auto dir = archive.parent_path();
+  if ((*options.cache_dir / "archives").lexically_normal() != dir.parent_path().lexically_normal()) return;
+  if (::unlink(archive.c_str()) == 0) (void)::rmdir(dir.c_str());
+}
+
 /// Everything up to the move into place, for one wheel.
 Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
                          unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
@@ -597,7 +608,10 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
         file_sha = detail::file_sha256_hex(request.path);
         if (file_sha) ok = extract(*w, p, jobs, options);
       }
-      if (!ok) return fail(ok.error());
+      if (!ok) {
+        forget_bad_archive(request.path, options, ok.error());
+        return fail(ok.error());
+      }
       if (!file_sha) return fail(file_sha.error());
       sha = *file_sha;
       // No fsync: the entry is only a hint, checked (64 hex digits naming an existing entry) before use.
@@ -605,6 +619,7 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
         (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
       }
     } else if (auto ok = extract(*w, p, jobs, options); !ok) {
+      forget_bad_archive(request.path, options, ok.error());
       return fail(ok.error());
     }
     if (unpacked_dir) populate_cache(*unpacked_dir, sha, p, jobs, options.link_mode);
