@@ -2,12 +2,17 @@
 # Torch-sized install benchmark (issue 17), every tool on the same wheel from the same local index
 # in one run: a torch-shaped wheel (bench/make_torch_wheel.py: a few hundred deflated .so members
 # with long-tailed sizes compressing about 2:1, ~12,000 .py) served by `vwheel index serve`:
+#   0. `curl -o` alone (the download's floor)
 #   1. `curl -o` then `unzip -q` (sequential: the floor a naive installer starts from)
 #   2. `pip install --no-deps --no-cache-dir --no-compile` into a fresh venv (vwheel compiles no
 #      bytecode unless asked either)
 #   3. `vwheel install --no-deps`, empty cache, fresh venv
 #   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
-# Each timed command starts after `sync`; wall time and peak RSS from GNU time. One run; prints the
+# Each timed command starts after `sync`; wall time and peak RSS from GNU time. Nothing is deleted
+# until the end: on an ext4 without a journal (this project's machines), each new inode is found
+# by skipping every inode of its group freed in the last 30-60 s, one buffer lookup each, so a
+# command timed right after `rm -rf` of another tool's 4,000-file tree paid for that deletion
+# (perf: over a third of vwheel's CPU in ext4's recently_deleted()). One run; prints the
 # ratios issue 17 asks for (empty cache <= 0.3x curl+unzip and >= 4x faster than pip; warm cache
 # >= 20x faster than pip; peak RSS <= 256 MiB).
 # Usage: bench/install_torch.sh [VWHEEL_BIN] [WORKDIR]   (SCALE=0.25 by default: 1.0 is the full
@@ -48,7 +53,7 @@ measure() {
   local name=$1
   shift
   sync
-  /usr/bin/time -f "%e %M" -o "$WORK/time.out" "$@" >/dev/null 2>"$WORK/cmd.err" || {
+  /usr/bin/time -f "%e %M %U %S" -o "$WORK/time.out" "$@" >/dev/null 2>"$WORK/cmd.err" || {
     echo "$name failed: $(tail -3 "$WORK/cmd.err")" >&2
     exit 1
   }
@@ -57,17 +62,15 @@ measure() {
 installed() { [ -f "$(echo "$1"/lib/python3*/site-packages/torch-2.9.0.dist-info/RECORD)" ] || { echo "$1: torch not installed" >&2; exit 1; }; }
 
 : >"$WORK/results"
+measure curl curl -sf -o "$WORK/dl0.whl" "$WHEEL_URL"
 measure curl-unzip bash -c "curl -sf -o '$WORK/dl.whl' '$WHEEL_URL' && unzip -q -o '$WORK/dl.whl' -d '$WORK/unzipped'"
-rm -rf "$WORK/unzipped" "$WORK/dl.whl"
 "$PYTHON" -m venv "$WORK/pip"
 measure pip "$WORK/pip/bin/python" -m pip install -q --no-deps --no-cache-dir --no-compile --index-url "$URL" torch
 installed "$WORK/pip"
-rm -rf "$WORK/pip"
 "$VWHEEL" venv "$WORK/vw1" --python "$PYTHON" >/dev/null
 measure vwheel-empty-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
   --python "$WORK/vw1/bin/python" torch
 installed "$WORK/vw1"
-rm -rf "$WORK/vw1"
 "$VWHEEL" venv "$WORK/vw2" --python "$PYTHON" >/dev/null
 measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
   --python "$WORK/vw2/bin/python" torch
@@ -75,12 +78,12 @@ installed "$WORK/vw2"
 
 "$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/torch-2.9.0-py3-none-any.whl")" <<'PY'
 import sys
-r = {name: (float(t), int(kib)) for name, t, kib in (line.split() for line in open(sys.argv[1]))}
+r = {name: (float(t), int(kib), float(u) + float(k)) for name, t, kib, u, k in (line.split() for line in open(sys.argv[1]))}
 base, pip = r["curl-unzip"][0], r["pip"][0]
 print(f"== one run, wheel {int(sys.argv[2]) / 1e6:.0f} MB")
-print(f"{'':22} {'seconds':>8} {'peak RSS MiB':>13}")
-for name, (t, kib) in r.items():
-    print(f"{name:22} {t:8.2f} {kib / 1024:13.0f}")
+print(f"{'':22} {'seconds':>8} {'CPU seconds':>12} {'peak RSS MiB':>13}")
+for name, (t, kib, cpu) in r.items():
+    print(f"{name:22} {t:8.2f} {cpu:12.2f} {kib / 1024:13.0f}")
 cold, warm = r["vwheel-empty-cache"][0], r["vwheel-warm-cache"][0]
 print(f"vwheel empty cache / (curl + unzip): {cold / base:.2f}x (target <= 0.3x)")
 print(f"pip / vwheel empty cache:            {pip / cold:.1f}x (target >= 4x)")

@@ -198,7 +198,8 @@ bool all_wheel_files(const std::vector<std::string>& items) {
 }
 
 Result<InstallReport> install(const InstallRequest& request, const Observer& observer) {
-  auto opened = install::open_environment(request.python);
+  // The interpreter query is cached under the run's cache root (--cache-dir; none with --no-cache).
+  auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);
   if (all_wheel_files(request.items) && request.requirement_files.empty()) return install_files(request, *opened);
   return install_requirements(request, *opened, observer);
@@ -275,7 +276,7 @@ Result<LockReport> lock(const LockRequest& request) {
 }
 
 Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
-  auto opened = install::open_environment(request.python);
+  auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);
   const auto settings = make_settings(request.sources);
   auto p = choose_from_lock(request, &opened->interpreter, installed_of(opened->env));

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "http/cache.hpp"
 #include "http/curl_api.hpp"
 #include "http/headers.hpp"
+#include "http/spool.hpp"
 #include "vwheel/core/error.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
@@ -217,8 +217,7 @@ class DownloadJob final : public Job {
   std::filesystem::path part_;
   std::optional<std::string> expected_hash_;
   std::optional<std::uint64_t> total_;
-  std::FILE* file_ = nullptr;
-  Sha256 hasher_;
+  Spool spool_;  // the part file of the running attempt, and the hash of its bytes
   std::uint64_t have_ = 0;
   std::uint64_t attempt_offset_ = 0;
   std::string range_;

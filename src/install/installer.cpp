@@ -187,15 +187,17 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
 }
 
 /// Makes the staging directories, then runs `fn(file)` for every planned file on up to `jobs`
-/// threads; the first error (in file order) stops the others from starting.
+/// threads, starting them in `order` (indexes into p.files) when given; the first error (in file
+/// order) stops the others from starting.
 template <class Fn>
-Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
+Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn, const std::vector<std::size_t>* order = nullptr) {
   if (auto ok = make_dirs(p.files, p); !ok) return ok;
   std::vector<std::optional<Error>> errors(p.files.size());
   std::atomic<bool> failed{false};
   std::atomic<bool> unreported{false};  // an exception whose error could not even be allocated
   // Nothing may escape a worker thread (std::terminate): exceptions become errors here.
-  parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
+  parallel_for(p.files.size(), jobs, [&](std::size_t k) noexcept {
+    const std::size_t i = order != nullptr ? (*order)[k] : k;
     if (failed || interrupted()) return;
     try {
       try {
@@ -219,13 +221,29 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn) {
 /// Unpacks every planned file into staging, verifying each against its RECORD hash.
 /// Members larger than `whole_member_max` stream through bounded buffers (extract.cpp), all of
 /// them within the process's buffer budget.
-Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options) {
+/// `written(i)`, when given, is called by the worker that unpacked p.files[i] once it is verified.
+Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options,
+                     const std::function<void(std::size_t)>& written = {}) {
   detail::ExtractSettings settings;
   settings.whole_member_max = options.whole_member_max;
-  return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
-    return detail::extract_member(w.archive, w.archive.entries()[f.entry], p.stage(f.key) / f.relative, f.mode, f.hash,
-                                  detail::extraction_budget(), settings);
+  // The largest members first: a big shared library started last would leave one worker
+  // inflating it alone while the others have nothing left (a torch wheel's largest member is a
+  // good part of its bytes).
+  const auto& entries = w.archive.entries();
+  std::vector<std::size_t> order(p.files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return entries[p.files[a].entry].uncompressed_size > entries[p.files[b].entry].uncompressed_size;
   });
+  return for_each_file(
+      p, jobs,
+      [&](const PlannedFile& f) -> Result<void> {
+        auto ok = detail::extract_member(w.archive, entries[f.entry], p.stage(f.key) / f.relative, f.mode, f.hash,
+                                         detail::extraction_budget(), settings);
+        if (ok && written) written(static_cast<std::size_t>(&f - p.files.data()));
+        return ok;
+      },
+      &order);
 }
 
 /// A cache entry `<cache>/unpacked/<archive sha256>/` holds each planned file as `<member index>`:
@@ -282,43 +300,64 @@ void discard_cache_entry(const fs::path& unpacked_dir, const fs::path& entry) {
   if (::rename(entry.c_str(), aside.c_str()) == 0) fs::remove_all(aside, ec);
 }
 
-/// Adds the staged (verified, unmodified) files to the cache as `<cache>/unpacked/<sha256>/`,
-/// with the manifest of their sizes and modification times.
-void populate_cache(const fs::path& unpacked_dir, const std::string& sha, const Prepared& p, unsigned jobs,
-                    LinkMode mode) {
-  std::error_code ec;
-  const auto final_dir = unpacked_dir / sha;
-  if (fs::exists(final_dir, ec)) return;
-  const auto tmp = unpacked_dir / fmt::format(".tmp-{}", unique_token());
-  if (!detail::make_dir(tmp)) return;
-  std::atomic<bool> failed{false};
-  std::vector<std::string> lines(p.files.size());
-  parallel_for(p.files.size(), jobs, [&](std::size_t i) noexcept {
-    if (failed) return;
-    const auto& f = p.files[i];
-    try {
-      const auto member = cached_member(tmp, f);
-      if (!detail::place_file(p.stage(f.key) / f.relative, member, mode)) {
-        failed = true;
-        return;
-      }
-      auto stamp = size_and_mtime(member);
-      if (!stamp) {
-        failed = true;
-        return;
-      }
-      lines[i] = fmt::format("{} {}\n", f.entry, *stamp);
-    } catch (...) {
-      failed = true;  // the cache is an optimisation: not populating it is no error
-    }
-  });
-  if (!failed) {
-    std::string manifest;
-    for (const auto& l : lines) manifest += l;
-    failed = !detail::write_new_file(tmp / kManifest, manifest, 0644);
+/// A cache entry `<cache>/unpacked/<sha256>/` made while the wheel is unpacked: each staged
+/// (verified, unmodified) file is linked into a temporary directory by the worker that wrote it,
+/// as soon as it is written (no second pass over thousands of files after the last member), and
+/// the directory is renamed into place with its manifest of sizes and modification times once
+/// the whole wheel is in. The cache is an optimisation: failing to fill it is no error.
+class CacheFill {
+ public:
+  CacheFill(const fs::path& unpacked_dir, const Prepared& p, LinkMode mode)
+      : unpacked_dir_(unpacked_dir), tmp_(unpacked_dir / fmt::format(".tmp-{}", unique_token())), p_(p), mode_(mode),
+        lines_(p.files.size()) {
+    failed_ = !detail::make_dir(tmp_);
   }
-  if (failed || ::rename(tmp.c_str(), final_dir.c_str()) != 0) fs::remove_all(tmp, ec);
-}
+  CacheFill(const CacheFill&) = delete;
+  CacheFill& operator=(const CacheFill&) = delete;
+  ~CacheFill() {
+    if (!tmp_.empty()) {
+      std::error_code ec;
+      fs::remove_all(tmp_, ec);
+    }
+  }
+
+  /// Adds p.files[i], just staged; called from the unpacking workers.
+  void add(std::size_t i) noexcept {
+    if (failed_) return;
+    try {
+      const auto& f = p_.files[i];
+      const auto member = cached_member(tmp_, f);
+      auto stamp = detail::place_file(p_.stage(f.key) / f.relative, member, mode_) ? size_and_mtime(member)
+                                                                                   : std::nullopt;
+      if (!stamp) {
+        failed_ = true;
+        return;
+      }
+      lines_[i] = fmt::format("{} {}\n", f.entry, *stamp);
+    } catch (...) {
+      failed_ = true;
+    }
+  }
+
+  /// Names the entry `sha` (the archive's sha256) once every file was added; removes it instead
+  /// when a file could not be, or when another run made that entry first.
+  void finish(const std::string& sha) {
+    std::error_code ec;
+    if (failed_ || fs::exists(unpacked_dir_ / sha, ec)) return;
+    std::string manifest;
+    for (const auto& l : lines_) manifest += l;
+    if (!detail::write_new_file(tmp_ / kManifest, manifest, 0644)) return;
+    if (::rename(tmp_.c_str(), (unpacked_dir_ / sha).c_str()) == 0) tmp_.clear();
+  }
+
+ private:
+  fs::path unpacked_dir_;
+  fs::path tmp_;
+  const Prepared& p_;
+  LinkMode mode_;
+  std::vector<std::string> lines_;
+  std::atomic<bool> failed_{false};
+};
 
 }  // namespace
 
@@ -487,6 +526,16 @@ void remove_staging(const Prepared& p) {
   if (p.existing) remove(p.backup());
 }
 
+/// After a member of the wheel failed its checks (an input error: corrupt data, a hash that is
+/// not RECORD's): the archive, when it is the download cache's copy
+/// (`<cache>/archives/<key>/<file>`), is removed, so that the cache keeps nothing of a wheel that
+/// cannot be installed and a later run downloads it again.
+void forget_bad_archive(const fs::path& archive, const InstallOptions& options, const Error& error) {
+  if (error.kind != ErrorKind::input || !options.cache_dir) return;
+  const auto dir = archive.parent_path();
+  if ((*options.cache_dir / "archives").lexically_normal() != dir.parent_path().lexically_normal()) return;
+  if (::unlink(archive.c_str()) == 0) (void)::rmdir(dir.c_str());
+}
 
 /// Everything up to the move into place, for one wheel.
 Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
@@ -539,6 +588,12 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
     }
   }
   if (!p.from_cache) {
+    std::optional<CacheFill> fill;
+    std::function<void(std::size_t)> written;
+    if (unpacked_dir && (sha.empty() || !fs::exists(*unpacked_dir / sha, ec))) {
+      fill.emplace(*unpacked_dir, p, options.link_mode);
+      written = [&](std::size_t i) { fill->add(i); };
+    }
     if (sha.empty()) {
       // The archive's own hash (cache key, direct_url.json) alongside the extraction, on a thread
       // of its own only when the file is big enough to be worth one.
@@ -553,23 +608,27 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
             file_sha = fail(detail::error_from_exception(request.path.string()));
           }
         });
-        ok = extract(*w, p, jobs, options);
+        ok = extract(*w, p, jobs, options, written);
         hasher.join();
       } else {
         file_sha = detail::file_sha256_hex(request.path);
-        if (file_sha) ok = extract(*w, p, jobs, options);
+        if (file_sha) ok = extract(*w, p, jobs, options, written);
       }
-      if (!ok) return fail(ok.error());
+      if (!ok) {
+        forget_bad_archive(request.path, options, ok.error());
+        return fail(ok.error());
+      }
       if (!file_sha) return fail(file_sha.error());
       sha = *file_sha;
       // No fsync: the entry is only a hint, checked (64 hex digits naming an existing entry) before use.
       if (unpacked_dir && key && detail::make_dir(*unpacked_dir / "by-stat")) {
         (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
       }
-    } else if (auto ok = extract(*w, p, jobs, options); !ok) {
+    } else if (auto ok = extract(*w, p, jobs, options, written); !ok) {
+      forget_bad_archive(request.path, options, ok.error());
       return fail(ok.error());
     }
-    if (unpacked_dir) populate_cache(*unpacked_dir, sha, p, jobs, options.link_mode);
+    if (fill) fill->finish(sha);
   }
   if (auto ok = finish_staging(*w, env, request, sha, p); !ok) return fail(ok.error());
   if (options.compile) {

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from served import start_serve
+
 PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 GIB = 1 << 30
 MIB = 1 << 20
@@ -164,3 +166,46 @@ def test_corrupt_byte_in_a_big_member(vwheel_bin, venv, tmp_path):
         assert not [p for p in leftovers if "unpacked" in p.parts], leftovers
     finally:
         wheel.unlink(missing_ok=True)
+
+
+def corrupt_the_middle(wheel, member):
+    """Flips a byte halfway through `member`'s deflate data."""
+    with zipfile.ZipFile(wheel) as zf:
+        info = zf.getinfo(member)
+    with open(wheel, "r+b") as f:
+        f.seek(info.header_offset + 26)
+        name_len, extra_len = int.from_bytes(f.read(2), "little"), int.from_bytes(f.read(2), "little")
+        f.seek(info.header_offset + 30 + name_len + extra_len + info.compress_size // 2)
+        byte = f.read(1)[0]
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte ^ 0x5A]))
+
+
+def test_corrupt_gib_member_from_an_index_leaves_no_trace(vwheel_bin, venv, tmp_path):
+    # The index's hash is of the corrupt file: the download verifies, the member does not. The
+    # install fails naming the member, nothing is installed, and the cache keeps neither an
+    # unpacked entry nor the archive (a known-bad wheel is no use to a later run).
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    wheel, _ = make_big_wheel(wheels, {"bigpkg/huge.bin": (GIB, "sha256")})
+    corrupt_the_middle(wheel, "bigpkg/huge.bin")
+    rc, err, _ = run_measured(vwheel_bin, ["index", "build", wheels, "-o", tmp_path / "site", "--quiet"], tmp_path)
+    assert rc == 0, err
+    wheel.unlink()
+    served = start_serve(tmp_path, tmp_path / "site")
+    try:
+        cache = tmp_path / "vwcache"
+        before = sorted(p.relative_to(venv) for p in venv.rglob("*") if ".vwheel.lock" not in p.name)
+        rc, err, rss = run_measured(vwheel_bin, ["install", "-q", "--no-deps", "--index-url", served.index_url,
+                                                 "--cache-dir", cache, "--python", venv / "bin" / "python", "bigpkg"],
+                                    tmp_path)
+        assert rc == 1, err
+        assert "bigpkg-1.0-py3-none-any.whl" in err and "bigpkg/huge.bin" in err, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert rss < RSS_BOUND, f"peak RSS {rss / MIB:.0f} MiB"
+        after = sorted(p.relative_to(venv) for p in venv.rglob("*") if ".vwheel.lock" not in p.name)
+        assert after == before
+        left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
+        assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
+    finally:
+        served.stop()

@@ -1,0 +1,118 @@
+#include "http/spool.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace vwheel::http::detail {
+
+AsyncSha256::~AsyncSha256() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+std::string AsyncSha256::submit(std::string&& buffer) {
+  if (buffer.empty()) return std::move(buffer);
+  std::unique_lock lock(mutex_);
+  if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+  changed_.wait(lock, [&] { return queue_.size() < kQueued; });
+  queue_.push_back(std::move(buffer));
+  std::string next;
+  if (!spare_.empty()) {
+    next = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  lock.unlock();
+  changed_.notify_all();
+  next.clear();
+  return next;
+}
+
+void AsyncSha256::drain(std::unique_lock<std::mutex>& lock) {
+  changed_.wait(lock, [&] { return queue_.empty() && !busy_; });
+}
+
+Sha256Digest AsyncSha256::finish() {
+  std::unique_lock lock(mutex_);
+  drain(lock);
+  return sha_.finish();  // finish() also resets the state
+}
+
+void AsyncSha256::reset() {
+  std::unique_lock lock(mutex_);
+  drain(lock);
+  (void)sha_.finish();
+}
+
+void AsyncSha256::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, nothing left
+    std::string buffer = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    changed_.notify_all();  // room in the queue
+    sha_.update(buffer);    // only this thread touches sha_ while busy_
+    buffer.clear();
+    lock.lock();
+    if (spare_.size() < kQueued) spare_.push_back(std::move(buffer));
+    busy_ = false;
+    changed_.notify_all();
+  }
+}
+
+bool Spool::open(const std::filesystem::path& path, bool append) {
+  (void)close();
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  return fd_ >= 0;
+}
+
+bool Spool::flush() {
+  std::string_view rest(buffer_);
+  while (!rest.empty()) {
+    const auto n = ::write(fd_, rest.data(), rest.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    rest.remove_prefix(static_cast<std::size_t>(n));
+  }
+  buffer_ = hasher_.submit(std::move(buffer_));
+  return true;
+}
+
+bool Spool::append(std::string_view data) {
+  while (!data.empty()) {
+    if (buffer_.capacity() < kBuffer) buffer_.reserve(kBuffer);
+    const auto n = std::min(data.size(), kBuffer - buffer_.size());
+    buffer_.append(data.substr(0, n));
+    data.remove_prefix(n);
+    if (buffer_.size() == kBuffer && !flush()) return false;
+  }
+  return true;
+}
+
+void Spool::hash_only(std::string_view data) { (void)hasher_.submit(std::string(data)); }
+
+bool Spool::close() {
+  if (fd_ < 0) return true;
+  bool ok = buffer_.empty() || flush();
+  const int saved = errno;
+  if (::close(fd_) != 0 && ok) {
+    ok = false;
+  } else if (!ok) {
+    errno = saved;
+  }
+  fd_ = -1;
+  buffer_.clear();
+  return ok;
+}
+
+}  // namespace vwheel::http::detail

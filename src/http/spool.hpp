@@ -1,0 +1,96 @@
+#pragma once
+// Private to the http component: where a download's body goes. The bytes are gathered into large
+// buffers, each written with one write() by the thread that drives libcurl and hashed (SHA-256)
+// on a thread of its own: hashing a torch-sized wheel costs about 0.6 s a GB even with SHA-NI,
+// time the transfer loop would otherwise spend not receiving (and, with several downloads, not
+// serving the others).
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "vwheel/core/hash.hpp"
+
+namespace vwheel::http::detail {
+
+/// SHA-256 of bytes handed over in buffers, computed on a worker thread (started by the first
+/// buffer, so that a job that never receives a byte costs no thread). At most `kQueued` buffers
+/// wait for it: a producer faster than the hash waits, so memory stays bounded.
+class AsyncSha256 {
+ public:
+  AsyncSha256() = default;
+  ~AsyncSha256();
+  AsyncSha256(const AsyncSha256&) = delete;
+  AsyncSha256& operator=(const AsyncSha256&) = delete;
+
+  /// Hashes `buffer` after everything handed over before it. Returns an emptied buffer with
+  /// capacity to fill next (a recycled one when there is one).
+  [[nodiscard]] std::string submit(std::string&& buffer);
+  /// The digest of everything submitted since the last finish() or reset(); then starts afresh.
+  [[nodiscard]] Sha256Digest finish();
+  /// Forgets what was submitted.
+  void reset();
+
+  static constexpr std::size_t kQueued = 4;
+
+ private:
+  void run();
+  void drain(std::unique_lock<std::mutex>& lock);
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> queue_;
+  std::vector<std::string> spare_;
+  bool busy_ = false;  // the worker is hashing a buffer it took off the queue
+  bool stop_ = false;
+  Sha256 sha_;
+  std::thread worker_;
+};
+
+/// A part file being written: large writes, the bytes hashed by an AsyncSha256 that outlives
+/// each attempt's open file (a resumed download goes on hashing where the last attempt stopped).
+class Spool {
+ public:
+  Spool() = default;
+  ~Spool() { (void)close(); }
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+
+  /// Opens `path` for writing, appended to or truncated; false with errno set on failure.
+  [[nodiscard]] bool open(const std::filesystem::path& path, bool append);
+  [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
+  /// Adds body bytes (written and hashed once a buffer is full); false with errno set when a
+  /// write failed.
+  [[nodiscard]] bool append(std::string_view data);
+  /// Hashes bytes already on disk (a part file being resumed) without writing them.
+  void hash_only(std::string_view data);
+  /// Writes what is buffered and closes the file; false with errno set when a write or the
+  /// close failed. Closing a closed spool succeeds.
+  [[nodiscard]] bool close();
+  /// The digest of every byte appended or hashed since the last finish()/reset(); call after close().
+  [[nodiscard]] Sha256Digest finish() { return hasher_.finish(); }
+  /// Forgets the bytes hashed so far (the part file is being started again).
+  void reset() {
+    buffer_.clear();
+    hasher_.reset();
+  }
+
+  /// The size of the buffers: large enough that writes and hand-overs are rare, small enough for
+  /// many parallel downloads ((kQueued + 2) buffers each at most).
+  static constexpr std::size_t kBuffer = std::size_t{1} << 20;
+
+ private:
+  [[nodiscard]] bool flush();
+
+  int fd_ = -1;
+  std::string buffer_;
+  AsyncSha256 hasher_;
+};
+
+}  // namespace vwheel::http::detail
