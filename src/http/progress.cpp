@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <mutex>
 #include <cmath>
 #include <string>
 
@@ -126,6 +127,7 @@ ProgressDisplay::~ProgressDisplay() { finish(); }
 
 void ProgressDisplay::update(const Progress& p) {
   if (style_ != Style::bars || p.index >= items_.size()) return;
+  std::lock_guard lock(mutex_);
   auto& item = items_[p.index];
   item.started = true;
   item.done = p.done;
@@ -138,6 +140,7 @@ void ProgressDisplay::update(const Progress& p) {
 
 void ProgressDisplay::unpack_update(const UnpackProgress& p) {
   if (style_ != Style::bars || p.index >= items_.size()) return;
+  std::lock_guard lock(mutex_);
   auto& item = items_[p.index];
   const bool first = !item.unpacking;
   item.unpacking = true;
@@ -148,9 +151,19 @@ void ProgressDisplay::unpack_update(const UnpackProgress& p) {
 }
 
 void ProgressDisplay::unpack_done(std::size_t index) {
-  if (style_ != Style::bars || index >= items_.size() || !items_[index].unpacking) return;
+  if (style_ != Style::bars || index >= items_.size()) return;
+  std::lock_guard lock(mutex_);
+  if (!items_[index].unpacking) return;
   items_[index].unpacking = false;
   redraw(true);
+}
+
+void ProgressDisplay::not_downloaded(std::size_t index) {
+  if (index >= items_.size()) return;
+  std::lock_guard lock(mutex_);
+  if (items_[index].local || items_[index].finished) return;
+  items_[index].local = true;
+  ++local_count_;
 }
 
 std::uint64_t ProgressDisplay::downloaded_bytes() const {
@@ -162,7 +175,9 @@ std::uint64_t ProgressDisplay::downloaded_bytes() const {
 }
 
 void ProgressDisplay::done(std::size_t index, const Result<Downloaded>& result) {
-  if (index >= items_.size() || items_[index].finished) return;
+  if (index >= items_.size()) return;
+  std::lock_guard lock(mutex_);
+  if (items_[index].finished || items_[index].local) return;
   auto& item = items_[index];
   item.finished = true;
   ++finished_count_;
@@ -175,7 +190,13 @@ void ProgressDisplay::done(std::size_t index, const Result<Downloaded>& result) 
 }
 
 void ProgressDisplay::finish() {
-  if (style_ != Style::bars || drawn_lines_ == 0) return;
+  if (style_ != Style::bars) return;
+  std::lock_guard lock(mutex_);
+  finish_locked();
+}
+
+void ProgressDisplay::finish_locked() {
+  if (drawn_lines_ == 0) return;
   std::string s = fmt::format("\x1b[{}A", drawn_lines_);
   for (std::size_t i = 0; i < drawn_lines_; ++i) s += "\x1b[2K\n";
   s += fmt::format("\x1b[{}A", drawn_lines_);
@@ -208,11 +229,15 @@ void ProgressDisplay::redraw(bool force) {
     s += '\n';
     ++lines;
   }
-  s += "\x1b[2K";
-  s += fmt::format("Downloaded {}/{} files, {}", finished_count_, items_.size(), format_size(all_done));
-  if (finished_count_ < items_.size() && all_rate_.rate()) s += ", " + format_rate(*all_rate_.rate());
-  s += '\n';
-  ++lines;
+  // Files on disk already (unpacked only) are not part of the download summary.
+  const std::size_t downloads = items_.size() - local_count_;
+  if (downloads > 0) {
+    s += "\x1b[2K";
+    s += fmt::format("Downloaded {}/{} files, {}", finished_count_, downloads, format_size(all_done));
+    if (finished_count_ < downloads && all_rate_.rate()) s += ", " + format_rate(*all_rate_.rate());
+    s += '\n';
+    ++lines;
+  }
   // Lines left over from a taller earlier frame are blanked, then the cursor returns below this frame.
   for (std::size_t i = lines; i < drawn_lines_; ++i) s += "\x1b[2K\n";
   if (drawn_lines_ > lines) s += fmt::format("\x1b[{}A", drawn_lines_ - lines);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -120,7 +121,8 @@ class NewFile {
 };
 
 Result<void> extract_whole(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest, unsigned mode,
-                           std::string_view record_hash, std::string_view algorithm) {
+                           std::string_view record_hash, std::string_view algorithm,
+                           const std::function<void(std::uint64_t)>& on_written) {
   auto data = archive.read(entry, entry.uncompressed_size);
   if (!data) return fail(data.error());
   RecordHasher hasher(algorithm);
@@ -132,12 +134,13 @@ Result<void> extract_whole(const zip::Archive& archive, const zip::Entry& entry,
   NewFile out(dest);
   if (auto ok = out.create(mode); !ok) return ok;
   if (auto ok = out.write(*data); !ok) return ok;
+  if (on_written) on_written(data->size());
   return out.close_and_keep();
 }
 
 Result<void> extract_streamed(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest,
                               unsigned mode, std::string_view record_hash, std::string_view algorithm,
-                              std::size_t chunk) {
+                              std::size_t chunk, const std::function<void(std::uint64_t)>& on_written) {
   NewFile out(dest);
   if (auto ok = out.create(mode); !ok) return ok;
   if (auto ok = out.reserve(entry.uncompressed_size); !ok) return ok;
@@ -146,7 +149,9 @@ Result<void> extract_streamed(const zip::Archive& archive, const zip::Entry& ent
       entry,
       [&](std::string_view piece) -> Result<void> {
         hasher.update(piece);
-        return out.write(piece);
+        auto wrote = out.write(piece);
+        if (wrote && on_written) on_written(piece.size());
+        return wrote;
       },
       chunk, entry.uncompressed_size);
   if (!ok) return ok;
@@ -173,6 +178,50 @@ void BufferBudget::release(std::uint64_t bytes) noexcept {
     used_ -= bytes;
   }
   freed_.notify_all();
+}
+
+UnpackMeter::UnpackMeter(Report report, std::uint64_t total, std::uint64_t step, Clock::duration interval)
+    : report_(std::move(report)),
+      total_(total),
+      step_(std::max<std::uint64_t>(step, 1)),
+      interval_(interval),
+      reported_at_(Clock::now().time_since_epoch().count()) {}
+
+UnpackMeter::~UnpackMeter() { finish(); }
+
+void UnpackMeter::add(std::uint64_t bytes) {
+  const std::uint64_t written = written_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  if (!report_ || written >= total_) return;
+  auto due = [&](std::uint64_t done, Clock::time_point now) {
+    return done >= reported_.load(std::memory_order_relaxed) + step_ ||
+           now - Clock::time_point(Clock::duration(reported_at_.load(std::memory_order_relaxed))) >= interval_;
+  };
+  // Most adds (small files between two reports) stop here, without the lock.
+  if (!due(written, Clock::now())) return;
+  std::lock_guard lock(mutex_);
+  const std::uint64_t done = written_.load(std::memory_order_relaxed);
+  const auto now = Clock::now();
+  // Another thread may have reported meanwhile, or the wheel be complete (finish reports that).
+  if (finished_ || done >= total_ || done <= reported_.load(std::memory_order_relaxed) || !due(done, now)) return;
+  reported_.store(done, std::memory_order_relaxed);
+  reported_at_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+  try {
+    report_(done, total_);
+  } catch (...) {
+    // As in finish(): a display that fails must not fail the install.
+  }
+}
+
+void UnpackMeter::finish() noexcept {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  finished_ = true;
+  if (!report_) return;
+  try {
+    report_(total_, total_);
+  } catch (...) {
+    // Progress is decoration: a display that fails must not fail the install.
+  }
 }
 
 BufferBudget& extraction_budget() noexcept {
@@ -212,10 +261,10 @@ Result<void> extract_member(const zip::Archive& archive, const zip::Entry& entry
     if (entry.uncompressed_size <= settings.whole_member_max) {
       // The compressed bytes and the content are in memory together.
       const auto lease = budget.acquire(entry.compressed_size + entry.uncompressed_size + 4096);
-      return extract_whole(archive, entry, dest, mode, record_hash, algorithm);
+      return extract_whole(archive, entry, dest, mode, record_hash, algorithm, settings.on_written);
     }
     const auto lease = budget.acquire(2 * settings.chunk + kStreamOverhead);
-    return extract_streamed(archive, entry, dest, mode, record_hash, algorithm, settings.chunk);
+    return extract_streamed(archive, entry, dest, mode, record_hash, algorithm, settings.chunk, settings.on_written);
   } catch (...) {
     return fail(error_from_exception(fmt::format("member `{}`", entry.name)));
   }

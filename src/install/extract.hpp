@@ -2,9 +2,12 @@
 // Internals of the install component: unpacking one member into staging in bounded memory,
 // verified against its RECORD hash as its bytes are written.
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <string_view>
 
@@ -54,6 +57,47 @@ struct ExtractSettings {
   /// through zlib in `chunk`-sized pieces.
   std::uint64_t whole_member_max = std::uint64_t{8} << 20;
   std::size_t chunk = std::size_t{1} << 20;
+  /// When set, called on the extracting thread with the size of each piece written: every chunk
+  /// of a streamed member, the whole of a member inflated in memory (so a big member shows
+  /// progress before it is complete).
+  std::function<void(std::uint64_t bytes)> on_written;
+};
+
+/// One wheel's unpacking progress for InstallOptions::on_unpack: counts the bytes the workers
+/// write and passes them on at most once per `step` bytes or `interval`, whichever comes first,
+/// so that a wheel of thousands of small files reports a few times and a 2 GiB member steadily.
+/// `add` may be called from any number of threads; reports are serialized (made under a lock)
+/// and never go backwards. `finish` makes the final report, `written == total`; nothing is
+/// reported after it.
+class UnpackMeter {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using Report = std::function<void(std::uint64_t written, std::uint64_t total)>;
+  static constexpr std::uint64_t kStep = std::uint64_t{4} << 20;
+  static constexpr std::chrono::milliseconds kInterval{100};
+
+  UnpackMeter(Report report, std::uint64_t total, std::uint64_t step = kStep, Clock::duration interval = kInterval);
+  UnpackMeter(const UnpackMeter&) = delete;
+  UnpackMeter& operator=(const UnpackMeter&) = delete;
+  /// Finishes (the final report), so that every way out of an unpacking ends its progress.
+  ~UnpackMeter();
+
+  /// `bytes` more are written. Reports only below `total` (the final report is finish's).
+  void add(std::uint64_t bytes);
+  /// Reports `total, total` once; later calls (and adds) report nothing.
+  void finish() noexcept;
+
+ private:
+  Report report_;
+  std::uint64_t total_;
+  std::uint64_t step_;
+  Clock::duration interval_;
+  std::atomic<std::uint64_t> written_{0};
+  // Read without the lock to skip it for most adds; written under it.
+  std::atomic<std::uint64_t> reported_{0};
+  std::atomic<Clock::rep> reported_at_;
+  std::mutex mutex_;
+  bool finished_ = false;
 };
 
 /// Unpacks `entry` of `archive` into the new file `dest` (permission bits `mode`), hashing the

@@ -222,10 +222,12 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn, const std::vecto
 /// Members larger than `whole_member_max` stream through bounded buffers (extract.cpp), all of
 /// them within the process's buffer budget.
 /// `written(i)`, when given, is called by the worker that unpacked p.files[i] once it is verified.
+/// `meter`, when given, counts the bytes written, chunk by chunk for streamed members.
 Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options,
-                     const std::function<void(std::size_t)>& written = {}) {
+                     const std::function<void(std::size_t)>& written, detail::UnpackMeter* meter) {
   detail::ExtractSettings settings;
   settings.whole_member_max = options.whole_member_max;
+  if (meter != nullptr) settings.on_written = [meter](std::uint64_t bytes) { meter->add(bytes); };
   // The largest members first: a big shared library started last would leave one worker
   // inflating it alone while the others have nothing left (a torch wheel's largest member is a
   // good part of its bytes).
@@ -578,6 +580,16 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
   if (unpacked_dir && sha.empty() && key) {
     if (auto cached = read_file(*unpacked_dir / "by-stat" / *key); cached && is_sha256_hex(*cached)) sha = *cached;
   }
+  // Unpacking progress (InstallOptions::on_unpack): the meter's final report comes on every way
+  // out, so that a display drops the wheel's bar whether it was unpacked, linked or failed.
+  std::optional<detail::UnpackMeter> meter;
+  if (options.on_unpack) {
+    std::uint64_t total = 0;
+    for (const auto& f : p.files) total += w->archive.entries()[f.entry].uncompressed_size;
+    meter.emplace([&options, index](std::uint64_t done, std::uint64_t all) { options.on_unpack(index, done, all); },
+                  total);
+  }
+  detail::UnpackMeter* const progress = meter ? &*meter : nullptr;
   if (unpacked_dir && !sha.empty() && fs::is_directory(*unpacked_dir / sha, ec)) {
     if (link_from_cache(*unpacked_dir / sha, p, jobs, options.link_mode)) {
       p.from_cache = true;
@@ -608,11 +620,11 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
             file_sha = fail(detail::error_from_exception(request.path.string()));
           }
         });
-        ok = extract(*w, p, jobs, options, written);
+        ok = extract(*w, p, jobs, options, written, progress);
         hasher.join();
       } else {
         file_sha = detail::file_sha256_hex(request.path);
-        if (file_sha) ok = extract(*w, p, jobs, options, written);
+        if (file_sha) ok = extract(*w, p, jobs, options, written, progress);
       }
       if (!ok) {
         forget_bad_archive(request.path, options, ok.error());
@@ -624,12 +636,13 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
       if (unpacked_dir && key && detail::make_dir(*unpacked_dir / "by-stat")) {
         (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
       }
-    } else if (auto ok = extract(*w, p, jobs, options, written); !ok) {
+    } else if (auto ok = extract(*w, p, jobs, options, written, progress); !ok) {
       forget_bad_archive(request.path, options, ok.error());
       return fail(ok.error());
     }
     if (fill) fill->finish(sha);
   }
+  if (meter) meter->finish();
   if (auto ok = finish_staging(*w, env, request, sha, p); !ok) return fail(ok.error());
   if (options.compile) {
     if (auto ok = compile(env, p); !ok) return fail(ok.error());

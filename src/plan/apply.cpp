@@ -1,11 +1,30 @@
+#include <cstdlib>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
+#include "vwheel/http/client.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::plan {
+
+namespace {
+
+/// The progress style: none when quiet; `VWHEEL_PROGRESS=bars` or `lines` forces one (for tests
+/// of the terminal display, whose stderr is not a terminal), else bars on a terminal.
+http::ProgressDisplay::Style progress_style(bool quiet) {
+  using Style = http::ProgressDisplay::Style;
+  if (quiet) return Style::quiet;
+  const char* forced = std::getenv("VWHEEL_PROGRESS");
+  const std::string_view value = forced != nullptr ? forced : "";
+  if (value == "bars") return Style::bars;
+  if (value == "lines") return Style::lines;
+  return Style::automatic;
+}
+
+}  // namespace
 
 Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, const Settings& settings,
                            install::InstallOptions options, bool remove_unlisted, bool quiet) {
@@ -36,18 +55,36 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
   if (!todo.packages.empty() || !unlisted.empty()) {
     // A different version or variant replaces what is installed.
     options.force_reinstall = true;
+    // One display for the downloads and the unpacking that overlaps them, its rows the slots of
+    // `todo` (Session::add's too). Made before the session, so that it outlives the session's
+    // workers (they report to it); its destructor erases the bars on every way out, errors and
+    // interruptions included, before the caller prints anything.
+    std::vector<std::string> names;
+    for (const auto& s : todo.packages) names.push_back(s.wheel.filename);
+    http::ProgressDisplay display(std::move(names), progress_style(quiet));
+    options.on_unpack = [&display](std::size_t slot, std::uint64_t written, std::uint64_t total) {
+      if (written >= total) {
+        display.unpack_done(slot);
+      } else {
+        display.unpack_update({slot, written, total});
+      }
+    };
     // Each wheel is unpacked as soon as it is on disk, while the others still download; the
     // installs and the removals (sync) are then one transaction.
     auto session = install::Session::begin(env, options, todo.packages.size());
     if (!session) return fail(session.error());
     (*session)->uninstall_too(unlisted);
     if (!todo.packages.empty()) {
-      auto fetched = fetch_wheels(todo, settings, quiet, [&](const Fetched& f) {
-        (*session)->add(f.index, {f.path, todo.packages[f.index].requested, false, f.sha256});
-      });
+      auto fetched = fetch_wheels(
+          todo, settings, quiet,
+          [&](const Fetched& f) {
+            (*session)->add(f.index, {f.path, todo.packages[f.index].requested, false, f.sha256});
+          },
+          &display);
       if (!fetched) return fail(fetched.error());
     }
     auto done = (*session)->finish();
+    display.finish();
     if (!done) return fail(done.error());
     applied.installed = std::move(*done);
     applied.removed = (*session)->removed();

@@ -7,6 +7,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
+#include "vwheel/http/client.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "verify.hpp"
@@ -14,8 +15,20 @@
 namespace vwheel::plan {
 namespace fs = std::filesystem;
 
+namespace {
+
+std::vector<std::string> wheel_filenames(const Plan& plan) {
+  std::vector<std::string> names;
+  names.reserve(plan.packages.size());
+  for (const auto& s : plan.packages) names.push_back(s.wheel.filename);
+  return names;
+}
+
+}  // namespace
+
 Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet,
-                                           const std::function<void(const Fetched&)>& on_ready) {
+                                           const std::function<void(const Fetched&)>& on_ready,
+                                           http::ProgressDisplay* display) {
   std::vector<fs::path> paths(plan.packages.size());
   // Every wheel, cached or just downloaded, is checked against what the index said about it
   // before anyone unpacks it.
@@ -30,8 +43,10 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
            std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), actual) != s.allowed_sha256.end();
   };
   std::vector<http::DownloadRequest> requests;
-  std::vector<std::size_t> owners;
-  std::vector<std::string> names;
+  std::vector<std::size_t> owners;  // requests[k] downloads plan.packages[owners[k]]
+  // Wheels on disk already are handed on once every one of them is known, so that the display
+  // leaves them all out of its download summary from its first frame.
+  std::vector<Fetched> local;
   for (std::size_t i = 0; i < plan.packages.size(); ++i) {
     const auto& s = plan.packages[i];
     const auto& f = s.wheel;
@@ -52,7 +67,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
                                   fmt::join(s.allowed_sha256, " or ")));
         }
       }
-      if (auto ok = ready(i, *f.path, actual); !ok) return fail(ok.error());
+      local.push_back({i, *f.path, std::move(actual)});
       continue;
     }
     // The cache is keyed by the expected digest: a file there was verified when it was written.
@@ -69,22 +84,36 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     const auto dest = dir / f.filename;
     std::error_code ec;
     if (expected && fs::is_regular_file(dest, ec)) {
-      if (auto ok = ready(i, dest, expected); !ok) return fail(ok.error());
+      local.push_back({i, dest, expected});
       continue;
     }
     requests.push_back({f.url, dest, expected, f.size});
     owners.push_back(i);
-    names.push_back(f.filename);
+  }
+  std::optional<http::ProgressDisplay> own;
+  if (display == nullptr && !requests.empty()) {
+    own.emplace(wheel_filenames(plan), quiet ? http::ProgressDisplay::Style::quiet : http::ProgressDisplay::Style::automatic);
+    display = &*own;
+  }
+  if (display != nullptr) {
+    for (const auto& l : local) display->not_downloaded(l.index);
+  }
+  for (auto& l : local) {
+    if (auto ok = ready(l.index, std::move(l.path), std::move(l.sha256)); !ok) return fail(ok.error());
   }
   if (requests.empty()) return paths;
   auto client = http::Client::create(settings.http);
   if (!client) return fail(client.error());
   std::optional<Error> refused;
-  http::ProgressDisplay display(names, quiet ? http::ProgressDisplay::Style::quiet : http::ProgressDisplay::Style::automatic);
   auto results = client->download(
-      requests, [&](const http::Progress& p) { display.update(p); },
+      requests,
+      [&](const http::Progress& p) {
+        http::Progress mapped = p;  // the display's rows are plan indexes
+        mapped.index = owners[p.index];
+        display->update(mapped);
+      },
       [&](std::size_t k, const Result<http::Downloaded>& r) {
-        display.done(k, r);
+        display->done(owners[k], r);
         if (!r || refused) return;
         const auto& s = plan.packages[owners[k]];
         if (!allowed(s, r->sha256)) {
@@ -96,7 +125,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         }
         if (auto ok = ready(owners[k], r->path, r->sha256); !ok) refused = ok.error();
       });
-  display.finish();
+  if (own) own->finish();
   for (const auto& r : results) {
     if (r) continue;
     // A partial download is never left in the cache: the retries of this run resumed it already.

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -160,6 +161,9 @@ class Client {
 ///     client.download(requests, [&](const Progress& p) { display.update(p); },
 ///                     [&](std::size_t i, const Result<Downloaded>& r) { display.done(i, r); });
 ///     display.finish();
+///
+/// Every member may be called from any thread (a mutex serializes them): downloads report from
+/// the thread that runs download(), unpacking from the installer's worker threads.
 class ProgressDisplay {
  public:
   enum class Style {
@@ -181,6 +185,9 @@ class ProgressDisplay {
   void unpack_update(const UnpackProgress& progress);
   /// File `index` is unpacked: its unpacking bar goes away.
   void unpack_done(std::size_t index);
+  /// File `index` is not downloaded (it is on disk already) but may be unpacked: it is left out of
+  /// the summary line (`Downloaded N/M files`), which is not drawn when no file is downloaded.
+  void not_downloaded(std::size_t index);
   /// Erases the bars (also done by the destructor). Idempotent.
   void finish();
 
@@ -200,7 +207,9 @@ class ProgressDisplay {
     std::uint64_t uncompressed = 0;
     bool unpacking = false;
     RateMeter unpack_rate;
+    bool local = false;  // not downloaded
   };
+  void finish_locked();
   void redraw(bool force);
   [[nodiscard]] std::uint64_t downloaded_bytes() const;
 
@@ -209,6 +218,8 @@ class ProgressDisplay {
   std::FILE* out_;
   std::size_t drawn_lines_ = 0;
   std::size_t finished_count_ = 0;
+  std::size_t local_count_ = 0;
+  std::mutex mutex_;
   std::chrono::steady_clock::time_point last_draw_{};
   RateMeter all_rate_;  // of all downloads together, for the summary line
 };

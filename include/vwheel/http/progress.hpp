@@ -54,9 +54,9 @@ class RateMeter {
                                                std::optional<double> bytes_per_second);
 
 /// Unpacking progress of one wheel, for an installer that writes big members: `written` bytes of
-/// the `total` uncompressed bytes of download `index` (the index given to ProgressDisplay). The
-/// installer reports it through a plain `std::function<void(std::uint64_t written, std::uint64_t
-/// total)>` (install does not depend on http); the caller that owns the display binds the index.
+/// the `total` uncompressed bytes of file `index` (the index given to ProgressDisplay). The
+/// installer reports it through `InstallOptions::on_unpack(slot, written, total)` (install does
+/// not depend on http); the caller that owns the display maps the slot to its row.
 struct UnpackProgress {
   std::size_t index = 0;
   std::uint64_t written = 0;

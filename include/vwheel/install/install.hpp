@@ -118,6 +118,14 @@ struct InstallOptions {
   std::uint64_t whole_member_max = std::uint64_t{8} << 20;
   /// Called once when another process holds the environment lock, before waiting for it.
   std::function<void(const Environment&)> on_lock_wait = print_lock_wait;
+  /// Unpacking progress, for a display of big wheels: `written` of the `total` uncompressed bytes
+  /// of the wheel added as `slot` (its Session::add slot; its position for install_wheels) are in
+  /// staging. Called from worker threads, possibly several wheels at once, so the callee must be
+  /// thread-safe; calls for one slot never overlap and come in order. Throttled: at most once per
+  /// 4 MiB or 100 ms of a wheel (a wheel of 12,000 small files gives a few calls, not 12,000),
+  /// members streamed in chunks reporting between files too. Each unpacked wheel gets a final
+  /// call with `written == total`, also when its files came from the cache; none after it.
+  std::function<void(std::size_t slot, std::uint64_t written, std::uint64_t total)> on_unpack;
   /// Test hook: called before each move into place with its 0-based number; returning true makes
   /// the install fail there (and roll back).
   std::function<bool(std::size_t)> fail_at_move;

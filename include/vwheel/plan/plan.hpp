@@ -34,6 +34,10 @@
 #include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/variant/ordering.hpp"
 
+namespace vwheel::http {
+class ProgressDisplay;
+}  // namespace vwheel::http
+
 namespace vwheel::plan {
 
 /// The requirements of one run.
@@ -167,9 +171,14 @@ struct Fetched {
 /// plan order. `on_ready` (when set) is called on the calling thread for each wheel as soon as it
 /// is verified (those already on disk first, then each download as it completes), so the caller
 /// can unpack it while the others still download. Nothing unverified is left in the cache.
+///
+/// Progress goes to `display` when given: it must have been made with one name per planned
+/// package, in plan order (its indexes are plan indexes), and is left unfinished, so that the
+/// caller can go on showing unpacking on it. Without one, a display of its own (quiet when
+/// `quiet`) lives for the downloads.
 [[nodiscard]] Result<std::vector<std::filesystem::path>> fetch_wheels(
     const Plan& plan, const Settings& settings, bool quiet,
-    const std::function<void(const Fetched&)>& on_ready = {});
+    const std::function<void(const Fetched&)>& on_ready = {}, http::ProgressDisplay* display = nullptr);
 
 /// What applying a plan did.
 struct Applied {

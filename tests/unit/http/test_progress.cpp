@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "vwheel/http/client.hpp"
 #include "vwheel/http/progress.hpp"
@@ -129,6 +130,74 @@ TEST(ProgressDisplay, UnpackingBarsOnlyOnATerminal) {
   }
   // Not a terminal: still one plain line per file, nothing for unpacking.
   EXPECT_EQ(read_all(g), "Downloaded big.whl (40 MiB)\n");
+}
+
+TEST(ProgressDisplay, FilesNotDownloadedStayOutOfTheSummary) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    // Row 0 is on disk already (only unpacked), row 1 is downloaded.
+    ProgressDisplay d({"local.whl", "remote.whl"}, ProgressDisplay::Style::bars, f);
+    d.not_downloaded(0);
+    d.unpack_update({0, 1 * kMiB, 8 * kMiB});
+    Downloaded ok;
+    ok.size = 2 * kMiB;
+    d.done(1, ok);
+    d.done(0, ok);  // ignored: row 0 is no download
+    d.finish();
+  }
+  const auto out = read_all(f);
+  EXPECT_TRUE(contains(out, "Unpacking local.whl")) << out;
+  EXPECT_TRUE(contains(out, "Downloaded 0/1 files")) << out;
+  EXPECT_TRUE(contains(out, "Downloaded 1/1 files")) << out;
+  EXPECT_FALSE(contains(out, "/2 files")) << out;
+
+  std::FILE* g = std::tmpfile();
+  ASSERT_NE(g, nullptr);
+  {
+    ProgressDisplay d({"local.whl"}, ProgressDisplay::Style::bars, g);
+    d.not_downloaded(0);
+    d.unpack_update({0, 1 * kMiB, 8 * kMiB});
+    d.unpack_done(0);
+  }
+  const auto only_unpacked = read_all(g);
+  EXPECT_TRUE(contains(only_unpacked, "Unpacking local.whl")) << only_unpacked;
+  EXPECT_FALSE(contains(only_unpacked, "Downloaded")) << only_unpacked;  // nothing was downloaded
+}
+
+TEST(ProgressDisplay, DownloadsAndUnpackingFromSeveralThreads) {
+  // The download loop and install workers report at once; the frames must stay whole (each
+  // write is one frame) and the bars be erased at the end.
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  constexpr std::size_t kRows = 6;
+  {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < kRows; ++i) names.push_back("w" + std::to_string(i) + ".whl");
+    ProgressDisplay d(names, ProgressDisplay::Style::bars, f);
+    std::vector<std::thread> threads;
+    threads.emplace_back([&] {
+      for (std::uint64_t b = 0; b <= 200; ++b) d.update({0, b * kMiB, 200 * kMiB});
+      Downloaded ok;
+      ok.size = 200 * kMiB;
+      d.done(0, ok);
+    });
+    for (std::size_t row = 1; row < kRows; ++row) {
+      threads.emplace_back([&d, row] {
+        d.not_downloaded(row);
+        for (std::uint64_t b = 1; b < 200; ++b) d.unpack_update({row, b * kMiB, 200 * kMiB});
+        d.unpack_done(row);
+      });
+    }
+    for (auto& t : threads) t.join();
+    d.finish();
+  }
+  const auto out = read_all(f);
+  EXPECT_TRUE(contains(out, "Downloaded 1/1 files")) << out;
+  EXPECT_TRUE(contains(out, "Unpacking w")) << out;
+  // The last frame, drawn once everything was done, is the summary line alone; finish() erases
+  // it and leaves the cursor where the display began.
+  EXPECT_TRUE(out.ends_with("\x1b[1A\x1b[2K\n\x1b[1A")) << out;
 }
 
 }  // namespace

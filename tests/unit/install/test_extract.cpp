@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <new>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "install/extract.hpp"
@@ -56,4 +58,71 @@ TEST(ExtractErrors, DiskFullAndOutOfMemoryAreEnvironmentErrors) {
   const auto sys = from(std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again), "thread"));
   EXPECT_EQ(sys.kind, ErrorKind::environment);
   EXPECT_NE(sys.message.find("thread"), std::string::npos) << sys.message;
+}
+
+// The unpacking progress of one wheel, throttled. Time plays no part here: an interval of an hour
+// never elapses during the test, an interval of zero always has.
+TEST(UnpackMeter, ReportsOncePerStepThenTheTotalOnce) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
+  {
+    UnpackMeter meter([&](std::uint64_t w, std::uint64_t t) { calls.emplace_back(w, t); }, 1000, 10,
+                      std::chrono::hours(1));
+    for (int i = 0; i < 999; ++i) meter.add(1);  // 999 small files
+    ASSERT_EQ(calls.size(), 99U);                 // 10, 20, ..., 990
+    EXPECT_EQ(calls.front(), std::make_pair(std::uint64_t{10}, std::uint64_t{1000}));
+    EXPECT_EQ(calls.back(), std::make_pair(std::uint64_t{990}, std::uint64_t{1000}));
+    meter.add(1);  // complete: the final report is finish's
+    EXPECT_EQ(calls.size(), 99U);
+    meter.finish();
+    meter.add(5);
+    meter.finish();
+  }  // the destructor reports nothing more either
+  ASSERT_EQ(calls.size(), 100U);
+  EXPECT_EQ(calls.back(), std::make_pair(std::uint64_t{1000}, std::uint64_t{1000}));
+}
+
+TEST(UnpackMeter, ReportsByIntervalAndFinishesWhenDestroyed) {
+  std::vector<std::uint64_t> written;
+  {
+    UnpackMeter meter([&](std::uint64_t w, std::uint64_t) { written.push_back(w); }, 100,
+                      std::uint64_t{1} << 40, std::chrono::nanoseconds(0));
+    meter.add(3);
+    meter.add(0);  // nothing new: no report
+    meter.add(4);
+  }  // a failed unpacking ends its progress too
+  EXPECT_EQ(written, (std::vector<std::uint64_t>{3, 7, 100}));
+}
+
+TEST(UnpackMeter, SerializesReportsFromManyWorkers) {
+  constexpr int kThreads = 8;
+  constexpr int kFiles = 2000;
+  constexpr std::uint64_t kTotal = std::uint64_t{kThreads} * kFiles;
+  std::atomic<int> inside{0};
+  std::atomic<bool> overlapped{false};
+  std::vector<std::uint64_t> written;  // guarded by the meter's serialization
+  {
+    UnpackMeter meter(
+        [&](std::uint64_t w, std::uint64_t t) {
+          if (++inside != 1) overlapped = true;
+          EXPECT_EQ(t, kTotal);
+          written.push_back(w);
+          --inside;
+        },
+        kTotal, 100, std::chrono::hours(1));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&] {
+        for (int i = 0; i < kFiles; ++i) meter.add(1);
+      });
+    }
+    for (auto& t : threads) t.join();
+    meter.finish();
+  }
+  EXPECT_FALSE(overlapped);
+  ASSERT_FALSE(written.empty());
+  EXPECT_LE(written.size(), kTotal / 100 + 1);  // throttled: not one call per file
+  EXPECT_EQ(written.back(), kTotal);            // the final report, last
+  for (std::size_t i = 1; i < written.size(); ++i) {
+    EXPECT_GE(written[i], written[i - 1] + (i + 1 == written.size() ? 1 : 100)) << i;  // forward, a step apart
+  }
 }
