@@ -66,8 +66,14 @@ Result<Wheel> open_wheel(const fs::path& path) {
     if (fs::is_directory(path, ec)) return fail(fmt::format("{}: is a directory, expected a wheel file", path.string()));
     return fail(archive.error());
   }
+  return open_wheel(path, std::move(*archive));
+}
 
-  Wheel wheel{path, std::move(*name), std::move(*archive), {}, 0, std::nullopt};
+Result<Wheel> open_wheel(const fs::path& path, zip::Archive archive) {
+  const std::string file = display(path);
+  auto name = wheel_name::parse_wheel_name(file);
+  if (!name) return fail(name.error());
+  Wheel wheel{path, std::move(*name), std::move(archive), {}, 0, std::nullopt};
   std::vector<std::string_view> dist_infos;
   for (const auto& entry : wheel.archive.entries()) {
     const std::string_view n = entry.name;

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/growing_file.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/zip/zip.hpp"
 #include "zip/format.hpp"
@@ -87,9 +88,33 @@ struct Archive::Impl {
   std::string comment;
   std::uint64_t cd_offset = 0;
   mutable std::atomic<std::uint64_t> bytes_read{0};
+  // An archive still arriving (open_arriving): its last bytes in memory, the rest read once the
+  // writer has put them in the file.
+  std::shared_ptr<const GrowingFile> growing;
+  std::uint64_t generation = 0;
+  std::string arrived_tail;
+  std::uint64_t arrived_tail_at = 0;
 
   // Reads exactly `len` bytes at `offset` into `buf`; fails on an I/O error or a short file.
   [[nodiscard]] Result<void> read_at(char* buf, std::size_t len, std::uint64_t offset) const {
+    if (growing) {
+      if (offset > size || len > size - offset) {
+        return fail(fmt::format("{}: truncated: {} bytes at offset {} extend past the end of the file (size {})", name,
+                                len, offset, size));
+      }
+      // The part in the tail comes from memory, the rest from the file once it is there.
+      const std::uint64_t end = offset + len;
+      if (end > arrived_tail_at) {
+        const std::uint64_t from = std::max(offset, arrived_tail_at);
+        std::memcpy(buf + (from - offset), arrived_tail.data() + (from - arrived_tail_at),
+                    static_cast<std::size_t>(end - from));
+        len = static_cast<std::size_t>(from - offset);
+        if (len == 0) return {};
+      }
+      if (auto ok = growing->wait_for(offset + len, generation); !ok) {
+        return fail(ok.error().with_context(name));
+      }
+    }
     const long long n = pread_full(fd.get(), buf, len, offset);
     if (n < 0) return fail(fmt::format("{}: read error at offset {}: {}", name, offset, std::strerror(errno)));
     bytes_read.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
@@ -207,6 +232,34 @@ Result<Archive> Archive::open(const std::filesystem::path& path) {
   if (!S_ISREG(st.st_mode)) return fail(fmt::format("{}: not a regular file", name));
   impl->size = static_cast<std::uint64_t>(st.st_size);
   if (impl->size == 0) return fail(fmt::format("{}: not a zip archive (empty file)", name));
+  return open_impl(std::move(impl));
+}
+
+Result<Archive> Archive::open_arriving(const Arriving& file) {
+  if (!file.growing || file.size == 0 || file.tail.size() > file.size) {
+    return fail(fmt::format("{}: not an arriving archive", file.path.string()));
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->path = file.final_path.empty() ? file.path : file.final_path;
+  impl->name = impl->path.string();
+  impl->size = file.size;
+  impl->growing = file.growing;
+  impl->arrived_tail = file.tail;
+  impl->arrived_tail_at = file.size - file.tail.size();
+  // The writer creates the file with its first write; a file finished without any (complete
+  // from an earlier run) is at its final path already.
+  impl->generation = file.growing->generation();
+  if (auto ok = file.growing->wait_for(0, impl->generation); !ok) return fail(ok.error().with_context(impl->name));
+  impl->fd = UniqueFd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (impl->fd.get() < 0 && errno == ENOENT && !file.final_path.empty()) {
+    impl->fd = UniqueFd(::open(file.final_path.c_str(), O_RDONLY | O_CLOEXEC));
+  }
+  if (impl->fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", file.path.string(), std::strerror(errno)));
+  return open_impl(std::move(impl));
+}
+
+Result<Archive> Archive::open_impl(std::unique_ptr<Impl> impl) {
+  const std::string& name = impl->name;
 
   const std::uint64_t size = impl->size;
   std::uint64_t tail_start = size - std::min<std::uint64_t>(size, initial_tail);

@@ -40,6 +40,9 @@ struct Wheel {
 /// not a wheel file name, not a zip or truncated, no or several `.dist-info` directories, no
 /// `RECORD`.
 [[nodiscard]] Result<Wheel> open_wheel(const std::filesystem::path& path);
+/// The same checks on an archive opened already (e.g. one still arriving, zip::Archive::open_arriving);
+/// `path` gives the file name.
+[[nodiscard]] Result<Wheel> open_wheel(const std::filesystem::path& path, zip::Archive archive);
 
 /// Reads and validates the wheel's `variant.json` against the label in its file name. nullopt
 /// for a wheel without a label and without `variant.json`; a labelled wheel without one is an

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/growing_file.hpp"
 
 namespace vwheel::zip {
 
@@ -67,6 +68,17 @@ struct Entry {
   [[nodiscard]] std::uint32_t unix_mode() const noexcept;
 };
 
+/// An archive that is still being written front to back (a download), for reading it before it
+/// is complete: its last bytes (the central directory, and in a wheel the `.dist-info` members)
+/// fetched apart, the rest read from `path` once `growing` says the bytes are there.
+struct Arriving {
+  std::filesystem::path path;         ///< the file being written (a download's part file)
+  std::filesystem::path final_path;   ///< where it is once complete (also the name in messages)
+  std::uint64_t size = 0;             ///< the complete file's size
+  std::string tail;                   ///< its last tail.size() bytes
+  std::shared_ptr<const GrowingFile> growing;
+};
+
 /// An open archive: the central directory in memory, the file kept open for member reads.
 /// Every read is positioned (`pread`), so one Archive can be read from several threads.
 class Archive {
@@ -76,6 +88,11 @@ class Archive {
   /// a central directory entry pointing outside the file, overlapping members, an encrypted
   /// member, a duplicated member name.
   [[nodiscard]] static Result<Archive> open(const std::filesystem::path& path);
+  /// Opens an archive still arriving: the same checks as open(), on the tail in memory; every
+  /// read of the rest waits until the writer has put those bytes in the file, and fails when the
+  /// writer failed or started the file again (GrowingFile::wait_for). The caller compares the tail
+  /// with the complete file before trusting what it read (it came from another response).
+  [[nodiscard]] static Result<Archive> open_arriving(const Arriving& file);
 
   Archive(Archive&&) noexcept;
   Archive& operator=(Archive&&) noexcept;
@@ -115,6 +132,7 @@ class Archive {
   friend struct ArchiveAccess;  // src/zip: lets write_archive copy from the open file descriptor
   struct Impl;
   explicit Archive(std::unique_ptr<Impl> impl);
+  [[nodiscard]] static Result<Archive> open_impl(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

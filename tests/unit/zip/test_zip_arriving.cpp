@@ -1,0 +1,123 @@
+// Archive::open_arriving: an archive read while it is still being written front to back, its
+// last bytes given apart (a download with its tail fetched by a Range request).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "vwheel/core/growing_file.hpp"
+#include "vwheel/zip/zip.hpp"
+#include "zip_test_support.hpp"
+
+namespace {
+
+using namespace vwheel::zip;
+using namespace vwheel::zip::testing;
+using ::testing::HasSubstr;
+
+std::string sample_archive() {
+  std::vector<RawMember> members;
+  for (int i = 0; i < 8; ++i) members.push_back(deflated_member("pkg/m" + std::to_string(i), noise(40000, i)));
+  members.push_back(stored_member("pkg-1.0.dist-info/RECORD", "pkg/m0,,\n"));
+  return build_raw(members);
+}
+
+// Writes `bytes` to `path` in pieces, announcing each, then finishes.
+void write_slowly(const fs::path& path, const std::string& bytes, vwheel::GrowingFile& growing) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  growing.advance(0);
+  constexpr std::size_t piece = 7001;  // members straddle the pieces
+  for (std::size_t at = 0; at < bytes.size(); at += piece) {
+    const auto n = std::min(piece, bytes.size() - at);
+    ASSERT_EQ(::write(fd, bytes.data() + at, n), static_cast<ssize_t>(n));
+    growing.advance(at + n);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ::close(fd);
+}
+
+Arriving arriving_for(const TempDir& dir, const std::string& bytes, std::shared_ptr<vwheel::GrowingFile> growing,
+                      std::size_t tail) {
+  Arriving a;
+  a.path = dir / "pkg.whl.part";
+  a.final_path = dir / "pkg.whl";
+  a.size = bytes.size();
+  a.tail = bytes.substr(bytes.size() - tail);
+  a.growing = std::move(growing);
+  return a;
+}
+
+TEST(ZipArriving, ReadsEveryMemberAsItArrives) {
+  TempDir dir;
+  const auto bytes = sample_archive();
+  write_bytes(dir / "whole.zip", bytes);
+  auto whole = Archive::open(dir / "whole.zip");
+  ASSERT_TRUE(whole) << whole.error().message;
+
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  const auto file = arriving_for(dir, bytes, growing, 2000);
+  std::thread writer([&] { write_slowly(file.path, bytes, *growing); });
+  auto archive = Archive::open_arriving(file);
+  ASSERT_TRUE(archive) << archive.error().message;
+  ASSERT_EQ(archive->entries().size(), whole->entries().size());
+  for (std::size_t i = 0; i < whole->entries().size(); ++i) {
+    auto got = archive->read(archive->entries()[i]);
+    auto want = whole->read(whole->entries()[i]);
+    ASSERT_TRUE(got) << got.error().message;
+    EXPECT_EQ(*got, *want) << whole->entries()[i].name;
+  }
+  writer.join();
+  growing->finish({});
+}
+
+TEST(ZipArriving, AFailedDownloadFailsTheReads) {
+  TempDir dir;
+  const auto bytes = sample_archive();
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  const auto file = arriving_for(dir, bytes, growing, bytes.size() / 4);
+  write_bytes(file.path, bytes.substr(0, 100));
+  growing->advance(100);
+  auto archive = Archive::open_arriving(file);  // the central directory is in the tail
+  ASSERT_TRUE(archive) << archive.error().message;
+  std::thread failer([&] { growing->finish(vwheel::fail("https://example.org/pkg.whl: HTTP 500")); });
+  auto r = archive->read(archive->entries()[3]);
+  failer.join();
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("pkg.whl: https://example.org/pkg.whl: HTTP 500"));
+}
+
+TEST(ZipArriving, AFileFinishedBeforeItWasOpenedIsReadAtItsFinalPath) {
+  TempDir dir;
+  const auto bytes = sample_archive();
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  const auto file = arriving_for(dir, bytes, growing, 500);
+  write_bytes(file.final_path, bytes);  // complete and renamed already
+  growing->finish({});
+  auto archive = Archive::open_arriving(file);
+  ASSERT_TRUE(archive) << archive.error().message;
+  auto r = archive->read(archive->entries()[5]);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, noise(40000, 5));
+}
+
+TEST(ZipArriving, AWrongTailIsAnError) {
+  TempDir dir;
+  const auto bytes = sample_archive();
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  auto file = arriving_for(dir, bytes, growing, 300);
+  file.tail.assign(300, 'x');  // not the end of a zip
+  write_bytes(file.path, bytes);
+  growing->advance(bytes.size());
+  auto archive = Archive::open_arriving(file);
+  ASSERT_FALSE(archive);
+  EXPECT_THAT(archive.error().message, HasSubstr("pkg.whl"));
+}
+
+}  // namespace
