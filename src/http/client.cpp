@@ -220,6 +220,8 @@ struct Client::Impl {
   Result<RangeResponse> local_range(const std::string& url, std::optional<std::uint64_t> offset,
                                     std::uint64_t length);
   Result<RangeResponse> remote_range(const std::string& url, const std::string& range);
+  std::vector<Result<RangeResponse>> remote_ranges(const std::vector<std::string>& urls,
+                                                   const std::vector<std::string>& ranges, bool partial_only);
 };
 
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -315,30 +317,64 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
 }
 
 Result<RangeResponse> Client::Impl::remote_range(const std::string& url, const std::string& range) {
-  if (options.offline) return fail(fmt::format("offline: cannot fetch {}", url));
-  auto loaded = load();
-  if (!loaded) return tl::unexpected(loaded.error());
-  Request req{url, {}, false};
-  GetJob job(**loaded, options, req, std::nullopt, std::nullopt, range);
-  run({&job});
-  if (!job.response_) return tl::unexpected(job.response_.error());
-  RangeResponse r;
-  r.body = std::move(job.response_->body);
-  if (job.response_->status == 206) {
-    const auto cr = parse_content_range(job.content_range_);
-    if (!cr) return fail(fmt::format("{}: HTTP 206 without a valid Content-Range (`{}`)", url, job.content_range_));
-    r.offset = cr->start;
-    r.total_size = cr->total;
-    if (cr->end - cr->start + 1 != r.body.size()) {
-      return fail(fmt::format("{}: Content-Range `{}` does not match the {} bytes received", url, job.content_range_,
-                              r.body.size()));
-    }
-  } else {
-    r.whole = true;
-    r.offset = 0;
-    r.total_size = r.body.size();
+  return std::move(remote_ranges({url}, {range}, false).front());
+}
+
+std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector<std::string>& urls,
+                                                               const std::vector<std::string>& ranges,
+                                                               bool partial_only) {
+  std::vector<Result<RangeResponse>> out;
+  out.reserve(urls.size());
+  if (options.offline) {
+    for (const auto& url : urls) out.push_back(fail(fmt::format("offline: cannot fetch {}", url)));
+    return out;
   }
-  return r;
+  auto loaded = load();
+  if (!loaded) {
+    for (std::size_t i = 0; i < urls.size(); ++i) out.push_back(tl::unexpected(loaded.error()));
+    return out;
+  }
+  std::vector<Request> requests;
+  requests.reserve(urls.size());
+  for (const auto& url : urls) requests.push_back(Request{url, {}, false});
+  std::vector<std::unique_ptr<GetJob>> jobs;
+  std::vector<Job*> running;
+  for (std::size_t i = 0; i < urls.size(); ++i) {
+    jobs.push_back(std::make_unique<GetJob>(**loaded, options, requests[i], std::nullopt, std::nullopt, ranges[i]));
+    jobs.back()->partial_only_ = partial_only;
+    running.push_back(jobs.back().get());
+  }
+  run(running);
+  for (std::size_t i = 0; i < urls.size(); ++i) {
+    auto& job = *jobs[i];
+    const auto& url = urls[i];
+    if (!job.response_) {
+      out.push_back(tl::unexpected(job.response_.error()));
+      continue;
+    }
+    RangeResponse r;
+    r.body = std::move(job.response_->body);
+    if (job.response_->status == 206) {
+      const auto cr = parse_content_range(job.content_range_);
+      if (!cr) {
+        out.push_back(fail(fmt::format("{}: HTTP 206 without a valid Content-Range (`{}`)", url, job.content_range_)));
+        continue;
+      }
+      r.offset = cr->start;
+      r.total_size = cr->total;
+      if (cr->end - cr->start + 1 != r.body.size()) {
+        out.push_back(fail(fmt::format("{}: Content-Range `{}` does not match the {} bytes received", url,
+                                       job.content_range_, r.body.size())));
+        continue;
+      }
+    } else {
+      r.whole = true;
+      r.offset = 0;
+      r.total_size = r.body.size();
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 Result<RangeResponse> Client::get_range(const std::string& url, std::uint64_t offset, std::uint64_t length) {
@@ -351,6 +387,30 @@ Result<RangeResponse> Client::get_suffix(const std::string& url, std::uint64_t l
   if (length == 0) return fail(fmt::format("{}: a range of 0 bytes was requested", url));
   if (is_file_url(url)) return impl_->local_range(url, std::nullopt, length);
   return impl_->remote_range(url, fmt::format("-{}", length));
+}
+
+std::vector<Result<RangeResponse>> Client::get_suffixes(const std::vector<std::string>& urls,
+                                                        const std::vector<std::uint64_t>& lengths) {
+  std::vector<Result<RangeResponse>> out(urls.size(), fail("not run"));
+  std::vector<std::string> remote;
+  std::vector<std::string> ranges;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < urls.size(); ++i) {
+    const std::uint64_t length = i < lengths.size() ? lengths[i] : 0;
+    if (length == 0) {
+      out[i] = fail(fmt::format("{}: a range of 0 bytes was requested", urls[i]));
+    } else if (is_file_url(urls[i])) {
+      out[i] = impl_->local_range(urls[i], std::nullopt, length);
+    } else {
+      remote.push_back(urls[i]);
+      ranges.push_back(fmt::format("-{}", length));
+      at.push_back(i);
+    }
+  }
+  if (remote.empty()) return out;
+  auto got = impl_->remote_ranges(remote, ranges, true);
+  for (std::size_t k = 0; k < at.size(); ++k) out[at[k]] = std::move(got[k]);
+  return out;
 }
 
 std::vector<Result<Downloaded>> Client::download(

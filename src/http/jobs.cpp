@@ -183,6 +183,10 @@ Result<bool> GetJob::begin(CURL* easy) {
 bool GetJob::on_body(std::string_view data) {
   const long s = headers_.status;
   if (s != 0 && !is_2xx(s)) return true;  // an error page: not kept
+  if (partial_only_ && s != 206) {
+    abort_reason_ = fmt::format("the server ignores Range requests (HTTP {})", s);
+    return false;
+  }
   if (body_.empty()) {
     const auto cl = content_length(easy_);
     if (cl && *cl > kMaxBody) {
@@ -270,7 +274,7 @@ Result<bool> DownloadJob::begin(CURL* easy) {
   // Large reads: with curl's default 16 KiB, a wheel of a GB is 60,000 turns of the transfer loop
   // (poll, perform, the stall checks); 512 KiB is the most every libcurl since 7.10 accepts.
   set(easy, CURLOPT_BUFFERSIZE, 512L << 10);
-  if (!spool_.open(part_, have_ > 0)) return fail(fmt::format("{}: cannot write {}: {}", url_, part_.string(), std::strerror(errno)));
+  if (!spool_.open(part_, have_ > 0, have_)) return fail(fmt::format("{}: cannot write {}: {}", url_, part_.string(), std::strerror(errno)));
   attempt_offset_ = have_;
   first_write_ = true;
   discard_ = false;
@@ -452,6 +456,8 @@ Verdict DownloadJob::mismatch(std::string what) {
 void DownloadJob::reset_part() {
   close_file();
   remove_part();
+  // Readers of the growing file opened the part file just removed.
+  if (request_.growing) request_.growing->restart();
   spool_.reset();
   have_ = 0;
   resumed_ = false;

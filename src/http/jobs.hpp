@@ -151,6 +151,8 @@ class GetJob final : public Job {
 
   Result<Response> response_ = fail("not run");
   std::string content_range_;
+  /// A range that must be honoured: a 200 answer is aborted before its body is read.
+  bool partial_only_ = false;
 
  private:
   const Request& request_;
@@ -174,6 +176,7 @@ class DownloadJob final : public Job {
         part_(request.dest.string() + ".part") {
     if (request.sha256) expected_hash_ = ascii_lower(*request.sha256);
     total_ = request.size;
+    spool_.publish_to(request.growing.get());
   }
   ~DownloadJob() override { close_file(); }
 

@@ -68,10 +68,13 @@ void AsyncSha256::run() {
   }
 }
 
-bool Spool::open(const std::filesystem::path& path, bool append) {
+bool Spool::open(const std::filesystem::path& path, bool append, std::uint64_t have) {
   (void)close();
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
-  return fd_ >= 0;
+  if (fd_ < 0) return false;
+  written_ = append ? have : 0;
+  if (growing_ != nullptr) growing_->advance(written_);
+  return true;
 }
 
 bool Spool::flush() {
@@ -84,6 +87,8 @@ bool Spool::flush() {
     }
     rest.remove_prefix(static_cast<std::size_t>(n));
   }
+  written_ += buffer_.size();
+  if (growing_ != nullptr) growing_->advance(written_);
   buffer_ = hasher_.submit(std::move(buffer_));
   return true;
 }

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "vwheel/core/growing_file.hpp"
 #include "vwheel/core/hash.hpp"
 
 namespace vwheel::http::detail {
@@ -62,8 +63,11 @@ class Spool {
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;
 
-  /// Opens `path` for writing, appended to or truncated; false with errno set on failure.
-  [[nodiscard]] bool open(const std::filesystem::path& path, bool append);
+  /// Opens `path` for writing, appended to (after `have` bytes already there) or truncated;
+  /// false with errno set on failure.
+  [[nodiscard]] bool open(const std::filesystem::path& path, bool append, std::uint64_t have = 0);
+  /// Tells `growing` (when set) how many bytes are in the file after each write.
+  void publish_to(GrowingFile* growing) noexcept { growing_ = growing; }
   [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
   /// Adds body bytes (written and hashed once a buffer is full); false with errno set when a
   /// write failed.
@@ -89,6 +93,8 @@ class Spool {
   [[nodiscard]] bool flush();
 
   int fd_ = -1;
+  std::uint64_t written_ = 0;
+  GrowingFile* growing_ = nullptr;
   std::string buffer_;
   AsyncSha256 hasher_;
 };

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/growing_file.hpp"
 #include "vwheel/http/progress.hpp"
 
 namespace vwheel::http {
@@ -79,6 +80,10 @@ struct DownloadRequest {
   std::filesystem::path dest;          ///< written as `<dest>.part`, renamed to `dest` once verified
   std::optional<std::string> sha256;   ///< expected lowercase hex digest (upper case accepted); verified while streaming
   std::optional<std::uint64_t> size;   ///< expected size in bytes
+  /// When set, told how much of `<dest>.part` is written as the bytes arrive, when the part file
+  /// is started again, and (by the caller, who also verifies the wheel) when the file is done:
+  /// readers can unpack the first members of a wheel while the rest still downloads.
+  std::shared_ptr<GrowingFile> growing;
 
   DownloadRequest() = default;
   DownloadRequest(std::string url_, std::filesystem::path dest_, std::optional<std::string> sha256_ = std::nullopt,
@@ -133,6 +138,12 @@ class Client {
 
   /// The last `length` bytes of `url` (the whole file when it is shorter), e.g. a zip's central directory.
   [[nodiscard]] Result<RangeResponse> get_suffix(const std::string& url, std::uint64_t length);
+
+  /// The last `lengths[i]` bytes of each `urls[i]`, concurrently; results in request order. Only
+  /// answers that honour the range succeed: a server that ignores it (HTTP 200) is an error at
+  /// once, before its body is read (these are for files too large to fetch twice).
+  [[nodiscard]] std::vector<Result<RangeResponse>> get_suffixes(const std::vector<std::string>& urls,
+                                                                const std::vector<std::uint64_t>& lengths);
 
   /// Concurrent downloads; the results are in request order. Each file is written to `<dest>.part`
   /// (dest's parent directory is created) and renamed to `dest` only after its size (when given, or

@@ -602,6 +602,25 @@ TEST_F(Get, Ranges) {
   EXPECT_TRUE(contains(bad.error().message, "404"));
 }
 
+TEST_F(Get, SuffixesMustBeHonouredRanges) {
+  auto client = make_client();
+  auto both = client.get_suffixes({server.url("/data"), server.url("/gone")}, {300, 10});
+  ASSERT_EQ(both.size(), 2U);
+  ASSERT_TRUE(both[0]) << both[0].error().message;
+  EXPECT_FALSE(both[0]->whole);
+  EXPECT_EQ(both[0]->offset, data.size() - 300);
+  EXPECT_EQ(both[0]->total_size, data.size());
+  EXPECT_EQ(both[0]->body, data.substr(data.size() - 300));
+  ASSERT_FALSE(both[1]);
+  EXPECT_TRUE(contains(both[1].error().message, "404"));
+
+  // A server that ignores the range: an error, not the whole file.
+  ignore_ranges = true;
+  auto ignored = client.get_suffixes({server.url("/data")}, {300});
+  ASSERT_FALSE(ignored[0]);
+  EXPECT_TRUE(contains(ignored[0].error().message, "ignores Range requests (HTTP 200)")) << ignored[0].error().message;
+}
+
 TEST(GetLimits, BodyOver64MiBIsAnError) {
   HttpServer server;
   server.svr.Get("/huge", [](const httplib::Request&, httplib::Response& res) {
