@@ -1,3 +1,4 @@
+#include <fcntl.h>
 // Preparing one wheel: checks, plan, extraction (or the cache) into the run's staging directory,
 // generated files and RECORD. Moving it into place is commit.cpp's.
 
@@ -224,7 +225,8 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn, const std::vecto
 /// `written(i)`, when given, is called by the worker that unpacked p.files[i] once it is verified.
 /// `meter`, when given, counts the bytes written, chunk by chunk for streamed members.
 Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options,
-                     const std::function<void(std::size_t)>& written, detail::UnpackMeter* meter) {
+                     const std::function<void(std::size_t)>& written, detail::UnpackMeter* meter,
+                     bool arriving = false) {
   detail::ExtractSettings settings;
   settings.whole_member_max = options.whole_member_max;
   if (meter != nullptr) settings.on_written = [meter](std::uint64_t bytes) { meter->add(bytes); };
@@ -234,8 +236,12 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
   const auto& entries = w.archive.entries();
   std::vector<std::size_t> order(p.files.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // A wheel still downloading is unpacked in file order instead: its members as they arrive.
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return entries[p.files[a].entry].uncompressed_size > entries[p.files[b].entry].uncompressed_size;
+    const auto& ea = entries[p.files[a].entry];
+    const auto& eb = entries[p.files[b].entry];
+    if (arriving) return ea.local_header_offset < eb.local_header_offset;
+    return ea.uncompressed_size > eb.uncompressed_size;
   });
   return for_each_file(
       p, jobs,
@@ -539,11 +545,51 @@ void forget_bad_archive(const fs::path& archive, const InstallOptions& options, 
   if (::unlink(archive.c_str()) == 0) (void)::rmdir(dir.c_str());
 }
 
-/// Everything up to the move into place, for one wheel.
-Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
-                         unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
-                         std::size_t index) {
-  auto w = wheel::open_wheel(request.path);
+/// Checks, once the download of an arriving wheel has finished, that what was unpacked came from
+/// the file now verified: the download succeeded (its sha256 and size), was not started again
+/// since `generation` (a new part file), and the tail fetched apart is the file's own.
+Result<void> confirm_arrival(const zip::Arriving& arriving, std::uint64_t generation) {
+  if (auto done = arriving.growing->wait_finished(); !done) return done;
+  if (auto same = arriving.growing->wait_for(arriving.size, generation); !same) return same;
+  const auto tail_at = arriving.size - arriving.tail.size();
+  std::string bytes(arriving.tail.size(), '\0');
+  const int fd = ::open(arriving.final_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(fmt::format("{}: cannot open: {}", arriving.final_path.string(), errno_text()));
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::pread(fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(tail_at + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  const int err = errno;
+  ::close(fd);
+  if (got != bytes.size()) {
+    return fail(fmt::format("{}: cannot read its last {} bytes: {}", arriving.final_path.string(), bytes.size(),
+                            got < bytes.size() && err != 0 ? std::strerror(err) : "the file is shorter"));
+  }
+  if (bytes != arriving.tail) {
+    return fail(fmt::format("{}: the server's answer to a range request differs from the file's last {} bytes",
+                            arriving.final_path.string(), bytes.size()));
+  }
+  return {};
+}
+
+/// Everything up to the move into place, for one wheel; from the archive still arriving when
+/// `arriving` is given.
+Result<Prepared> prepare_once(const Environment& env, const WheelRequest& request, const InstallOptions& options,
+                              unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
+                              std::size_t index, const zip::Arriving* arriving) {
+  std::uint64_t generation = 0;
+  Result<wheel::Wheel> w = fail("not opened");
+  if (arriving != nullptr) {
+    generation = arriving->growing->generation();
+    auto archive = zip::Archive::open_arriving(*arriving);
+    if (!archive) return fail(archive.error());
+    w = wheel::open_wheel(request.path, std::move(*archive));
+  } else {
+    w = wheel::open_wheel(request.path);
+  }
   if (!w) return fail(w.error());
   Prepared p;
   p.wheel_path = request.path;
@@ -627,7 +673,7 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
         if (file_sha) ok = extract(*w, p, jobs, options, written, progress);
       }
       if (!ok) {
-        forget_bad_archive(request.path, options, ok.error());
+        if (arriving == nullptr) forget_bad_archive(request.path, options, ok.error());
         return fail(ok.error());
       }
       if (!file_sha) return fail(file_sha.error());
@@ -636,11 +682,17 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
       if (unpacked_dir && key && detail::make_dir(*unpacked_dir / "by-stat")) {
         (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
       }
-    } else if (auto ok = extract(*w, p, jobs, options, written, progress); !ok) {
-      forget_bad_archive(request.path, options, ok.error());
+    } else if (auto ok = extract(*w, p, jobs, options, written, progress, arriving != nullptr); !ok) {
+      if (arriving == nullptr) forget_bad_archive(request.path, options, ok.error());
       return fail(ok.error());
     }
+    // Nothing goes into the cache before the download is verified.
+    if (arriving != nullptr) {
+      if (auto ok = confirm_arrival(*arriving, generation); !ok) return fail(ok.error());
+    }
     if (fill) fill->finish(sha);
+  } else if (arriving != nullptr) {
+    if (auto ok = confirm_arrival(*arriving, generation); !ok) return fail(ok.error());
   }
   if (meter) meter->finish();
   if (auto ok = finish_staging(*w, env, request, sha, p); !ok) return fail(ok.error());
@@ -650,6 +702,20 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
   if (auto ok = write_record(env, p); !ok) return fail(ok.error());
   guard.keep = true;
   return p;
+}
+
+Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
+                         unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
+                         std::size_t index) {
+  if (request.arriving) {
+    auto p = prepare_once(env, request, options, jobs, installed, run_dir, index, request.arriving.get());
+    if (p || interrupted()) return p;
+    // Whatever went wrong while the wheel arrived (the download failed or started again, a member
+    // did not check out) is judged again on the complete file, as for any wheel on disk: the
+    // errors are the same whether or not the unpacking overlapped the download.
+    if (auto done = request.arriving->growing->wait_finished(); !done) return fail(done.error());
+  }
+  return prepare_once(env, request, options, jobs, installed, run_dir, index, nullptr);
 }
 
 

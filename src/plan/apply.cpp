@@ -78,7 +78,9 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
       auto fetched = fetch_wheels(
           todo, settings, quiet,
           [&](const Fetched& f) {
-            (*session)->add(f.index, {f.path, todo.packages[f.index].requested, false, f.sha256});
+            install::WheelRequest request(f.path, todo.packages[f.index].requested, false, f.sha256);
+            request.arriving = f.arriving;
+            (*session)->add(f.index, std::move(request));
           },
           &display);
       if (!fetched) return fail(fetched.error());

@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/growing_file.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
+#include "vwheel/zip/zip.hpp"
 #include "verify.hpp"
 
 namespace vwheel::plan {
@@ -24,6 +26,55 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
   return names;
 }
 
+// Wheels at least this large are unpacked while they download. Below it, the request for the
+// tail costs about as much as the overlap saves.
+constexpr std::uint64_t kArriveMin = std::uint64_t{16} << 20;
+// The tail fetched apart: a torch wheel's central directory (12,000 members) and RECORD take about
+// 2 MB; an eighth of a smaller wheel keeps the bytes fetched twice few.
+constexpr std::uint64_t kTailMax = std::uint64_t{4} << 20;
+
+bool is_http_url(std::string_view url) {
+  return ascii_istarts_with(url, "http://") || ascii_istarts_with(url, "https://");
+}
+
+/// For each large download from an HTTP server, fetches its last bytes (all concurrently) and,
+/// when the server honoured the range and agrees on the size, makes it an arriving wheel:
+/// `requests[k].growing` is set and the result's [k] describes it; else [k] is null.
+std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client& client,
+                                                                 std::vector<http::DownloadRequest>& requests) {
+  std::vector<std::shared_ptr<const zip::Arriving>> out(requests.size());
+  std::vector<std::string> urls;
+  std::vector<std::uint64_t> lengths;
+  std::vector<std::size_t> which;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const auto& q = requests[k];
+    if (!q.size || *q.size < kArriveMin || !q.sha256 || !is_http_url(q.url)) continue;
+    urls.push_back(q.url);
+    lengths.push_back(std::min(*q.size / 8, kTailMax));
+    which.push_back(k);
+  }
+  if (urls.empty()) return out;
+  auto tails = client.get_suffixes(urls, lengths);
+  for (std::size_t j = 0; j < which.size(); ++j) {
+    auto& q = requests[which[j]];
+    auto& t = tails[j];
+    // Anything unexpected (an error, another size) leaves the wheel to the ordinary path.
+    if (!t || t->whole || t->total_size != q.size || t->body.size() != lengths[j] || t->offset != *q.size - lengths[j]) {
+      continue;
+    }
+    auto growing = std::make_shared<GrowingFile>();
+    auto a = std::make_shared<zip::Arriving>();
+    a->path = fs::path(q.dest.string() + ".part");
+    a->final_path = q.dest;
+    a->size = *q.size;
+    a->tail = std::move(t->body);
+    a->growing = growing;
+    q.growing = std::move(growing);
+    out[which[j]] = std::move(a);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet,
@@ -32,10 +83,10 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
   std::vector<fs::path> paths(plan.packages.size());
   // Every wheel, cached or just downloaded, is checked against what the index said about it
   // before anyone unpacks it.
-  auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha) -> Result<void> {
+  auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha, bool handed_on) -> Result<void> {
     if (auto ok = detail::verify_wheel(plan.packages[i], path); !ok) return ok;
     paths[i] = path;
-    if (on_ready) on_ready({i, std::move(path), std::move(sha)});
+    if (on_ready && !handed_on) on_ready({i, std::move(path), std::move(sha), nullptr});
     return {};
   };
   auto allowed = [&](const Selected& s, const std::string& actual) {
@@ -67,7 +118,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
                                   fmt::join(s.allowed_sha256, " or ")));
         }
       }
-      local.push_back({i, *f.path, std::move(actual)});
+      local.push_back({i, *f.path, std::move(actual), nullptr});
       continue;
     }
     // The cache is keyed by the expected digest: a file there was verified when it was written.
@@ -84,7 +135,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     const auto dest = dir / f.filename;
     std::error_code ec;
     if (expected && fs::is_regular_file(dest, ec)) {
-      local.push_back({i, dest, expected});
+      local.push_back({i, dest, expected, nullptr});
       continue;
     }
     requests.push_back({f.url, dest, expected, f.size});
@@ -99,11 +150,29 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     for (const auto& l : local) display->not_downloaded(l.index);
   }
   for (auto& l : local) {
-    if (auto ok = ready(l.index, std::move(l.path), std::move(l.sha256)); !ok) return fail(ok.error());
+    if (auto ok = ready(l.index, std::move(l.path), std::move(l.sha256), false); !ok) return fail(ok.error());
   }
   if (requests.empty()) return paths;
   auto client = http::Client::create(settings.http);
   if (!client) return fail(client.error());
+  // Large wheels are handed on while they download (when the server honours Range requests for
+  // their last bytes, which hold the central directory and the .dist-info), so that unpacking
+  // overlaps the transfer; their checks then finish with the download, below.
+  const auto arriving = hand_on_arriving(*client, requests);
+  // No reader may wait for a download that will not finish: whatever way this function returns.
+  struct FinishAll {
+    const std::vector<http::DownloadRequest>& requests;
+    ~FinishAll() {
+      for (const auto& q : requests) {
+        if (q.growing) q.growing->finish(fail(fmt::format("{}: the download did not complete", q.url)));
+      }
+    }
+  } finish_all{requests};
+  if (on_ready) {
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      if (arriving[k]) on_ready({owners[k], requests[k].dest, requests[k].sha256, arriving[k]});
+    }
+  }
   std::optional<Error> refused;
   auto results = client->download(
       requests,
@@ -114,16 +183,24 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
       },
       [&](std::size_t k, const Result<http::Downloaded>& r) {
         display->done(owners[k], r);
-        if (!r || refused) return;
-        const auto& s = plan.packages[owners[k]];
-        if (!allowed(s, r->sha256)) {
-          std::error_code ec;
-          fs::remove(r->path, ec);
-          refused = Error(fmt::format("{}: sha256 {} is not among the --hash values given for {}", s.wheel.url,
-                                      r->sha256, s.name));
-          return;
-        }
-        if (auto ok = ready(owners[k], r->path, r->sha256); !ok) refused = ok.error();
+        auto verdict = [&]() -> Result<void> {
+          if (!r) return fail(r.error());
+          if (refused) return fail(*refused);
+          const auto& s = plan.packages[owners[k]];
+          if (!allowed(s, r->sha256)) {
+            std::error_code ec;
+            fs::remove(r->path, ec);
+            refused = Error(fmt::format("{}: sha256 {} is not among the --hash values given for {}", s.wheel.url,
+                                        r->sha256, s.name));
+            return fail(*refused);
+          }
+          if (auto ok = ready(owners[k], r->path, r->sha256, arriving[k] != nullptr); !ok) {
+            refused = ok.error();
+            return ok;
+          }
+          return {};
+        }();
+        if (requests[k].growing) requests[k].growing->finish(std::move(verdict));
       });
   if (own) own->finish();
   for (const auto& r : results) {

@@ -21,6 +21,8 @@ Fault modes (for `times` requests to a matching path, then served normally; time
   stall     headers and the first half of the body, then sleeps `delay` seconds mid-body, then the rest
   404       `404 Not Found`
   drip      headers, then one byte of the body every `delay` seconds (never a stall, never done)
+  pause     headers and the first half of the body, then sets the fault's `arrived` event and waits
+            for release() (or `delay` seconds), then the rest: what the client does with half a file
 
 Served normally: GET and HEAD, `Range: bytes=A-B`, `bytes=A-`, `bytes=-N` (206 with Content-Range, 416
 beyond the end), ETag and Last-Modified with If-None-Match (304), and PEP 691 content negotiation for
@@ -28,6 +30,10 @@ directories: `.../` is answered with `index.json` when the Accept header asks fo
 `application/vnd.pypi.simple.v1+json` (or `latest+json`) and `index.html` otherwise, as nginx does
 with the configuration in the README. Paths never leave the root. A range request to a faulty path
 counts as a request and gets the fault applied to the range.
+
+A fault made with `full_only=True` leaves requests with a Range header alone (a download's fault,
+not its tail's). `FaultServer(root, ranges=False)` ignores Range headers, as a server without range
+support does (200 and the whole file).
 
 Run as a script to serve by hand: `python3 faultserver.py DIR [--port N] [--fault PATTERN=MODE[:TIMES[:DELAY]]]...`
 """
@@ -44,17 +50,18 @@ import urllib.parse
 from pathlib import Path
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
-MODES = ("drop", "500", "503", "truncate", "corrupt", "slow", "stall", "404", "hold", "drip")
+MODES = ("drop", "500", "503", "truncate", "corrupt", "slow", "stall", "404", "hold", "drip", "pause")
 
 
 class Fault:
-    def __init__(self, pattern, mode, times, delay):
+    def __init__(self, pattern, mode, times, delay, full_only=False):
         if mode not in MODES:
             raise ValueError(f"unknown fault mode {mode!r} (one of {', '.join(MODES)})")
         self.pattern = pattern
         self.mode = mode
         self.times = times
         self.delay = delay
+        self.full_only = full_only
         self.hits = 0
         self.arrived = threading.Event()  # hold: a request is waiting
         self.released = threading.Event()  # hold: let it be answered
@@ -137,8 +144,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _fault_for(self, urlpath):
         owner = self.server.owner
+        ranged = self.headers.get("Range") is not None
         with owner.lock:
             for f in owner.faults:
+                if f.full_only and ranged:
+                    continue
                 if fnmatch.fnmatchcase(urlpath, f.pattern) and f.take():
                     return f
         return None
@@ -192,7 +202,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         status, start, end = 200, 0, len(data)
-        rng = self.headers.get("Range")
+        rng = self.headers.get("Range") if self.server.owner.ranges else None
         if rng:
             parsed = _parse_range(rng, len(data))
             if parsed is None:
@@ -207,7 +217,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Accept-Ranges", "bytes")
+        if self.server.owner.ranges:
+            self.send_header("Accept-Ranges", "bytes")
         self.send_header("ETag", etag)
         self.send_header("Last-Modified", email.utils.formatdate(st.st_mtime, usegmt=True))
         if ctype == JSON_TYPE or ctype == "text/html":
@@ -233,6 +244,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(body[i:i + 1])
                     self.wfile.flush()
                     time.sleep(fault.delay)
+                return
+            if mode == "pause":
+                self.wfile.write(body[:half])
+                self.wfile.flush()
+                fault.arrived.set()
+                fault.released.wait(fault.delay)
+                self.wfile.write(body[half:])
                 return
             if mode == "stall":
                 self.wfile.write(body[:half])
@@ -274,8 +292,9 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 class FaultServer:
-    def __init__(self, root, port=0):
+    def __init__(self, root, port=0, ranges=True):
         self.root = Path(root)
+        self.ranges = ranges
         self.faults = []
         self.requests = []
         self.lock = threading.Lock()
@@ -302,11 +321,11 @@ class FaultServer:
     def __exit__(self, *exc):
         self.stop()
 
-    def fault(self, pattern, mode, times=None, delay=30.0):
+    def fault(self, pattern, mode, times=None, delay=30.0, full_only=False):
         """Applies `mode` to the next `times` requests (None: all) whose URL path matches the fnmatch
         `pattern` (e.g. "*/torch-2.13.0-py3-none-any-cu128.whl", "/simple/torch/"). Returns the Fault
         (its `hits` counts the requests it was applied to)."""
-        f = Fault(pattern, mode, times, delay)
+        f = Fault(pattern, mode, times, delay, full_only)
         with self.lock:
             self.faults.append(f)
         return f

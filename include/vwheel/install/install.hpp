@@ -27,6 +27,10 @@
 #include "vwheel/install/layout.hpp"
 #include "vwheel/python/interpreter.hpp"
 
+namespace vwheel::zip {
+struct Arriving;
+}  // namespace vwheel::zip
+
 namespace vwheel::install {
 
 /// The environment to install into.
@@ -139,6 +143,11 @@ struct WheelRequest {
   /// The archive's sha256 (lowercase hex) when the caller has verified it (a download): spares
   /// hashing the file again to find its unpacked copy in the cache.
   std::optional<std::string> sha256;
+  /// The wheel is still downloading to `arriving->path` (and will be at `path`, verified, with the
+  /// `sha256` above): its members are unpacked as their bytes arrive, and the result is kept only
+  /// once the download has finished and checked out. Any failure on the way is judged again on
+  /// the complete file.
+  std::shared_ptr<const zip::Arriving> arriving;
 
   WheelRequest() = default;
   WheelRequest(std::filesystem::path path_, bool requested_ = true, bool direct_ = true,  // NOLINT: implicit

@@ -165,12 +165,19 @@ struct Fetched {
   std::size_t index = 0;
   std::filesystem::path path;
   std::optional<std::string> sha256;
+  /// Set when the wheel is handed on while it still downloads (install::WheelRequest::arriving).
+  std::shared_ptr<const zip::Arriving> arriving;
 };
 
 /// Downloads (or finds in the cache) and verifies the planned wheels; returns their local paths in
 /// plan order. `on_ready` (when set) is called on the calling thread for each wheel as soon as it
 /// is verified (those already on disk first, then each download as it completes), so the caller
 /// can unpack it while the others still download. Nothing unverified is left in the cache.
+/// A large wheel (16 MiB or more, with a known size and sha256, from an HTTP server that honours
+/// Range requests for its last bytes) is handed on before its download starts, as
+/// Fetched::arriving: the caller unpacks it as it arrives, and learns from the GrowingFile
+/// whether the download, its checks included, succeeded; fetch_wheels returns only once every
+/// download has finished.
 ///
 /// Progress goes to `display` when given: it must have been made with one name per planned
 /// package, in plan order (its indexes are plan indexes), and is left unfinished, so that the

@@ -1,0 +1,185 @@
+"""A large wheel from an HTTP index is unpacked while it downloads (issue 17): its last bytes (the
+central directory and the .dist-info) are fetched with a Range request first, and each member is
+unpacked once its bytes have arrived. These tests prove the overlap without timing it (the server
+holds the second half of the file until the test has seen members staged), and that every way
+the overlap can go wrong (no range support, a tail that differs, a download dropped, corrupted or
+failed, a bad member) ends as the same install would without it. Timings are in bench/."""
+import hashlib
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from faultserver import FaultServer
+from test_install_large import b64, corrupt_the_middle, run_measured
+
+PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+MIB = 1 << 20
+WHEEL = "arrive-1.0-py3-none-any.whl"
+
+
+def make_wheel(directory, members=48, size=MIB // 2):
+    """A 24 MiB wheel of incompressible stored and deflated members (above the 16 MiB the overlap
+    starts at), the .dist-info last as wheel builders write it. Returns {name: bytes}."""
+    rng = random.Random(17)
+    files = {"arrive/__init__.py": b"VALUE = 1\n"}
+    for i in range(members):
+        files[f"arrive/m{i:03d}.bin"] = rng.randbytes(size)
+    files["arrive-1.0.dist-info/METADATA"] = b"Metadata-Version: 2.1\nName: arrive\nVersion: 1.0\n"
+    files["arrive-1.0.dist-info/WHEEL"] = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = "".join(f"{n},sha256={b64(hashlib.sha256(d).digest())},{len(d)}\n" for n, d in files.items())
+    record += "arrive-1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(Path(directory) / WHEEL, "w") as zf:
+        for i, (name, data) in enumerate(files.items()):
+            zf.writestr(name, data, compress_type=zipfile.ZIP_STORED if i % 2 else zipfile.ZIP_DEFLATED)
+        zf.writestr("arrive-1.0.dist-info/RECORD", record)
+    return files
+
+
+@pytest.fixture
+def index(vwheel, tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    files = make_wheel(wheels)
+    r = vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet")
+    assert r.rc == 0, r.err
+    return tmp_path / "site", files
+
+
+def new_venv(tmp_path, name="venv"):
+    d = tmp_path / name
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(d)], check=True)
+    return d
+
+
+def site_packages(venv):
+    return next((venv / "lib").glob("python3*/site-packages"))
+
+
+def install(vwheel_bin, tmp_path, server, venv, cache=None):
+    args = ["install", "-q", "--no-deps", "--index-url", server.base + "/simple/", "--cache-dir",
+            cache or tmp_path / "vwcache", "--python", venv / "bin" / "python", "--timeout", "20", "arrive"]
+    return run_measured(vwheel_bin, args, tmp_path)
+
+
+def assert_installed(venv, files):
+    sp = site_packages(venv)
+    for name, data in files.items():
+        assert (sp / name).read_bytes() == data, name
+    assert (sp / "arrive-1.0.dist-info" / "RECORD").is_file()
+
+
+def tree(venv):
+    return sorted(str(p.relative_to(venv)) for p in venv.rglob("*") if ".vwheel.lock" not in p.name)
+
+
+def tail_requests(server):
+    return [r for r in server.hits(f"*/{WHEEL}") if r[2] and r[2].startswith("bytes=-")]
+
+
+def test_members_are_unpacked_while_the_rest_downloads(vwheel_bin, tmp_path, index):
+    site, files = index
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        # The download (not the tail request) stops halfway until released.
+        pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
+        staged = []
+
+        def watch():
+            # Released as soon as a member from the first half is staged, or after 30 s.
+            pause.arrived.wait(60)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not staged:
+                staged.extend(p.name for p in site_packages(venv).glob(".vwheel-tmp-*/**/m000.bin"))
+                time.sleep(0.02)
+            pause.release()
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
+        watcher.join()
+        assert rc == 0, err
+        assert staged == ["m000.bin"], "no member was unpacked before the download finished"
+        assert len(tail_requests(server)) == 1, server.requests
+    assert_installed(venv, files)
+    assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
+
+
+def test_a_server_without_ranges_gets_the_ordinary_install(vwheel_bin, tmp_path, index):
+    site, files = index
+    venv = new_venv(tmp_path)
+    with FaultServer(site, ranges=False) as server:
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
+        assert rc == 0, err
+        # The tail request was answered with 200 and abandoned before its body: one full download.
+        full = [r for r in server.hits(f"*/{WHEEL}") if r[3] == 200]
+        assert len(full) == 2, server.requests
+    assert_installed(venv, files)
+
+
+def test_a_tail_that_differs_from_the_file_is_not_trusted(vwheel_bin, tmp_path, index):
+    site, files = index
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        # The range answer's second half is flipped; the download itself is right.
+        bad = server.fault(f"*/{WHEEL}", "corrupt", times=1)
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
+        assert rc == 0, err
+        assert bad.hits == 1 and len(tail_requests(server)) == 1, server.requests
+    assert_installed(venv, files)
+
+
+@pytest.mark.parametrize("mode", ["drop", "corrupt"])
+def test_a_download_resumed_or_restarted_midway(vwheel_bin, tmp_path, index, mode):
+    # drop: the download resumes from where it stopped (the growing file goes on); corrupt: the
+    # hash mismatch starts it again from nothing (what was unpacked from the old file is redone).
+    site, files = index
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        fault = server.fault(f"*/{WHEEL}", mode, times=1, full_only=True)
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
+        assert rc == 0, err
+        assert fault.hits == 1
+    assert_installed(venv, files)
+
+
+def test_a_download_that_fails_leaves_no_trace(vwheel_bin, tmp_path, index):
+    site, _ = index
+    venv = new_venv(tmp_path)
+    before = tree(venv)
+    cache = tmp_path / "vwcache"
+    with FaultServer(site) as server:
+        server.fault(f"*/{WHEEL}", "404", full_only=True)
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
+    assert rc != 0
+    assert len(err.strip().splitlines()) == 1 and WHEEL in err and "404" in err, err
+    assert tree(venv) == before
+    left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
+    assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
+
+
+def test_a_bad_member_fails_as_without_the_overlap(vwheel, vwheel_bin, tmp_path):
+    # The index's hash is of the corrupt file: the download verifies, the member does not.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels)
+    corrupt_the_middle(wheels / WHEEL, "arrive/m010.bin")
+    r = vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet")
+    assert r.rc == 0, r.err
+    venv = new_venv(tmp_path)
+    before = tree(venv)
+    cache = tmp_path / "vwcache"
+    with FaultServer(tmp_path / "site") as server:
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
+        assert len(tail_requests(server)) == 1, server.requests
+    assert rc == 1, err
+    assert len(err.strip().splitlines()) == 1 and WHEEL in err and "arrive/m010.bin" in err, err
+    assert tree(venv) == before
+    left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
+    assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
