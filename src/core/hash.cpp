@@ -429,7 +429,10 @@ std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
 
 Result<FileDigest> sha256_file(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  if (fd < 0) {
+    const int err = errno;
+    return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(err)));
+  }
   struct FdCloser {
     int fd;
     ~FdCloser() { ::close(fd); }
@@ -448,8 +451,9 @@ Result<FileDigest> sha256_file(const std::filesystem::path& path) {
     const ssize_t n = ::read(fd, buffer.get(), chunk);
     if (n == 0) break;
     if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(errno)));
+      const int err = errno;
+      if (err == EINTR) continue;
+      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(err)));
     }
     h.update(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
     out.size += static_cast<std::uint64_t>(n);
