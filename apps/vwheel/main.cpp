@@ -73,7 +73,9 @@ void add_help_command(CLI::App& app, Dispatch& dispatch) {
         return kOk;
       }
       try {
-        fmt::print("{}", app.get_subcommand(*topic)->help());
+        // "vwheel" as the prefix: the usage line names the whole command (`vwheel label`), as
+        // `vwheel label --help` does.
+        fmt::print("{}", app.get_subcommand(*topic)->help("vwheel"));
         return kOk;
       } catch (const CLI::OptionNotFound&) {
         report_error(vwheel::Error(fmt::format("unknown subcommand `{}`; run `vwheel --help`", *topic)));
@@ -132,15 +134,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // `vwheel labl`: CLI11 would only say "A subcommand is required"; name the word and the nearest
-// subcommand instead. Returns an empty string when the first argument is an option or a known name.
-std::string unknown_subcommand(int argc, char** argv) {
-  if (argc < 2) return {};
+// subcommand instead. Returns an empty string when the first argument is an option or a known name
+// (`chosen`, from chosen_command(): the usual case, where no distance is computed).
+std::string unknown_subcommand(int argc, char** argv, const Chosen& chosen) {
+  if (argc < 2 || chosen.one != nullptr || !chosen.all) return {};
   const std::string_view first = argv[1];
   if (first.empty() || first.front() == '-' || first == "help") return {};
   const CommandEntry* nearest = nullptr;
   std::size_t best = 3;  // suggest only within two edits
   for (const auto& entry : kCommands) {
-    if (entry.name == first) return {};
     const std::size_t d = edit_distance(first, entry.name);
     if (d < best) best = d, nearest = &entry;
   }
@@ -159,12 +161,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
 
-  if (const std::string unknown = unknown_subcommand(argc, argv); !unknown.empty()) {
+  const Chosen chosen = chosen_command(argc, argv);
+  if (const std::string unknown = unknown_subcommand(argc, argv, chosen); !unknown.empty()) {
     fmt::print(stderr, "vwheel: error: {}\nRun `vwheel --help` for usage.\n", unknown);
     return kUsage;
   }
   Dispatch dispatch;
-  register_commands(app, dispatch, chosen_command(argc, argv));
+  register_commands(app, dispatch, chosen);
 
   try {
     app.parse(argc, argv);

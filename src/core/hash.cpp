@@ -1,8 +1,15 @@
 #include "vwheel/core/hash.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
+
+#include <fmt/format.h>
 
 #include "core/libcrypto.hpp"
 
@@ -419,6 +426,44 @@ bool is_sha256_hex(std::string_view text) noexcept {
 }
 
 std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
+
+Result<FileDigest> sha256_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(err)));
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fail(fmt::format("{}: not a regular file", path.string()));
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  // A small file gets a small buffer (the index builder hashes thousands of them); a large one
+  // 1 MiB, enough for read(2) calls to cost little next to the hashing.
+  constexpr std::size_t kMaxChunk = std::size_t{1} << 20;
+  const auto chunk = std::clamp<std::size_t>(static_cast<std::size_t>(st.st_size) + 1, 4096, kMaxChunk);
+  const auto buffer = std::make_unique_for_overwrite<char[]>(chunk);
+  Sha256 h;
+  FileDigest out;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.get(), chunk);
+    if (n == 0) break;
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(err)));
+    }
+    h.update(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
+    out.size += static_cast<std::uint64_t>(n);
+  }
+  out.sha256 = to_hex(h.finish());
+  out.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  out.inode = static_cast<std::uint64_t>(st.st_ino);
+  out.device = static_cast<std::uint64_t>(st.st_dev);
+  return out;
+}
 
 struct Sha512::State : Chooser<Builtin512Engine, 64> {
   using Chooser::Chooser;

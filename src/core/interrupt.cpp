@@ -23,6 +23,12 @@ int g_commit = 0;                    // guarded by g_mutex
 // the process never exits between a commit phase's first move and its end.
 std::mutex g_mutex;
 
+// What the destructor sends the signal thread to stop it: none of the three handled signals, so
+// that a real one arriving meanwhile is never mistaken for the wake-up (nor the wake-up for a
+// real one). A real-time signal: nothing else in vwheel uses them, and it is blocked (and taken)
+// exactly like the handled ones, so it is never delivered to a handler or a default action.
+int wake_signal() noexcept { return SIGRTMIN; }
+
 sigset_t handled_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -30,6 +36,19 @@ sigset_t handled_signals() {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGHUP);
   return set;
+}
+
+/// The handled signals and the wake-up: what the signal thread waits for.
+sigset_t waited_signals() {
+  sigset_t set = handled_signals();
+  sigaddset(&set, wake_signal());
+  return set;
+}
+
+/// Records `sig` as the run's signal unless one was recorded already.
+void record(int sig) noexcept {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
 }
 
 void write_stderr(const std::string& text) noexcept {
@@ -43,7 +62,7 @@ void write_stderr(const std::string& text) noexcept {
 
 struct Handler {
   std::string program;
-  sigset_t set = handled_signals();
+  sigset_t set = waited_signals();
   sigset_t old{};
   std::atomic<bool> stopping{false};
   std::thread thread;
@@ -52,7 +71,16 @@ struct Handler {
     for (;;) {
       int sig = 0;
       if (::sigwait(&set, &sig) != 0) continue;
-      if (stopping) return;
+      if (sig == wake_signal()) {
+        if (stopping) return;
+        continue;  // not ours (sent from outside): nothing to do
+      }
+      if (stopping) {
+        // Taken between the destructor's decision to stop and the wake-up: recorded like one
+        // still pending then (the destructor's drain), so that the caller exits with its code.
+        record(sig);
+        continue;
+      }
       int first = 0;
       const bool is_first = g_signal.compare_exchange_strong(first, sig);
       std::unique_lock guard(g_mutex);
@@ -92,15 +120,16 @@ InterruptHandler::~InterruptHandler() {
   Handler* h = g_handler;
   g_handler = nullptr;
   h->stopping = true;
-  ::pthread_kill(h->thread.native_handle(), SIGHUP);  // blocked there: sigwait takes it
+  // Sent to that thread alone (blocked there: sigwait takes it); a real signal the thread takes
+  // before it is recorded there.
+  ::pthread_kill(h->thread.native_handle(), wake_signal());
   h->thread.join();
   // A signal that came while the thread stopped is still pending (blocked here): taken and
   // recorded now, so that restoring the mask does not let it end the process half-way through
-  // the caller's report.
+  // the caller's report. A wake-up signal sent from outside is taken too, and dropped.
   const timespec now{0, 0};
   for (int sig = ::sigtimedwait(&h->set, nullptr, &now); sig > 0; sig = ::sigtimedwait(&h->set, nullptr, &now)) {
-    int none = 0;
-    g_signal.compare_exchange_strong(none, sig);
+    if (sig != wake_signal()) record(sig);
   }
   ::pthread_sigmask(SIG_SETMASK, &h->old, nullptr);
   delete h;

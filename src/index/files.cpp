@@ -141,24 +141,9 @@ std::optional<struct stat> stat_path(const fs::path& path) noexcept {
 }
 
 Result<HashedFile> hash_file(const fs::path& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-    return fail(fmt::format("{}: not a regular file", path.string()));
-  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-  thread_local std::unique_ptr<char[]> buffer = std::make_unique<char[]>(kChunk);
-  Sha256 sha;
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer.get(), kChunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(errno)));
-    }
-    if (n == 0) break;
-    sha.update(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
-  }
-  return HashedFile{file_stat(st), to_hex(sha.finish())};
+  auto digest = sha256_file(path);
+  if (!digest) return fail(digest.error());
+  return HashedFile{FileStat{digest->size, digest->mtime_ns, digest->inode, digest->device}, std::move(digest->sha256)};
 }
 
 void write_atomic(const fs::path& path, std::string_view content) {

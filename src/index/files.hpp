@@ -26,7 +26,8 @@ namespace vwheel::index::detail {
 // lstat(2)/stat(2) of `path`; nullopt when it does not exist (or cannot be stat'ed).
 [[nodiscard]] std::optional<struct stat> stat_path(const std::filesystem::path& path) noexcept;
 
-// A source file's SHA-256 (read in 1 MiB chunks) and the identity of what was read. An error
+// A source file's SHA-256 (sha256_file: read in pieces of at most 1 MiB) and the identity of what
+// was read. An error
 // (not readable) names the file: it is the user's input.
 struct HashedFile {
   FileStat stat;

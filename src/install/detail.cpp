@@ -58,27 +58,9 @@ Result<void> check_record_algorithm(std::string_view hash) {
 std::string record_sha256(std::string_view data) { return "sha256=" + wheel::base64url_nopad(sha256_raw(data)); }
 
 Result<std::string> file_sha256_hex(const fs::path& path) {
-  // Read in large pieces rather than mapped: a mapping of a 2 GB wheel would count its pages in
-  // the process's resident set, and the install's memory must not grow with the wheel.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  const auto buffer = std::make_unique_for_overwrite<char[]>(kChunk);
-  Sha256 h;
-  for (;;) {
-    const auto n = ::read(fd, buffer.get(), kChunk);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return fail(fmt::format("{}: cannot read: {}", path.string(), errno_text(err)));
-    }
-    h.update(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
-  }
-  ::close(fd);
-  return to_hex(h.finish());
+  auto digest = sha256_file(path);
+  if (!digest) return fail(digest.error());
+  return std::move(digest->sha256);
 }
 
 Result<void> write_new_file(const fs::path& path, std::string_view data, unsigned mode) {

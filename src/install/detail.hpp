@@ -23,7 +23,7 @@ namespace vwheel::install::detail {
 [[nodiscard]] Result<void> check_record_algorithm(std::string_view hash);
 /// `sha256=...` of data.
 [[nodiscard]] std::string record_sha256(std::string_view data);
-/// Lowercase hex SHA-256 of a whole file (mmap).
+/// Lowercase hex SHA-256 of a whole file (sha256_file: a bounded buffer, not the whole file).
 [[nodiscard]] Result<std::string> file_sha256_hex(const std::filesystem::path& path);
 
 /// Creates `path` (which must not exist) with `data` and permission bits `mode`.

@@ -104,12 +104,13 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     if (f.path) {
       std::optional<std::string> actual;
       if (!s.allowed_sha256.empty() || f.sha256()) {
-        auto data = read_file(*f.path);
-        if (!data) return fail(data.error());
-        if (f.size && data->size() != *f.size) {
-          return fail(fmt::format("{}: {} bytes, but the expected size is {}", f.path->string(), data->size(), *f.size));
+        // Streamed through a bounded buffer: a 2 GB local wheel must not cost 2 GB of memory.
+        auto digest = sha256_file(*f.path);
+        if (!digest) return fail(digest.error());
+        if (f.size && digest->size != *f.size) {
+          return fail(fmt::format("{}: {} bytes, but the expected size is {}", f.path->string(), digest->size, *f.size));
         }
-        actual = sha256_hex(*data);
+        actual = std::move(digest->sha256);
         if (auto sha = f.sha256(); sha && *sha != *actual) {
           return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.path->string(), *actual, *sha));
         }

@@ -37,6 +37,9 @@ def test_version_and_help(vwheel):
         assert "usage" in h.out.lower()
         h = vwheel("help", cmd)
         assert h.rc == 0 and cmd in h.out
+        # The usage line names the whole command, as `vwheel CMD --help` does.
+        assert f"Usage: vwheel {cmd} " in h.out, h.out
+        assert f"Usage: vwheel {cmd} " in vwheel(cmd, "--help").out
 
 
 def test_only_the_chosen_subcommand_is_built_yet_help_lists_all(vwheel):
@@ -46,7 +49,9 @@ def test_only_the_chosen_subcommand_is_built_yet_help_lists_all(vwheel):
     for cmd in ("label", "rank", "install", "make-variant", "index", "help"):
         assert cmd in listed
     r = vwheel("help", "install")
-    assert r.rc == 0 and "vwheel install" in r.out.replace("Usage: install", "vwheel install")
+    assert r.rc == 0 and "Usage: vwheel install " in r.out
+    r = vwheel("help", "index")
+    assert r.rc == 0 and "Usage: vwheel index " in r.out
     r = vwheel("help", "nosuch")
     assert r.rc == 2 and "unknown subcommand `nosuch`" in r.err
     r = vwheel("nosuch")

@@ -209,3 +209,91 @@ def test_corrupt_gib_member_from_an_index_leaves_no_trace(vwheel_bin, venv, tmp_
         assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
     finally:
         served.stop()
+
+
+class _Sparse:
+    """A file wrapper that leaves a hole for every all-zero write: a wheel with hundreds of MiB of
+    stored zeros costs no disk space and little time to make."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, b):
+        if len(b) >= 4096 and b.count(0) == len(b):
+            self._f.seek(len(b), os.SEEK_CUR)
+            return len(b)
+        return self._f.write(b)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+
+def make_sparse_wheel(directory, size):
+    """`zeropkg-1.0-py3-none-any.whl` whose member `zeropkg/zeros.bin` is `size` stored zeros: a
+    file of `size` bytes and more on disk. Returns (path, RECORD hash of the member)."""
+    path = Path(directory) / "zeropkg-1.0-py3-none-any.whl"
+    zeros = bytes(MIB)
+    member = hashlib.sha256()
+    lines = []
+    with open(path, "w+b") as raw, zipfile.ZipFile(_Sparse(raw), "w") as zf:
+        small = {
+            "zeropkg/__init__.py": b"VALUE = 1\n",
+            "zeropkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: zeropkg\nVersion: 1.0\n",
+            "zeropkg-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        }
+        for name, data in small.items():
+            zf.writestr(name, data)
+            lines.append(f"{name},sha256={b64(hashlib.sha256(data).digest())},{len(data)}\n")
+        info = zipfile.ZipInfo("zeropkg/zeros.bin", date_time=(2024, 5, 6, 7, 8, 10))
+        info.external_attr = 0o100644 << 16
+        info.compress_type = zipfile.ZIP_STORED
+        info.file_size = size
+        with zf.open(info, "w") as out:
+            for start in range(0, size, MIB):
+                chunk = zeros[: min(MIB, size - start)]
+                member.update(chunk)
+                out.write(chunk)
+        record = f"sha256={b64(member.digest())}"
+        lines.append(f"zeropkg/zeros.bin,{record},{size}\n")
+        lines.append("zeropkg-1.0.dist-info/RECORD,,\n")
+        zf.writestr("zeropkg-1.0.dist-info/RECORD", "".join(lines))
+    return path, record
+
+
+def test_local_wheel_with_a_hash_is_verified_in_bounded_memory(vwheel_bin, venv, tmp_path):
+    # A --find-links wheel with a --hash is checked before it is installed. The check streams it:
+    # reading it whole would need more address space than the limit below allows, where the
+    # install itself (bounded buffers) fits.
+    size = 600 * MIB
+    limit = 400 * MIB
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    wheel, record = make_sparse_wheel(wheels, size)
+    try:
+        assert wheel.stat().st_size > size > limit
+        reqs = tmp_path / "requirements.txt"
+        args = ["install", "-q", "--no-deps", "--no-index", "--find-links", wheels, "-r", reqs, "-j", "2",
+                "--no-cache", "--python", venv / "bin" / "python"]
+        sp = site_packages(venv)
+        # A wrong hash fails, naming the wheel, and installs nothing.
+        reqs.write_text(f"zeropkg==1.0 --hash=sha256:{'0' * 64}\n")
+        rc, err, _ = run_measured(vwheel_bin, args, tmp_path, address_space=limit)
+        assert rc == 1, err
+        assert "zeropkg-1.0-py3-none-any.whl" in err and "does not match" in err, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert not (sp / "zeropkg").exists()
+        # The right one installs it, under the same limit.
+        reqs.write_text(f"zeropkg==1.0 --hash=sha256:{file_sha256(wheel)}\n")
+        rc, err, _ = run_measured(vwheel_bin, args, tmp_path, address_space=limit)
+        assert rc == 0, err
+        installed = sp / "zeropkg" / "zeros.bin"
+        assert installed.stat().st_size == size
+        assert f"zeropkg/zeros.bin,{record},{size}\n" in (sp / "zeropkg-1.0.dist-info" / "RECORD").read_text()
+        h = hashlib.sha256()
+        with open(installed, "rb") as f:
+            while chunk := f.read(4 * MIB):
+                h.update(chunk)
+        assert f"sha256={b64(h.digest())}" == record
+    finally:
+        wheel.unlink(missing_ok=True)
+        shutil.rmtree(tmp_path / "cache", ignore_errors=True)

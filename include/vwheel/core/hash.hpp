@@ -9,9 +9,12 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "vwheel/core/error.hpp"
 
 namespace vwheel {
 
@@ -40,6 +43,23 @@ enum class HashEngine : unsigned char {
 
 /// Whether `text` is a lowercase hex SHA-256 (64 characters of 0-9a-f): safe as a file name.
 [[nodiscard]] bool is_sha256_hex(std::string_view text) noexcept;
+
+/// What sha256_file() read: the SHA-256 of a file and how many bytes it covers, with the
+/// identity of the file as opened (fstat(2) before reading), so that a caller can key a cache by
+/// what was hashed.
+struct FileDigest {
+  std::string sha256;          ///< lowercase hex, 64 characters
+  std::uint64_t size = 0;      ///< bytes read and hashed
+  std::int64_t mtime_ns = 0;   ///< modification time, nanoseconds since the epoch
+  std::uint64_t inode = 0;
+  std::uint64_t device = 0;
+};
+
+/// SHA-256 of a regular file, read in pieces of at most 1 MiB: memory does not grow with the file
+/// (a 2 GB wheel is hashed in a fixed buffer, not read whole nor mapped, whose pages would count
+/// in the resident set). The error is one line naming the file: it cannot be opened, is not a
+/// regular file, or a read failed.
+[[nodiscard]] Result<FileDigest> sha256_file(const std::filesystem::path& path);
 
 /// SHA-384 of `data`.
 [[nodiscard]] Sha384Digest sha384(std::string_view data);

@@ -29,11 +29,12 @@ namespace vwheel {
 /// Owns the signal-taking thread; one at a time in a process, created before other threads.
 class InterruptHandler {
  public:
-  /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and starts the thread that takes
-  /// them. `program` prefixes the messages written when the process exits at once.
+  /// Blocks SIGINT, SIGTERM and SIGHUP (and the wake-up signal, below) in the calling thread
+  /// and starts the thread that takes them. `program` prefixes the messages written when the process exits at once.
   explicit InterruptHandler(std::string_view program = "vwheel");
-  /// Stops that thread and restores the calling thread's signal mask (a signal still pending
-  /// then acts as it would have without the handler).
+  /// Stops that thread (waking it with a real-time signal, SIGRTMIN, blocked like the three) and
+  /// restores the calling thread's signal mask. A signal that arrives while it stops is recorded
+  /// (interrupt_signal()), never lost nor left to end the process.
   ~InterruptHandler();
   InterruptHandler(const InterruptHandler&) = delete;
   InterruptHandler& operator=(const InterruptHandler&) = delete;

@@ -56,6 +56,38 @@ TEST(Interrupt, DuringACommitEverySignalIsDeferred) {
   set_interrupted_for_testing(0);
 }
 
+TEST(Interrupt, StoppingNeverRecordsTheWakeUp) {
+  // The destructor wakes the signal thread with a signal of its own: it never counts as one.
+  for (int i = 0; i < 50; ++i) {
+    { InterruptHandler handler("test"); }
+    ASSERT_EQ(interrupt_signal(), 0) << "iteration " << i;
+  }
+  // Nor does that signal sent from outside: blocked and taken like the others, then dropped.
+  for (int i = 0; i < 50; ++i) {
+    {
+      InterruptHandler handler("test");
+      ASSERT_EQ(::kill(::getpid(), SIGRTMIN), 0);
+    }
+    ASSERT_EQ(interrupt_signal(), 0) << "iteration " << i;
+  }
+}
+
+TEST(Interrupt, ASignalArrivingWhileTheHandlerStopsIsRecorded) {
+  // SIGINT sent just before the handler stops is taken either by its thread (before or after it
+  // learned that it stops) or by the destructor's drain: in every case it is the run's signal,
+  // never lost and never replaced by the wake-up. (A commit phase around it, so that a SIGINT
+  // taken before the stop is recorded rather than ending the test.)
+  CommitPhase commit;
+  for (int i = 0; i < 300; ++i) {
+    {
+      InterruptHandler handler("test");
+      ASSERT_EQ(::kill(::getpid(), SIGINT), 0);
+    }
+    ASSERT_EQ(interrupt_signal(), SIGINT) << "iteration " << i;
+    set_interrupted_for_testing(0);
+  }
+}
+
 TEST(InterruptDeathTest, OutsideAnySectionTheProcessExitsAtOnce) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
