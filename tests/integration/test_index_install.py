@@ -581,6 +581,13 @@ def test_without_libcurl_the_first_request_says_so(vwheel, index, tmp_path):
     assert r.rc != 0
     assert expected.fullmatch(r.err.strip()), r.err
     assert not lock.exists()
+    # sync starts the load too when the lock's wheels are not downloaded yet.
+    r = vwheel("lock", "torch", "--index-url", index.index_url, "--python", PY, "-o", lock)
+    assert r.rc == 0, r.err
+    r = vwheel("sync", lock, "--python", venv, "--target", CUDA, env=env)
+    assert r.rc != 0
+    assert expected.fullmatch(r.err.strip()), r.err
+    assert listed(vwheel, venv) == {}
 
 
 def test_index_serve_cache_control(example_index, tmp_path):
