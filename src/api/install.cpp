@@ -310,7 +310,7 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
   const auto settings = make_settings(request.sources);
   auto lock = read_lock(request);
   if (!lock) return fail(lock.error());
-  http::CurlPreload curl;
+  http::CurlPreload curl;  // while the interpreter is queried, when wheels are to be downloaded
   if (!request.dry_run && plan::lock_may_download(*lock, settings)) curl = http::preload_curl();
   auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);
