@@ -64,7 +64,7 @@ TEST(CurlPreload, ConcurrentPreloadsAndLoadsShareOneResult) {
     started += p.started() ? 1 : 0;
     p.wait();
   }
-  EXPECT_LE(started, kThreads);
+  EXPECT_LE(started, 1);  // one load per process: at most one preload claims it
   for (const auto* api : seen) {
     ASSERT_NE(api, nullptr);
     EXPECT_EQ(api, seen.front());
