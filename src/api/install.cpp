@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/http/preload.hpp"
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/install/select.hpp"
@@ -91,17 +92,12 @@ Result<InstallReport> install_files(const InstallRequest& request, const install
 }
 
 Result<InstallReport> install_requirements(const InstallRequest& request, const install::OpenedEnvironment& opened,
+                                           const plan::Settings& settings, const plan::Requirements& requirements,
                                            const Observer& observer) {
-  auto settings = make_settings(request.sources);
-  settings.no_deps = request.no_deps;
-  settings.require_hashes = request.require_hashes;
-  auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
-                                 "nothing to install: give requirements, wheel files, or -r FILE");
-  if (!requirements) return fail(requirements.error());
   auto selection = make_selection(request.selection, &opened.interpreter, installed_of(opened.env));
   if (!selection) return fail(selection.error());
   if (auto ok = require_environment_and_tags(*selection); !ok) return fail(ok.error());
-  auto p = plan::resolve_plan(*requirements, settings, *selection);
+  auto p = plan::resolve_plan(requirements, settings, *selection);
   if (!p) {
     auto e = p.error();
     e.explained = true;
@@ -133,9 +129,8 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   return report;
 }
 
-/// Parses the lock and chooses its wheels for the selection.
-Result<plan::Plan> choose_from_lock(const SyncRequest& request, const python::Interpreter* interpreter,
-                                    const std::vector<std::pair<std::string, std::string>>& installed) {
+/// Reads and parses the lock.
+Result<lock::Lock> read_lock(const SyncRequest& request) {
   const auto file = request.lock_file.string();
   auto text = read_file(request.lock_file);
   if (!text) return fail(text.error());
@@ -149,11 +144,35 @@ Result<plan::Plan> choose_from_lock(const SyncRequest& request, const python::In
     }
     return fail(std::move(e));
   }
+  return std::move(*parsed);
+}
+
+/// Chooses the lock's wheels for the selection.
+Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock& lock,
+                                    const python::Interpreter* interpreter,
+                                    const std::vector<std::pair<std::string, std::string>>& installed) {
   auto selection = make_selection(request.selection, interpreter, installed);
   if (!selection) return fail(selection.error());
-  auto p = plan::plan_from_lock(*parsed, fs::absolute(request.lock_file).parent_path(), *selection);
-  if (!p) return fail(p.error().with_context(file));
+  auto p = plan::plan_from_lock(lock, fs::absolute(request.lock_file).parent_path(), *selection);
+  if (!p) return fail(p.error().with_context(request.lock_file.string()));
   return p;
+}
+
+// A cold run used to spend its first tens of milliseconds serially: querying the interpreter
+// (running it), then loading libcurl (dlopen of libcurl.so.4 and the ~30 libraries it pulls in,
+// and curl_global_init: 5-34 ms, depending on the machine's load), and only then asking the index.
+// The use cases that will need the network soon start that load on a thread of its own before
+// they query the interpreter, and hold it until they return (joined there at the latest).
+// Measured (bench/cold_start.sh: `install --no-deps` of one tiny wheel from `vwheel index serve`,
+// fresh cache, 2 busy cores): from the interpreter's exit to the first connect() 12.3 -> 1.9 ms
+// (median of 25, perf trace); the whole run 100.6 -> 90.1 ms (median of 40, hyperfine).
+// A run that the caches answer (fresh index pages, wheels already downloaded) is left alone: it
+// never loads libcurl at all, and would only wait for the load when it returns.
+
+/// Starts loading libcurl when resolving `requirements` begins with a request.
+http::CurlPreload preload_for(const plan::Requirements& requirements, const plan::Settings& settings) {
+  if (!plan::starts_with_request(requirements, settings)) return {};
+  return http::preload_curl();
 }
 
 }  // namespace
@@ -199,10 +218,21 @@ bool all_wheel_files(const std::vector<std::string>& items) {
 
 Result<InstallReport> install(const InstallRequest& request, const Observer& observer) {
   // The interpreter query is cached under the run's cache root (--cache-dir; none with --no-cache).
+  if (all_wheel_files(request.items) && request.requirement_files.empty()) {
+    auto opened = install::open_environment(request.python, cache_root(request.sources));
+    if (!opened) return fail_as(opened.error(), ErrorKind::environment);
+    return install_files(request, *opened);
+  }
+  auto settings = make_settings(request.sources);
+  settings.no_deps = request.no_deps;
+  settings.require_hashes = request.require_hashes;
+  auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
+                                 "nothing to install: give requirements, wheel files, or -r FILE");
+  if (!requirements) return fail(requirements.error());
+  auto curl = preload_for(*requirements, settings);  // while the interpreter is queried
   auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);
-  if (all_wheel_files(request.items) && request.requirement_files.empty()) return install_files(request, *opened);
-  return install_requirements(request, *opened, observer);
+  return install_requirements(request, *opened, settings, *requirements, observer);
 }
 
 Result<LockReport> lock(const LockRequest& request) {
@@ -210,6 +240,7 @@ Result<LockReport> lock(const LockRequest& request) {
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to lock: give requirements or -r FILE");
   if (!requirements) return fail(requirements.error());
+  auto curl = preload_for(*requirements, settings);  // while the interpreter is queried
   auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
   if (!*interpreter && request.profiles.empty()) {
@@ -276,10 +307,14 @@ Result<LockReport> lock(const LockRequest& request) {
 }
 
 Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
+  const auto settings = make_settings(request.sources);
+  auto lock = read_lock(request);
+  if (!lock) return fail(lock.error());
+  http::CurlPreload curl;  // while the interpreter is queried, when wheels are to be downloaded
+  if (!request.dry_run && plan::lock_may_download(*lock, settings)) curl = http::preload_curl();
   auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);
-  const auto settings = make_settings(request.sources);
-  auto p = choose_from_lock(request, &opened->interpreter, installed_of(opened->env));
+  auto p = choose_from_lock(request, *lock, &opened->interpreter, installed_of(opened->env));
   if (!p) return fail(p.error());
   if (observer.on_warning) {
     for (const auto& w : p->warnings) observer.on_warning(w);
@@ -299,9 +334,11 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
 }
 
 Result<std::string> export_lock(const SyncRequest& request, const std::optional<fs::path>& output) {
+  auto lock = read_lock(request);
+  if (!lock) return fail(lock.error());
   auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
-  auto p = choose_from_lock(request, *interpreter ? &**interpreter : nullptr, {});
+  auto p = choose_from_lock(request, *lock, *interpreter ? &**interpreter : nullptr, {});
   if (!p) return fail(p.error());
   auto text = plan::requirements_txt(*p);
   if (output) {

@@ -132,6 +132,18 @@ std::string project_url(std::string_view base, std::string_view name) {
   return fmt::format("{}/{}/", url, name);
 }
 
+std::optional<http::Request> page_request(const Source& source, std::string_view name) {
+  if (source.kind == Source::Kind::index) {
+    http::Request page{project_url(source.location, name), {fmt::format("Accept: {}", simple::accept_header)}, true};
+    page.not_found_ok = true;  // not on this index: the next one may have it
+    return page;
+  }
+  if (is_url(source.location) && !source.location.starts_with("file://")) {
+    return http::Request{source.location, {"Accept: text/html"}, true};
+  }
+  return std::nullopt;
+}
+
 Finder::Finder(http::Client& client, std::vector<Source> sources, FinderOptions options)
     : client_(client), sources_(std::move(sources)), options_(std::move(options)) {}
 
@@ -143,12 +155,10 @@ void Finder::prefetch(const std::vector<std::string>& names) {
     if (projects_.contains(name)) continue;
     for (const auto& s : sources_) {
       if (s.kind != Source::Kind::index) continue;
-      auto url = project_url(s.location, name);
-      if (prefetched_.contains(url)) continue;
-      keys.push_back(url);
-      http::Request page{url, {fmt::format("Accept: {}", simple::accept_header)}, true};
-      page.not_found_ok = true;  // not on this index: the next one may have it
-      requests.push_back(std::move(page));
+      auto page = page_request(s, name);
+      if (prefetched_.contains(page->url)) continue;
+      keys.push_back(page->url);
+      requests.push_back(std::move(*page));
     }
   }
   if (requests.empty()) return;
@@ -250,9 +260,9 @@ Result<const std::vector<File>*> Finder::find_links_files(std::size_t source) {
     }
     out.push_back(std::move(f));
   };
-  if (is_url(s.location) && !s.location.starts_with("file://")) {
+  if (auto request = page_request(s, ""); request) {
     ++requests_;
-    auto page = client_.get({s.location, {"Accept: text/html"}, true});
+    auto page = client_.get(*request);
     if (!page) return fail(page.error().with_context(s.describe()));
     auto parsed = simple::parse_html_page(page->body, page->url);
     if (!parsed) return fail(parsed.error());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <string_view>
 #include <system_error>
 
@@ -69,6 +70,19 @@ std::optional<CacheEntry> read_cache(const fs::path& file) {
   }
   e.body = text->substr(nl + 1);
   return e;
+}
+
+std::optional<std::int64_t> read_cache_expires(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  if (!in || !std::getline(in, line) || in.eof()) return std::nullopt;  // no newline: read_cache refuses it too
+  auto meta = nlohmann::json::parse(line, nullptr, false);
+  if (!meta.is_object()) return std::nullopt;
+  try {
+    return meta.value("expires", std::int64_t{0});
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 void write_cache(const fs::path& file, const std::string& url, const CacheEntry& e) {

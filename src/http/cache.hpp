@@ -40,6 +40,10 @@ struct CacheEntry {
 /// The entry stored in `file`; nullopt when it is absent or unreadable.
 [[nodiscard]] std::optional<CacheEntry> read_cache(const std::filesystem::path& file);
 
+/// The `expires` of the entry stored in `file`, reading its metadata line only (the body may be
+/// megabytes); nullopt when it is absent or unreadable, as read_cache would find it.
+[[nodiscard]] std::optional<std::int64_t> read_cache_expires(const std::filesystem::path& file);
+
 /// Stores `e` for `url` in `file` (atomically; failures are ignored).
 void write_cache(const std::filesystem::path& file, const std::string& url, const CacheEntry& e);
 

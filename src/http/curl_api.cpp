@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -69,13 +70,22 @@ Result<const CurlApi*> load_once() {
   return &api;
 }
 
+std::atomic<bool> begun{false};
+
 }  // namespace
 
 Result<const CurlApi*> load_curl() {
+  begun.store(true, std::memory_order_relaxed);
+  // call_once: a second caller (e.g. the first request while http::preload_curl's thread is
+  // still in dlopen) waits for the first one's result and shares it, failure included.
   static std::once_flag once;
   static Result<const CurlApi*> loaded = fail("libcurl not loaded");
   std::call_once(once, [] { loaded = load_once(); });
   return loaded;
 }
+
+bool curl_load_begun() noexcept { return begun.load(std::memory_order_relaxed); }
+
+bool claim_curl_load() noexcept { return !begun.exchange(true, std::memory_order_relaxed); }
 
 }  // namespace vwheel::http::detail

@@ -41,4 +41,11 @@ struct CurlApi {
 /// stays loaded. The error: "cannot load libcurl.so.4 (<dlerror>): install the libcurl4 package".
 [[nodiscard]] Result<const CurlApi*> load_curl();
 
+/// Whether some thread has called load_curl() or claimed the load (it may still be running).
+[[nodiscard]] bool curl_load_begun() noexcept;
+
+/// Marks the load as begun; true for the one caller that found it not begun yet (a preload then
+/// starts its thread; any other has nothing to do).
+[[nodiscard]] bool claim_curl_load() noexcept;
+
 }  // namespace vwheel::http::detail

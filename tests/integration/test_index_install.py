@@ -561,6 +561,35 @@ def test_warm_install_asks_nothing_and_loads_no_libcurl(vwheel, index, tmp_path)
     assert not any(".whl " in l for l in asked), asked  # wheels and metadata stay cached by hash
 
 
+def test_without_libcurl_the_first_request_says_so(vwheel, index, tmp_path):
+    # A libcurl.so.4 that ld.so finds first (LD_LIBRARY_PATH) but cannot load stands for a machine
+    # without libcurl4. Loading it early (install and lock start the load while they query the
+    # interpreter) reports nothing by itself: the first request fails with the one line it always did.
+    fake = tmp_path / "fakelib"
+    fake.mkdir()
+    (fake / "libcurl.so.4").write_bytes(b"not a shared library\n")
+    env = {"LD_LIBRARY_PATH": str(fake)}
+    venv = make_venv(vwheel, tmp_path / "venv")
+    expected = re.compile(r"vwheel: error: cannot load libcurl\.so\.4 \(.*libcurl\.so\.4: .+\): install the libcurl4 package")
+    r = install(vwheel, index, venv, "torch", "--target", CUDA, env=env)
+    assert r.rc != 0
+    assert len(r.err.strip().splitlines()) == 1, r.err
+    assert expected.fullmatch(r.err.strip()), r.err
+    assert listed(vwheel, venv) == {}
+    lock = tmp_path / "pylock.toml"
+    r = vwheel("lock", "torch", "--index-url", index.index_url, "--python", PY, "-o", lock, env=env)
+    assert r.rc != 0
+    assert expected.fullmatch(r.err.strip()), r.err
+    assert not lock.exists()
+    # sync starts the load too when the lock's wheels are not downloaded yet.
+    r = vwheel("lock", "torch", "--index-url", index.index_url, "--python", PY, "-o", lock)
+    assert r.rc == 0, r.err
+    r = vwheel("sync", lock, "--python", venv, "--target", CUDA, env=env)
+    assert r.rc != 0
+    assert expected.fullmatch(r.err.strip()), r.err
+    assert listed(vwheel, venv) == {}
+
+
 def test_index_serve_cache_control(example_index, tmp_path):
     import http.client
 

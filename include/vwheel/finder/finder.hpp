@@ -123,4 +123,9 @@ class Finder {
 /// The project page URL of `name` on the index at `base` (`<base>/<name>/`).
 [[nodiscard]] std::string project_url(std::string_view base, std::string_view name);
 
+/// The request a Finder makes first for `files(name)` in `source`: the project page of `name`
+/// (canonical) on an index, or the page of links of a find-links URL; nullopt for a find-links
+/// directory (read without HTTP).
+[[nodiscard]] std::optional<http::Request> page_request(const Source& source, std::string_view name);
+
 }  // namespace vwheel::finder

@@ -159,6 +159,17 @@ struct Plan {
 [[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_dir,
                                           const selection::Selection& target);
 
+/// Whether resolving `requirements` starts with a request that needs libcurl: a root's project
+/// page on an index, or a find-links page, that the HTTP cache cannot answer alone
+/// (http::answered_from_cache). Dependencies are not looked at: this decides whether loading
+/// libcurl early (http::preload_curl) is worth it, not whether the run will be offline.
+[[nodiscard]] bool starts_with_request(const Requirements& requirements, const Settings& settings);
+
+/// Whether installing from `lock` may download: unless `settings.http.offline`, some wheel with a
+/// `url` is not in the archive cache under `settings.cache_dir` yet (kept by sha256, as
+/// fetch_wheels keeps downloads). Every wheel of the lock counts, chosen for this machine or not.
+[[nodiscard]] bool lock_may_download(const lock::Lock& lock, const Settings& settings);
+
 /// A planned wheel on local disk, verified: its place in the plan, its path, and its sha256 when
 /// known (always for downloads).
 struct Fetched {
