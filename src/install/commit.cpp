@@ -1,6 +1,7 @@
 // The run: wheels prepared on worker threads, then every one moved into place (and the
 // distributions `sync` removes taken out) in one journaled transaction.
 
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,8 +209,14 @@ void Session::add(std::size_t slot, WheelRequest request) {
   s.added[slot] = true;
   s.requests[slot] = std::move(request);
   {
+    // A wheel on disk goes before those still arriving: a worker given an arriving wheel may wait
+    // for its bytes, one given a complete wheel never does.
     std::lock_guard guard(s.mutex);
-    s.queue.push_back(slot);
+    auto at = s.queue.end();
+    if (!s.requests[slot].arriving) {
+      at = std::find_if(s.queue.begin(), s.queue.end(), [&](std::size_t q) { return s.requests[q].arriving != nullptr; });
+    }
+    s.queue.insert(at, slot);
   }
   s.wake.notify_one();
 }

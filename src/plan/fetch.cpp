@@ -170,9 +170,14 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     }
   } finish_all{requests};
   if (on_ready) {
+    // Smallest first: downloads share the bandwidth, so the smaller wheels are complete first, and
+    // the workers, taking wheels in this order, wait least for bytes.
+    std::vector<std::size_t> order;
     for (std::size_t k = 0; k < requests.size(); ++k) {
-      if (arriving[k]) on_ready({owners[k], requests[k].dest, requests[k].sha256, arriving[k]});
+      if (arriving[k]) order.push_back(k);
     }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return *requests[a].size < *requests[b].size; });
+    for (const auto k : order) on_ready({owners[k], requests[k].dest, requests[k].sha256, arriving[k]});
   }
   std::optional<Error> refused;
   auto results = client->download(

@@ -195,7 +195,8 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  /// Queues wheel `slot` (< count) for checking and unpacking; returns at once.
+  /// Queues wheel `slot` (< count) for checking and unpacking; returns at once. Wheels on disk are
+  /// taken before those still arriving (WheelRequest::arriving), each kind in the order added.
   void add(std::size_t slot, WheelRequest request);
 
   /// Also uninstalls these distributions (canonical names; those not installed are ignored) in
