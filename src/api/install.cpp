@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/http/client.hpp"
 #include "vwheel/http/preload.hpp"
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel_name/names.hpp"
@@ -85,7 +86,23 @@ Result<InstallReport> install_files(const InstallRequest& request, const install
     for (const auto& w : wheels) report.would_install.push_back(w.path);
     return report;
   }
-  auto done = install::install_wheels(opened.env, wheels, with_cache(request.options, request.sources));
+  // Unpacking bars on a terminal, as for downloaded wheels (a torch wheel takes seconds).
+  std::vector<std::string> names;
+  for (const auto& w : wheels) names.push_back(w.path.filename().string());
+  http::ProgressDisplay display(std::move(names), http::ProgressDisplay::style_for(request.quiet));
+  for (std::size_t i = 0; i < wheels.size(); ++i) display.not_downloaded(i);
+  auto options = with_cache(request.options, request.sources);
+  if (!request.quiet) {
+    options.on_unpack = [&display](std::size_t slot, std::uint64_t written, std::uint64_t total) {
+      if (written >= total) {
+        display.unpack_done(slot);
+      } else {
+        display.unpack_update({slot, written, total});
+      }
+    };
+  }
+  auto done = install::install_wheels(opened.env, wheels, options);
+  display.finish();
   if (!done) return fail(done.error());
   report.installed = std::move(*done);
   return report;

@@ -138,6 +138,15 @@ void ProgressDisplay::update(const Progress& p) {
   redraw(false);
 }
 
+ProgressDisplay::Style ProgressDisplay::style_for(bool quiet) {
+  if (quiet) return Style::quiet;
+  const char* forced = std::getenv("VWHEEL_PROGRESS");
+  const std::string_view value = forced != nullptr ? forced : "";
+  if (value == "bars") return Style::bars;
+  if (value == "lines") return Style::lines;
+  return Style::automatic;
+}
+
 void ProgressDisplay::unpack_update(const UnpackProgress& p) {
   if (style_ != Style::bars || p.index >= items_.size()) return;
   std::lock_guard lock(mutex_);

@@ -10,22 +10,6 @@
 
 namespace vwheel::plan {
 
-namespace {
-
-/// The progress style: none when quiet; `VWHEEL_PROGRESS=bars` or `lines` forces one (for tests
-/// of the terminal display, whose stderr is not a terminal), else bars on a terminal.
-http::ProgressDisplay::Style progress_style(bool quiet) {
-  using Style = http::ProgressDisplay::Style;
-  if (quiet) return Style::quiet;
-  const char* forced = std::getenv("VWHEEL_PROGRESS");
-  const std::string_view value = forced != nullptr ? forced : "";
-  if (value == "bars") return Style::bars;
-  if (value == "lines") return Style::lines;
-  return Style::automatic;
-}
-
-}  // namespace
-
 Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, const Settings& settings,
                            install::InstallOptions options, bool remove_unlisted, bool quiet) {
   Applied applied;
@@ -61,7 +45,7 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
     // interruptions included, before the caller prints anything.
     std::vector<std::string> names;
     for (const auto& s : todo.packages) names.push_back(s.wheel.filename);
-    http::ProgressDisplay display(std::move(names), progress_style(quiet));
+    http::ProgressDisplay display(std::move(names), http::ProgressDisplay::style_for(quiet));
     options.on_unpack = [&display](std::size_t slot, std::uint64_t written, std::uint64_t total) {
       if (written >= total) {
         display.unpack_done(slot);

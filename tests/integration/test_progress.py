@@ -83,3 +83,25 @@ def test_quiet_prints_nothing_even_with_bars_forced(vwheel_bin, tmp_path, served
     assert out.returncode == 0, out.stderr
     assert out.stderr == "", repr(out.stderr)
     assert file_sha256(site_packages(venv) / "bigpkg" / "huge.bin") == sha
+
+
+def test_a_wheel_file_gets_an_unpacking_bar_too(vwheel_bin, tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    wheel, digests = make_big_wheel(wheels, {"bigpkg/huge.bin": (SIZE, "sha256")})
+    venv = tmp_path / "local"
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(venv)], check=True)
+    env = base_env(tmp_path) | {"VWHEEL_PROGRESS": "bars"}
+    args = ["install", wheel, "--cache-dir", tmp_path / "cache-local", "--python", venv / "bin" / "python"]
+    out = subprocess.run([str(vwheel_bin), *map(str, args)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    err = out.stderr
+    assert re.search(rf"\x1b\[2KUnpacking {re.escape(WHEEL)}\s*\[[#-]+\] [\d.]+ \w+ / 64(\.0)? MiB", err), repr(err)
+    assert "Downloaded" not in err, repr(err)  # nothing was downloaded: no summary line
+    assert re.search(r"\x1b\[(\d+)A(\x1b\[2K\n)+\x1b\[\d+A", err), repr(err[-200:])
+    assert file_sha256(site_packages(venv) / "bigpkg" / "huge.bin") == digests["bigpkg/huge.bin"]
+    # Without the forced bars (stderr is no terminal): no escape sequences at all.
+    plain = subprocess.run([str(vwheel_bin), *map(str, args[:1]), "--force-reinstall", *map(str, args[1:])],
+                           capture_output=True, text=True, env=base_env(tmp_path))
+    assert plain.returncode == 0, plain.stderr
+    assert "\x1b" not in plain.stderr, repr(plain.stderr)

@@ -184,6 +184,11 @@ class ProgressDisplay {
     quiet,
   };
 
+  /// The style a command's `quiet` flag and the environment ask for: quiet when `quiet`;
+  /// `VWHEEL_PROGRESS=bars` or `lines` forces one (for tests of the terminal display, whose stderr
+  /// is not a terminal); else automatic.
+  [[nodiscard]] static Style style_for(bool quiet);
+
   /// `names[i]` labels download i (e.g. a wheel's file name).
   explicit ProgressDisplay(std::vector<std::string> names, Style style = Style::automatic, std::FILE* out = stderr);
   ~ProgressDisplay();
