@@ -8,6 +8,7 @@
 #      bytecode unless asked either)
 #   3. `vwheel install --no-deps`, empty cache, fresh venv
 #   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
+#   5. with BEFORE=path/to/another/vwheel: that binary's empty-cache install too (an A/B in one run)
 # Each timed command starts after `sync`; wall time and peak RSS from GNU time. Nothing is deleted
 # until the end: on an ext4 without a journal (this project's machines), each new inode is found
 # by skipping every inode of its group freed in the last 30-60 s, one buffer lookup each, so a
@@ -75,6 +76,13 @@ installed "$WORK/vw1"
 measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
   --python "$WORK/vw2/bin/python" torch
 installed "$WORK/vw2"
+if [ -n "${BEFORE:-}" ]; then
+  # Another vwheel binary (e.g. a build of the previous commit) on the same wheel in the same run.
+  "$VWHEEL" venv "$WORK/vw3" --python "$PYTHON" >/dev/null
+  measure before-empty-cache "$BEFORE" install -q --no-deps --cache-dir "$WORK/vwcache-before" --index-url "$URL" \
+    --python "$WORK/vw3/bin/python" torch
+  installed "$WORK/vw3"
+fi
 
 "$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/torch-2.9.0-py3-none-any.whl")" <<'PY'
 import sys
@@ -88,5 +96,7 @@ cold, warm = r["vwheel-empty-cache"][0], r["vwheel-warm-cache"][0]
 print(f"vwheel empty cache / (curl + unzip): {cold / base:.2f}x (target <= 0.3x)")
 print(f"pip / vwheel empty cache:            {pip / cold:.1f}x (target >= 4x)")
 print(f"pip / vwheel warm cache:             {pip / max(warm, 0.001):.1f}x (target >= 20x)")
+if "before-empty-cache" in r:
+    print(f"BEFORE / vwheel empty cache:         {r['before-empty-cache'][0] / cold:.2f}x")
 print(f"vwheel peak RSS: {max(r['vwheel-empty-cache'][1], r['vwheel-warm-cache'][1]) / 1024:.0f} MiB (target <= 256)")
 PY
