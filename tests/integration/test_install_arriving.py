@@ -7,6 +7,7 @@ failed, a bad member) ends as the same install would without it. Timings are in 
 import hashlib
 import os
 import random
+import signal
 import subprocess
 import sys
 import threading
@@ -183,3 +184,50 @@ def test_a_bad_member_fails_as_without_the_overlap(vwheel, vwheel_bin, tmp_path)
     assert tree(venv) == before
     left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
     assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_members_wait_for_their_bytes(vwheel_bin, tmp_path, index, sig, code):
+    # The unpacking waits for bytes the server holds back: a signal then stops it, the staging
+    # goes, and the environment and the cache are as before.
+    site, files = index
+    venv = new_venv(tmp_path)
+    before = tree(venv)
+    cache = tmp_path / "vwcache"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    with FaultServer(site) as server:
+        pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
+        args = ["install", "-q", "--no-deps", "--index-url", server.base + "/simple/", "--cache-dir", cache,
+                "--python", venv / "bin" / "python", "arrive"]
+        proc = subprocess.Popen([str(vwheel_bin), *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True, env=env)
+        try:
+            assert pause.arrived.wait(60), "the download never reached the pause"
+            deadline = time.monotonic() + 60
+            while not list(site_packages(venv).glob(".vwheel-tmp-*/**/m000.bin")):
+                assert proc.poll() is None and time.monotonic() < deadline, "no member was staged"
+                time.sleep(0.02)
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            pause.release()
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == code, err
+    assert err.strip().splitlines() == ["vwheel: interrupted; nothing was changed"], err
+    assert tree(venv) == before
+    left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
+    assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
+
+
+def test_without_a_cache(vwheel_bin, tmp_path, index):
+    site, files = index
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        args = ["install", "-q", "--no-deps", "--no-cache", "--index-url", server.base + "/simple/",
+                "--python", venv / "bin" / "python", "arrive"]
+        rc, err, _ = run_measured(vwheel_bin, args, tmp_path)
+        assert rc == 0, err
+        assert len(tail_requests(server)) == 1, server.requests
+    assert_installed(venv, files)
