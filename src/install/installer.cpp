@@ -584,7 +584,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
   Result<wheel::Wheel> w = fail("not opened");
   if (arriving != nullptr) {
     generation = arriving->growing->generation();
-    auto archive = zip::Archive::open_arriving(*arriving);
+    auto archive = zip::Archive::open_arriving(request.arriving);
     if (!archive) return fail(archive.error());
     w = wheel::open_wheel(request.path, std::move(*archive));
   } else {

@@ -88,16 +88,16 @@ struct Archive::Impl {
   std::string comment;
   std::uint64_t cd_offset = 0;
   mutable std::atomic<std::uint64_t> bytes_read{0};
-  // An archive still arriving (open_arriving): its last bytes in memory, the rest read once the
-  // writer has put them in the file.
-  std::shared_ptr<const GrowingFile> growing;
+  // An archive still arriving (open_arriving): its last bytes in memory (shared with the caller,
+  // not copied: a torch install holds one tail per large wheel), the rest read once the writer has
+  // put them in the file.
+  std::shared_ptr<const Arriving> arriving;
   std::uint64_t generation = 0;
-  std::string arrived_tail;
   std::uint64_t arrived_tail_at = 0;
 
   // Reads exactly `len` bytes at `offset` into `buf`; fails on an I/O error or a short file.
   [[nodiscard]] Result<void> read_at(char* buf, std::size_t len, std::uint64_t offset) const {
-    if (growing) {
+    if (arriving) {
       if (offset > size || len > size - offset) {
         return fail(fmt::format("{}: truncated: {} bytes at offset {} extend past the end of the file (size {})", name,
                                 len, offset, size));
@@ -106,12 +106,12 @@ struct Archive::Impl {
       const std::uint64_t end = offset + len;
       if (end > arrived_tail_at) {
         const std::uint64_t from = std::max(offset, arrived_tail_at);
-        std::memcpy(buf + (from - offset), arrived_tail.data() + (from - arrived_tail_at),
+        std::memcpy(buf + (from - offset), arriving->tail.data() + (from - arrived_tail_at),
                     static_cast<std::size_t>(end - from));
         len = static_cast<std::size_t>(from - offset);
         if (len == 0) return {};
       }
-      if (auto ok = growing->wait_for(offset + len, generation); !ok) {
+      if (auto ok = arriving->growing->wait_for(offset + len, generation); !ok) {
         return fail(ok.error().with_context(name));
       }
     }
@@ -235,16 +235,15 @@ Result<Archive> Archive::open(const std::filesystem::path& path) {
   return open_impl(std::move(impl));
 }
 
-Result<Archive> Archive::open_arriving(const Arriving& file) {
-  if (!file.growing || file.size == 0 || file.tail.size() > file.size) {
-    return fail(fmt::format("{}: not an arriving archive", file.path.string()));
+Result<Archive> Archive::open_arriving(std::shared_ptr<const Arriving> arriving) {
+  if (!arriving || !arriving->growing || arriving->size == 0 || arriving->tail.size() > arriving->size) {
+    return fail(fmt::format("{}: not an arriving archive", arriving ? arriving->path.string() : std::string("(none)")));
   }
+  const Arriving& file = *arriving;
   auto impl = std::make_unique<Impl>();
   impl->path = file.final_path.empty() ? file.path : file.final_path;
   impl->name = impl->path.string();
   impl->size = file.size;
-  impl->growing = file.growing;
-  impl->arrived_tail = file.tail;
   impl->arrived_tail_at = file.size - file.tail.size();
   // The writer creates the file with its first write; a file finished without any (complete
   // from an earlier run) is at its final path already.
@@ -255,6 +254,7 @@ Result<Archive> Archive::open_arriving(const Arriving& file) {
     impl->fd = UniqueFd(::open(file.final_path.c_str(), O_RDONLY | O_CLOEXEC));
   }
   if (impl->fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", file.path.string(), std::strerror(errno)));
+  impl->arriving = std::move(arriving);
   return open_impl(std::move(impl));
 }
 

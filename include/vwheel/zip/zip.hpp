@@ -92,7 +92,7 @@ class Archive {
   /// read of the rest waits until the writer has put those bytes in the file, and fails when the
   /// writer failed or started the file again (GrowingFile::wait_for). The caller compares the tail
   /// with the complete file before trusting what it read (it came from another response).
-  [[nodiscard]] static Result<Archive> open_arriving(const Arriving& file);
+  [[nodiscard]] static Result<Archive> open_arriving(std::shared_ptr<const Arriving> file);
 
   Archive(Archive&&) noexcept;
   Archive& operator=(Archive&&) noexcept;

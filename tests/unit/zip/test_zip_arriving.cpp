@@ -64,7 +64,7 @@ TEST(ZipArriving, ReadsEveryMemberAsItArrives) {
   auto growing = std::make_shared<vwheel::GrowingFile>();
   const auto file = arriving_for(dir, bytes, growing, 2000);
   std::thread writer([&] { write_slowly(file.path, bytes, *growing); });
-  auto archive = Archive::open_arriving(file);
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
   ASSERT_TRUE(archive) << archive.error().message;
   ASSERT_EQ(archive->entries().size(), whole->entries().size());
   for (std::size_t i = 0; i < whole->entries().size(); ++i) {
@@ -84,7 +84,7 @@ TEST(ZipArriving, AFailedDownloadFailsTheReads) {
   const auto file = arriving_for(dir, bytes, growing, bytes.size() / 4);
   write_bytes(file.path, bytes.substr(0, 100));
   growing->advance(100);
-  auto archive = Archive::open_arriving(file);  // the central directory is in the tail
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));  // the central directory is in the tail
   ASSERT_TRUE(archive) << archive.error().message;
   std::thread failer([&] { growing->finish(vwheel::fail("https://example.org/pkg.whl: HTTP 500")); });
   auto r = archive->read(archive->entries()[3]);
@@ -100,7 +100,7 @@ TEST(ZipArriving, AFileFinishedBeforeItWasOpenedIsReadAtItsFinalPath) {
   const auto file = arriving_for(dir, bytes, growing, 500);
   write_bytes(file.final_path, bytes);  // complete and renamed already
   growing->finish({});
-  auto archive = Archive::open_arriving(file);
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
   ASSERT_TRUE(archive) << archive.error().message;
   auto r = archive->read(archive->entries()[5]);
   ASSERT_TRUE(r) << r.error().message;
@@ -115,7 +115,7 @@ TEST(ZipArriving, AWrongTailIsAnError) {
   file.tail.assign(300, 'x');  // not the end of a zip
   write_bytes(file.path, bytes);
   growing->advance(bytes.size());
-  auto archive = Archive::open_arriving(file);
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
   ASSERT_FALSE(archive);
   EXPECT_THAT(archive.error().message, HasSubstr("pkg.whl"));
 }
