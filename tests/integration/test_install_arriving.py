@@ -147,6 +147,7 @@ def test_a_download_resumed_or_restarted_midway(vwheel_bin, tmp_path, index, mod
         rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
         assert rc == 0, err
         assert fault.hits == 1
+        assert len(tail_requests(server)) == 1, server.requests  # the overlap was tried
     assert_installed(venv, files)
 
 
@@ -158,6 +159,7 @@ def test_a_download_that_fails_leaves_no_trace(vwheel_bin, tmp_path, index):
     with FaultServer(site) as server:
         server.fault(f"*/{WHEEL}", "404", full_only=True)
         rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
+        assert len(tail_requests(server)) == 1, server.requests  # the overlap was tried
     assert rc != 0
     assert len(err.strip().splitlines()) == 1 and WHEEL in err and "404" in err, err
     assert tree(venv) == before
