@@ -55,10 +55,9 @@ class Resolver {
   Resolver() = default;
   std::string scheme_;                    // lower-case
   std::optional<std::string> authority_;  // as written
-  std::string path_;
+  std::string path_;                      // without dot segments
   std::optional<std::string> query_;
   std::string dir_;  // the path up to its last `/`, what a relative path is appended to
-  bool dir_has_dots_ = false;
 };
 
 // Checks a file name from an index: non-empty, not `.`/`..`, no `/`, `\`, NUL or other control

@@ -232,14 +232,16 @@ Result<Resolver> Resolver::make(std::string_view base_text) {
   r.scheme_ = ascii_lower(*base.scheme);
   if (auto ok = check_absolute(base, r.scheme_, base_text, "base URL"); !ok) return fail(ok.error());
   if (base.authority) r.authority_ = std::string(*base.authority);
-  r.path_ = std::string(base.path);
+  // The base's own dot segments are removed (as browsers do) so that every URL resolved from it,
+  // the base itself included (an empty reference), is normalized and resolves to itself again
+  // (fuzz_simple found `file:/a/./b` with an empty reference; seed regress-url-base-dot-segment).
+  r.path_ = normalized_path(base.path);
   if (base.query) r.query_ = std::string(*base.query);
-  if (base.authority && base.path.empty()) {
+  if (base.authority && r.path_.empty()) {
     r.dir_.push_back('/');
-  } else if (const auto slash = base.path.rfind('/'); slash != std::string_view::npos) {
-    r.dir_.assign(base.path.data(), slash + 1);
+  } else if (const auto slash = r.path_.rfind('/'); slash != std::string::npos) {
+    r.dir_.assign(r.path_.data(), slash + 1);
   }
-  r.dir_has_dots_ = has_dot_segments(r.dir_);
   return r;
 }
 
@@ -275,7 +277,7 @@ Result<Resolver::Resolved> Resolver::resolve(std::string_view reference_text) co
           path.reserve(dir_.size() + ref.path.size());
           path = dir_;
           path += ref.path;
-          if (dir_has_dots_ || has_dot_segments(ref.path)) path = remove_dot_segments(path);
+          if (has_dot_segments(ref.path)) path = remove_dot_segments(path);
         }
         query = ref.query;
       }

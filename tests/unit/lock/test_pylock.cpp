@@ -602,6 +602,14 @@ TEST(PylockErrors, NonAsciiWhereTomlppWouldMisbehaveIsRefused) {
             "pylock.toml: non-ASCII character after a line-ending backslash at line 3 (unsupported)");
   EXPECT_EQ(error_of("a = [\"\xd2\x91\"]\n\"b\".\"\xd2\x91\" = \"\"\"x\\\n  y\xd2\x91\"\"\"\n"),
             "pylock.toml: lock-version is missing (PEP 751 requires it)");
+  // Up to two quotes more than `"""` (or `'''`) still close a multi-line string: what follows
+  // is outside it (fuzz_user_config: regress-toml-unicode-after-closing-quotes).
+  EXPECT_EQ(error_of("n = \"\"\"s =\"\"\"\"\xef\xb9\xbf e\n"),
+            "pylock.toml: non-ASCII character outside a string or comment at line 1 (TOML allows it only there)");
+  EXPECT_EQ(error_of("n = '''s '''''\xef\xb9\xbf e\n"),
+            "pylock.toml: non-ASCII character outside a string or comment at line 1 (TOML allows it only there)");
+  EXPECT_EQ(error_of("a = \"\"\"x\"\"\"\"\"\nb = '''y'''''\n\"\xd2\x91\" = 1\n"),
+            "pylock.toml: lock-version is missing (PEP 751 requires it)");
 }
 
 TEST(PylockErrors, LockVersion) {

@@ -87,6 +87,12 @@ TEST(ResolveUrl, IndexStyleLinks) {
   // result reads back as the same URL.
   EXPECT_EQ(resolved("file:/a/", "..//x"), "file:////x");
   EXPECT_EQ(resolved("file:/a/", resolved("file:/a/", "..//x")), "file:////x");
+  // The base's dot segments go too, so that what comes back resolves to itself again: the base
+  // itself (an empty reference, or a query only) and paths relative to it.
+  EXPECT_EQ(resolved("file:/si/r/./d/", ""), "file:/si/r/d/");
+  EXPECT_EQ(resolved("https://h/a/b/../c?x", "?q"), "https://h/a/c?q");
+  EXPECT_EQ(resolved("https://h/a/./b/", "x.whl"), "https://h/a/b/x.whl");
+  EXPECT_EQ(resolved("https://h/a/b/..", "x.whl"), "https://h/a/x.whl");
   // Spaces and non-ASCII bytes are percent-encoded.
   EXPECT_EQ(resolved(page, "my file.whl"), "https://pypi.org/simple/torch/my%20file.whl");
   EXPECT_EQ(resolved(page, "caf\xC3\xA9.whl"), "https://pypi.org/simple/torch/caf%C3%A9.whl");
