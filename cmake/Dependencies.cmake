@@ -13,6 +13,12 @@ pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 # (zlib.h is in the default include path; the archive's full path is what the exported targets name.)
 find_path(VWHEEL_ZLIB_INCLUDE zlib.h REQUIRED)
 find_library(VWHEEL_ZLIB_STATIC NAMES libz.a REQUIRED)
+# ISA-L's header only: src/zip loads libisal.so.2 with dlopen for its streaming inflate (zlib's
+# where it is missing), so nothing links against it.
+find_path(VWHEEL_ISAL_INCLUDE isa-l/igzip_lib.h REQUIRED)
+add_library(vwheel_isal_headers INTERFACE)
+add_library(vwheel::isal_headers ALIAS vwheel_isal_headers)
+target_include_directories(vwheel_isal_headers SYSTEM INTERFACE ${VWHEEL_ISAL_INCLUDE})
 # libcurl's headers only: src/http loads libcurl.so.4 with dlopen, so nothing links against it.
 find_package(CURL REQUIRED)
 add_library(vwheel_curl_headers INTERFACE)
@@ -30,4 +36,5 @@ target_compile_definitions(vwheel_toml INTERFACE TOML_HEADER_ONLY=1)
 # Header-only libraries the components use privately. vwheel_component() links them at build time
 # only ($<BUILD_INTERFACE:...>): nothing of them is left to link, so the installed package config
 # need not find them and a user of the installed library needs none of their headers.
-set(VWHEEL_HEADER_ONLY_LIBS fmt::fmt-header-only nlohmann_json::nlohmann_json vwheel::toml vwheel::curl_headers)
+set(VWHEEL_HEADER_ONLY_LIBS fmt::fmt-header-only nlohmann_json::nlohmann_json vwheel::toml vwheel::curl_headers
+  vwheel::isal_headers)

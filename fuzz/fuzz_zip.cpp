@@ -1,7 +1,8 @@
 // libFuzzer target: zip archives (hostile wheels). The bytes are written to a file; opening it
 // must fail cleanly or give entries inside the file; reading every member must not crash, and
-// streaming it (zlib) must give what reading it whole (libdeflate) gives whenever both succeed; a
-// raw rewrite of an opened archive must open again with the same names.
+// streaming it (ISA-L's and zlib's inflate: the same verdict and bytes) must give what reading it
+// whole (libdeflate) gives whenever both succeed; a raw rewrite of an opened archive must open
+// again with the same names.
 #include <unistd.h>
 
 #include <cstddef>
@@ -12,8 +13,11 @@
 #include <string_view>
 
 #include "vwheel/zip/zip.hpp"
+#include "zip/format.hpp"
 
 namespace {
+
+using vwheel::zip::detail::StreamInflater;
 
 std::filesystem::path scratch(const char* what) {
   return std::filesystem::temp_directory_path() / ("vwheel-fuzz-zip-" + std::to_string(::getpid()) + what);
@@ -40,15 +44,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto& e = archive->entries()[i];
     if (e.local_header_offset >= archive->file_size() || e.span_end > archive->file_size()) __builtin_trap();
     auto whole = archive->read(e, 1 << 20);
-    std::string streamed;
-    auto ok = archive->read_streamed(
-        e,
-        [&](std::string_view piece) -> vwheel::Result<void> {
-          streamed.append(piece);
-          return {};
-        },
-        4096, 1 << 20);
-    if (whole && ok && streamed != *whole) __builtin_trap();
+    // Streamed with each inflater (ISA-L's, zlib's): the same verdict, the same bytes.
+    std::string streamed[2];
+    bool ok[2] = {false, false};
+    const StreamInflater inflaters[2] = {StreamInflater::isal, StreamInflater::zlib};
+    for (int k = 0; k < 2; ++k) {
+      if (!vwheel::zip::detail::set_stream_inflater(inflaters[k])) __builtin_trap();  // libisal.so.2 is a dependency
+      ok[k] = static_cast<bool>(archive->read_streamed(
+          e,
+          [&](std::string_view piece) -> vwheel::Result<void> {
+            streamed[k].append(piece);
+            return {};
+          },
+          4096, 1 << 20));
+    }
+    if (ok[0] != ok[1] || (ok[0] && streamed[0] != streamed[1])) __builtin_trap();
+    if (whole && ok[0] && streamed[0] != *whole) __builtin_trap();
     (void)archive->read_raw(e);
     plan.members.emplace_back(i);
   }

@@ -37,6 +37,7 @@ LIB_HEADERS = {
     "nlohmann_json::nlohmann_json": ["nlohmann/"],
     "vwheel::toml": ["toml++/"],
     "vwheel::curl_headers": ["curl/"],
+    "vwheel::isal_headers": ["isa-l/"],
     "PkgConfig::LIBDEFLATE": ["libdeflate.h"],
     "PkgConfig::HTTPLIB": ["httplib.h"],
     "${VWHEEL_ZLIB_STATIC}": ["zlib.h"],
@@ -46,7 +47,7 @@ LIB_HEADERS = {
     "Threads::Threads": ["thread", "future"],
 }
 # Header-only libraries: linked at build time only, so they never reach a dependent component.
-HEADER_ONLY = {"nlohmann_json::nlohmann_json", "vwheel::toml", "vwheel::curl_headers"}
+HEADER_ONLY = {"nlohmann_json::nlohmann_json", "vwheel::toml", "vwheel::curl_headers", "vwheel::isal_headers"}
 # Given to every component by vwheel_component() itself.
 IMPLICIT_HEADERS = ["tl/", "fmt/"]
 

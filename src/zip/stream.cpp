@@ -1,9 +1,11 @@
-// Archive::read_streamed's inflating half: zlib's streaming inflate (libdeflate only inflates a
-// whole buffer at once), so that a member of any size passes through two bounded buffers.
+// Archive::read_streamed's inflating half: a streaming inflate (libdeflate only inflates a whole
+// buffer at once), ISA-L's where it loads (zip/isal.hpp), else zlib's, so that a member of any
+// size passes through two bounded buffers.
 #include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <new>
 
@@ -11,22 +13,78 @@
 
 #include "vwheel/core/text.hpp"
 #include "zip/format.hpp"
+#include "zip/isal.hpp"
 
 namespace vwheel::zip::detail {
 namespace {
 
-// An inflate stream that is always ended.
-class Inflater {
+std::atomic<StreamInflater> g_inflater{StreamInflater::automatic};
+
+// Where the inflated bytes go: checked against the central directory's size, CRC'd and passed on.
+class Output {
  public:
-  Inflater() {
+  Output(const Entry& entry, const ChunkSink& sink, std::string member) : entry_(entry), sink_(sink), member_(std::move(member)) {}
+  Result<void> emit(const char* data, std::size_t n) {
+    if (n > entry_.uncompressed_size - produced_) {
+      return fail(fmt::format("{}: inflates to more than the {} bytes the central directory says", member_,
+                              entry_.uncompressed_size));
+    }
+    if (n == 0) return {};
+    crc_ = libdeflate_crc32(crc_, data, n);
+    produced_ += n;
+    return sink_(std::string_view(data, n));
+  }
+  [[nodiscard]] std::uint64_t produced() const noexcept { return produced_; }
+  [[nodiscard]] std::uint32_t crc() const noexcept { return crc_; }
+  [[nodiscard]] const std::string& member() const noexcept { return member_; }
+  [[nodiscard]] Error corrupt() const { return Error(fmt::format("{}: corrupt deflate data after {} bytes", member_, produced_)); }
+  [[nodiscard]] Error truncated() const {
+    return Error(fmt::format("{}: deflate data ends before the stream does (truncated or corrupt)", member_));
+  }
+
+ private:
+  const Entry& entry_;
+  const ChunkSink& sink_;
+  std::string member_;
+  std::uint32_t crc_ = 0;
+  std::uint64_t produced_ = 0;
+};
+
+// The member's compressed bytes, a chunk at a time.
+class Input {
+ public:
+  Input(const ReadAt& read, std::uint64_t offset, std::uint64_t size, std::size_t chunk)
+      : read_(read), offset_(offset), size_(size), chunk_(chunk), buf_(std::make_unique_for_overwrite<char[]>(chunk)) {}
+  [[nodiscard]] bool exhausted() const noexcept { return consumed_ == size_; }
+  // Reads the next chunk; its bytes are at data(), size() of them.
+  Result<std::string_view> next() {
+    const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_, size_ - consumed_));
+    if (auto r = read_(buf_.get(), len, offset_ + consumed_); !r) return fail(r.error());
+    consumed_ += len;
+    return std::string_view(buf_.get(), len);
+  }
+
+ private:
+  const ReadAt& read_;
+  std::uint64_t offset_;
+  std::uint64_t size_;
+  std::size_t chunk_;
+  std::uint64_t consumed_ = 0;
+  std::unique_ptr<char[]> buf_;
+};
+
+// An inflate stream that is always ended.
+class ZlibInflater {
+ public:
+  ZlibInflater() {
     // Negative window bits: raw deflate data, as zip stores it (no zlib header or trailer).
     const int rc = inflateInit2(&z_, -MAX_WBITS);
     if (rc == Z_MEM_ERROR) throw std::bad_alloc();
     ok_ = rc == Z_OK;
   }
-  Inflater(const Inflater&) = delete;
-  Inflater& operator=(const Inflater&) = delete;
-  ~Inflater() {
+  ZlibInflater(const ZlibInflater&) = delete;
+  ZlibInflater& operator=(const ZlibInflater&) = delete;
+  ~ZlibInflater() {
     if (ok_) inflateEnd(&z_);
   }
   [[nodiscard]] bool ok() const noexcept { return ok_; }
@@ -37,72 +95,94 @@ class Inflater {
   bool ok_ = false;
 };
 
+Result<void> inflate_zlib(Input& in, Output& out, std::size_t chunk) {
+  ZlibInflater inflater;
+  if (!inflater.ok()) return fail(fmt::format("{}: cannot start inflating (zlib)", out.member()));
+  z_stream& z = inflater.stream();
+  const auto buf = std::make_unique_for_overwrite<char[]>(chunk);
+  for (bool ended = false; !ended;) {
+    if (z.avail_in == 0) {
+      if (in.exhausted()) return fail(out.truncated());
+      auto piece = in.next();
+      if (!piece) return fail(piece.error());
+      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(piece->data()));
+      z.avail_in = static_cast<uInt>(piece->size());
+    }
+    z.next_out = reinterpret_cast<Bytef*>(buf.get());
+    z.avail_out = static_cast<uInt>(chunk);
+    const int rc = inflate(&z, Z_NO_FLUSH);
+    if (rc == Z_MEM_ERROR) throw std::bad_alloc();
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) return fail(out.corrupt());
+    ended = rc == Z_STREAM_END;
+    const std::size_t got = chunk - z.avail_out;
+    if (rc == Z_BUF_ERROR && got == 0 && z.avail_in > 0) return fail(out.corrupt());
+    if (auto ok = out.emit(buf.get(), got); !ok) return ok;
+  }
+  return {};
+}
+
+Result<void> inflate_isal(const Isal& isal, Input& in, Output& out, std::size_t chunk) {
+  // The state holds the 32 KiB window and ISA-L's decoding tables (tens of KiB): on the heap.
+  const auto state = std::make_unique<inflate_state>();
+  isal.inflate_init(state.get());  // raw deflate (crc_flag ISAL_DEFLATE), the full window
+  const auto buf = std::make_unique_for_overwrite<char[]>(chunk);
+  while (state->block_state != ISAL_BLOCK_FINISH) {
+    // ISA-L may hold inflated bytes that did not fit the last output buffer: it is called again
+    // without new input until it has nothing more to give.
+    const bool refill = state->avail_in == 0 && !in.exhausted();
+    if (refill) {
+      auto piece = in.next();
+      if (!piece) return fail(piece.error());
+      state->next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(piece->data()));
+      state->avail_in = static_cast<std::uint32_t>(piece->size());
+    }
+    const auto avail_in = state->avail_in;
+    state->next_out = reinterpret_cast<std::uint8_t*>(buf.get());
+    state->avail_out = static_cast<std::uint32_t>(chunk);
+    if (isal.inflate(state.get()) < 0) return fail(out.corrupt());
+    const std::size_t got = chunk - state->avail_out;
+    if (auto ok = out.emit(buf.get(), got); !ok) return ok;
+    if (got == 0 && state->avail_in == avail_in && state->block_state != ISAL_BLOCK_FINISH) {
+      // No progress: all input was given and the stream has not ended.
+      if (in.exhausted() && state->avail_in == 0) return fail(out.truncated());
+      if (!refill) return fail(out.corrupt());
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+bool set_stream_inflater(StreamInflater inflater) noexcept {
+  if (inflater == StreamInflater::isal && load_isal() == nullptr) return false;
+  g_inflater.store(inflater, std::memory_order_relaxed);
+  return true;
+}
 
 Result<void> stream_member(const std::string& archive_name, const Entry& entry, std::uint64_t data_offset,
                            const ReadAt& read, const ChunkSink& sink, std::size_t chunk) {
-  const auto member = [&] { return fmt::format("{}: member `{}`", archive_name, printable(entry.name)); };
-  std::uint32_t crc = 0;
-  std::uint64_t produced = 0;
-  const std::uint64_t compressed = entry.compressed_size;
-  const auto in = std::make_unique_for_overwrite<char[]>(chunk);
+  Output out(entry, sink, fmt::format("{}: member `{}`", archive_name, printable(entry.name)));
+  Input in(read, data_offset, entry.compressed_size, chunk);
   if (entry.method == static_cast<std::uint16_t>(Method::Store)) {
-    for (std::uint64_t done = 0; done < compressed;) {
-      const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, compressed - done));
-      if (auto r = read(in.get(), len, data_offset + done); !r) return r;
-      crc = libdeflate_crc32(crc, in.get(), len);
-      if (auto r = sink(std::string_view(in.get(), len)); !r) return r;
-      done += len;
+    // (read_streamed refused a stored member whose two sizes differ)
+    while (!in.exhausted()) {
+      auto piece = in.next();
+      if (!piece) return fail(piece.error());
+      if (auto ok = out.emit(piece->data(), piece->size()); !ok) return ok;
     }
-    produced = compressed;
   } else {
-    Inflater inflater;
-    if (!inflater.ok()) return fail(fmt::format("{}: cannot start inflating (zlib)", member()));
-    z_stream& z = inflater.stream();
-    const auto out = std::make_unique_for_overwrite<char[]>(chunk);
-    std::uint64_t consumed = 0;  // compressed bytes read so far
-    bool ended = false;
-    while (!ended) {
-      if (z.avail_in == 0) {
-        if (consumed == compressed) {
-          return fail(fmt::format("{}: deflate data ends before the stream does (truncated or corrupt)", member()));
-        }
-        const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, compressed - consumed));
-        if (auto r = read(in.get(), len, data_offset + consumed); !r) return r;
-        consumed += len;
-        z.next_in = reinterpret_cast<Bytef*>(in.get());
-        z.avail_in = static_cast<uInt>(len);
-      }
-      z.next_out = reinterpret_cast<Bytef*>(out.get());
-      z.avail_out = static_cast<uInt>(chunk);
-      const int rc = inflate(&z, Z_NO_FLUSH);
-      if (rc == Z_MEM_ERROR) throw std::bad_alloc();
-      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-        return fail(fmt::format("{}: corrupt deflate data after {} bytes", member(), produced));
-      }
-      ended = rc == Z_STREAM_END;
-      const std::size_t got = chunk - z.avail_out;
-      if (rc == Z_BUF_ERROR && got == 0 && z.avail_in > 0) {
-        return fail(fmt::format("{}: corrupt deflate data after {} bytes", member(), produced));
-      }
-      if (got > entry.uncompressed_size - produced) {
-        return fail(fmt::format("{}: inflates to more than the {} bytes the central directory says", member(),
-                                entry.uncompressed_size));
-      }
-      if (got > 0) {
-        crc = libdeflate_crc32(crc, out.get(), got);
-        produced += got;
-        if (auto r = sink(std::string_view(out.get(), got)); !r) return r;
-      }
-    }
+    const auto choice = g_inflater.load(std::memory_order_relaxed);
+    const Isal* isal = choice == StreamInflater::zlib ? nullptr : load_isal();
+    auto ok = isal != nullptr ? inflate_isal(*isal, in, out, chunk) : inflate_zlib(in, out, chunk);
+    if (!ok) return ok;
   }
-  if (produced != entry.uncompressed_size) {
-    return fail(fmt::format("{} inflates to {} bytes, the central directory says {}", member(), produced,
+  if (out.produced() != entry.uncompressed_size) {
+    return fail(fmt::format("{} inflates to {} bytes, the central directory says {}", out.member(), out.produced(),
                             entry.uncompressed_size));
   }
-  if (crc != entry.crc32) {
-    return fail(fmt::format("{}: CRC-32 mismatch: the data has {:08x}, the central directory says {:08x}", member(),
-                            crc, entry.crc32));
+  if (out.crc() != entry.crc32) {
+    return fail(fmt::format("{}: CRC-32 mismatch: the data has {:08x}, the central directory says {:08x}", out.member(),
+                            out.crc(), entry.crc32));
   }
   return {};
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "vwheel/zip/zip.hpp"
+#include "zip/format.hpp"
 #include "zip_test_support.hpp"
 
 namespace {
@@ -35,6 +36,23 @@ vwheel::Result<Collected> stream(const Archive& archive, const Entry& entry, std
   return c;
 }
 
+// Every test runs with each streaming inflater: ISA-L's (the one used where libisal.so.2 loads)
+// and zlib's (the fallback), which must give the same bytes and the same errors.
+class ZipStream : public ::testing::TestWithParam<vwheel::zip::detail::StreamInflater> {
+ protected:
+  void SetUp() override {
+    if (!vwheel::zip::detail::set_stream_inflater(GetParam())) GTEST_SKIP() << "libisal.so.2 cannot be loaded";
+  }
+  void TearDown() override { vwheel::zip::detail::set_stream_inflater(vwheel::zip::detail::StreamInflater::automatic); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Inflaters, ZipStream,
+                         ::testing::Values(vwheel::zip::detail::StreamInflater::isal,
+                                           vwheel::zip::detail::StreamInflater::zlib),
+                         [](const ::testing::TestParamInfo<vwheel::zip::detail::StreamInflater>& param) {
+                           return param.param == vwheel::zip::detail::StreamInflater::isal ? "isal" : "zlib";
+                         });
+
 // Compressible and incompressible stretches, so that inflate's output per input varies a lot.
 std::string mixed(std::size_t size) {
   std::string out;
@@ -46,7 +64,7 @@ std::string mixed(std::size_t size) {
   return out;
 }
 
-TEST(ZipStream, StreamsWhatReadReadsInBoundedPieces) {
+TEST_P(ZipStream, StreamsWhatReadReadsInBoundedPieces) {
   TempDir dir;
   const auto big = mixed(3 << 20);
   const auto path = dir / "members.zip";
@@ -70,7 +88,7 @@ TEST(ZipStream, StreamsWhatReadReadsInBoundedPieces) {
   }
 }
 
-TEST(ZipStream, CorruptDataIsAnErrorNamingTheMember) {
+TEST_P(ZipStream, CorruptDataIsAnErrorNamingTheMember) {
   TempDir dir;
   const auto content = mixed(2 << 20);
   auto member = deflated_member("pkg/big.so", content);
@@ -100,7 +118,36 @@ TEST(ZipStream, CorruptDataIsAnErrorNamingTheMember) {
   EXPECT_THAT(stream(*archive, archive->entries()[2], 65536).error().message, HasSubstr("inflates to more than"));
 }
 
-TEST(ZipStream, SinkErrorStopsTheRead) {
+// A stored member whose sizes differ is refused before anything reaches the sink; a deflate
+// stream followed by more bytes than it uses still gives exactly its content (as reading it whole).
+TEST_P(ZipStream, StoredSizeMismatchAndTrailingBytes) {
+  TempDir dir;
+  auto stored = stored_member("pkg/stored.bin", noise(100000, 9));
+  stored.size = 99999;
+  const auto content = mixed(300000);
+  auto trailing = deflated_member("pkg/trailing.bin", content);
+  trailing.stored += noise(5000, 3);
+  const auto path = dir / "odd.whl";
+  write_bytes(path, build_raw({stored, trailing}));
+  auto archive = Archive::open(path);
+  ASSERT_TRUE(archive) << archive.error().message;
+  std::size_t calls = 0;
+  auto ok = archive->read_streamed(
+      archive->entries()[0],
+      [&](std::string_view) -> vwheel::Result<void> {
+        ++calls;
+        return {};
+      },
+      4096);
+  ASSERT_FALSE(ok);
+  EXPECT_THAT(ok.error().message, HasSubstr("member `pkg/stored.bin` is stored but its compressed size 100000 differs from its size 99999"));
+  EXPECT_EQ(calls, 0U);
+  auto c = stream(*archive, archive->entries()[1], 4096);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->data, content);
+}
+
+TEST_P(ZipStream, SinkErrorStopsTheRead) {
   TempDir dir;
   const auto path = dir / "a.zip";
   write_bytes(path, build_raw({deflated_member("a.bin", mixed(1 << 20))}));

@@ -1,0 +1,40 @@
+#include "zip/isal.hpp"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <mutex>
+
+namespace vwheel::zip::detail {
+namespace {
+
+template <class Fn>
+bool resolve(void* lib, const char* name, Fn& fn) {
+  void* sym = dlsym(lib, name);
+  if (sym == nullptr) return false;
+  static_assert(sizeof(fn) == sizeof(sym));
+  std::memcpy(&fn, &sym, sizeof fn);
+  return true;
+}
+
+const Isal* load_once() noexcept {
+  static Isal api;
+  void* lib = dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return nullptr;
+  if (!resolve(lib, "isal_inflate_init", api.inflate_init) || !resolve(lib, "isal_inflate", api.inflate)) {
+    dlclose(lib);
+    return nullptr;
+  }
+  return &api;  // loaded for the life of the process
+}
+
+}  // namespace
+
+const Isal* load_isal() noexcept {
+  static std::once_flag once;
+  static const Isal* loaded = nullptr;
+  std::call_once(once, [] { loaded = load_once(); });
+  return loaded;
+}
+
+}  // namespace vwheel::zip::detail
