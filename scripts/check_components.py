@@ -38,9 +38,9 @@ LIB_HEADERS = {
     "vwheel::toml": ["toml++/"],
     "vwheel::curl_headers": ["curl/"],
     "vwheel::isal_headers": ["isa-l/"],
-    "PkgConfig::LIBDEFLATE": ["libdeflate.h"],
     "PkgConfig::HTTPLIB": ["httplib.h"],
     "${VWHEEL_ZLIB_STATIC}": ["zlib.h"],
+    "${VWHEEL_DEFLATE_STATIC}": ["libdeflate.h"],
     "simdjson::simdjson": ["simdjson.h"],
     "${CMAKE_DL_LIBS}": ["dlfcn.h"],
     # std::thread and std::async need -pthread on older C libraries.
@@ -216,7 +216,7 @@ def self_test() -> int:
             "vwheel_component(a DEPS core)\n"
             "vwheel_component(u)\n"
             "vwheel_component(b DEPS a core u\n  LIBS nlohmann_json::nlohmann_json)\n"
-            "vwheel_component(c DEPS b LIBS PkgConfig::LIBDEFLATE)\n"
+            "vwheel_component(c DEPS b LIBS ${VWHEEL_DEFLATE_STATIC})\n"
         ),
         "src/core/toml.hpp": "#include <toml++/toml.h>\n",
         "include/vwheel/core/par.hpp": "#include <thread>\n#include <tl/expected.hpp>\n",
@@ -236,7 +236,7 @@ def self_test() -> int:
         "b: declares DEPS u, but none of its files includes a u header",
         "b: declares LIBS nlohmann_json::nlohmann_json, but none of its files includes <nlohmann/>",
         "b: src/b/b.cpp includes <toml++/toml.h> (through src/core/toml.hpp), but vwheel::toml is not in its LIBS",
-        "c: declares LIBS PkgConfig::LIBDEFLATE, but none of its files includes <libdeflate.h>",
+        "c: declares LIBS ${VWHEEL_DEFLATE_STATIC}, but none of its files includes <libdeflate.h>",
         "c: src/c/c.cpp includes <curl/curl.h>, but vwheel::curl_headers is not in its LIBS",
         "c: src/c/c.cpp includes vwheel/d/d.hpp, but d is not a component",
         "src/orphan/ is not a component: declare it in cmake/Components.cmake",

@@ -68,8 +68,11 @@ void RateMeter::record(std::uint64_t done, Clock::time_point now) {
     rate_ = static_cast<double>(done - std::min(done, start_done_)) / total_dt;
   } else {
     // An exponential moving average whose weight follows the interval, so that irregular updates
-    // (libcurl's callback, one member at a time) smooth the same as regular ones.
-    const double alpha = 1.0 - std::exp(-dt / std::chrono::duration<double>(kTimeConstant).count());
+    // (libcurl's callback, one member at a time) smooth the same as regular ones: dt / (dt + tau),
+    // the first-order form of 1 - exp(-dt / tau), which keeps libm out of the process (one shared
+    // library less to load at every start; exp was its only function vwheel used).
+    const double tau = std::chrono::duration<double>(kTimeConstant).count();
+    const double alpha = dt / (dt + tau);
     rate_ = *rate_ + alpha * (instant - *rate_);
   }
   last_ = now;
