@@ -1,10 +1,11 @@
 #include "core/libcrypto.hpp"
 
+#include "core/dl.hpp"
+
 #include <dlfcn.h>
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 
 namespace vwheel::detail {
@@ -16,15 +17,6 @@ namespace {
 constexpr std::uint64_t kInitNoLoadConfig = 0x00000080ULL;
 constexpr std::uint64_t kInitNoAtexit = 0x00080000ULL;
 
-template <class Fn>
-bool resolve(void* lib, const char* name, Fn& fn) {
-  void* sym = dlsym(lib, name);
-  if (sym == nullptr) return false;
-  static_assert(sizeof(fn) == sizeof(sym));
-  std::memcpy(&fn, &sym, sizeof fn);
-  return true;
-}
-
 std::atomic<bool> g_loaded{false};
 
 const Libcrypto* load_once() noexcept {
@@ -33,11 +25,11 @@ const Libcrypto* load_once() noexcept {
   if (lib == nullptr) return nullptr;
   int (*init)(std::uint64_t, const void*) = nullptr;
   const EvpMd* (*fetch)(void*, const char*, const char*) = nullptr;
-  const bool ok = resolve(lib, "OPENSSL_init_crypto", init) && resolve(lib, "EVP_MD_fetch", fetch) &&
-                  resolve(lib, "EVP_MD_CTX_new", api.ctx_new) && resolve(lib, "EVP_MD_CTX_free", api.ctx_free) &&
-                  resolve(lib, "EVP_DigestInit_ex2", api.digest_init) &&
-                  resolve(lib, "EVP_DigestUpdate", api.digest_update) &&
-                  resolve(lib, "EVP_DigestFinal_ex", api.digest_final);
+  const bool ok = dl_function(lib, "OPENSSL_init_crypto", init) && dl_function(lib, "EVP_MD_fetch", fetch) &&
+                  dl_function(lib, "EVP_MD_CTX_new", api.ctx_new) && dl_function(lib, "EVP_MD_CTX_free", api.ctx_free) &&
+                  dl_function(lib, "EVP_DigestInit_ex2", api.digest_init) &&
+                  dl_function(lib, "EVP_DigestUpdate", api.digest_update) &&
+                  dl_function(lib, "EVP_DigestFinal_ex", api.digest_final);
   if (!ok || init(kInitNoLoadConfig | kInitNoAtexit, nullptr) != 1) {
     dlclose(lib);
     return nullptr;

@@ -1,9 +1,10 @@
 #include "http/curl_api.hpp"
 
+#include "core/dl.hpp"
+
 #include <dlfcn.h>
 
 #include <atomic>
-#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -12,17 +13,12 @@
 namespace vwheel::http::detail {
 namespace {
 
+// Resolves `name` into `fn`, adding it to the list of `missing` functions when it is not there.
 template <class Fn>
-bool resolve(void* lib, const char* name, Fn& fn, std::string& missing) {
-  void* sym = dlsym(lib, name);
-  if (sym == nullptr) {
-    if (!missing.empty()) missing += ", ";
-    missing += name;
-    return false;
-  }
-  static_assert(sizeof(fn) == sizeof(sym));
-  std::memcpy(&fn, &sym, sizeof fn);
-  return true;
+void resolve(void* lib, const char* name, Fn& fn, std::string& missing) {
+  if (vwheel::detail::dl_function(lib, name, fn)) return;
+  if (!missing.empty()) missing += ", ";
+  missing += name;
 }
 
 Result<const CurlApi*> load_once() {

@@ -28,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "core/dl.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/provider/gpu.hpp"
 #include "vwheel/variant/property.hpp"
@@ -242,11 +243,8 @@ class DlLibrary {
   /// The function `name`, or nullptr when the library does not export it.
   template <class Fn>
   [[nodiscard]] Fn function(const char* name) const {
-    if (handle_ == nullptr) return nullptr;
-    void* sym = dlsym(handle_, name);
     Fn fn = nullptr;
-    static_assert(sizeof(fn) == sizeof(sym));
-    std::memcpy(&fn, &sym, sizeof fn);
+    if (handle_ != nullptr) vwheel::detail::dl_function(handle_, name, fn);
     return fn;
   }
 

@@ -2,26 +2,19 @@
 
 #include <dlfcn.h>
 
-#include <cstring>
 #include <mutex>
+
+#include "core/dl.hpp"
 
 namespace vwheel::zip::detail {
 namespace {
-
-template <class Fn>
-bool resolve(void* lib, const char* name, Fn& fn) {
-  void* sym = dlsym(lib, name);
-  if (sym == nullptr) return false;
-  static_assert(sizeof(fn) == sizeof(sym));
-  std::memcpy(&fn, &sym, sizeof fn);
-  return true;
-}
 
 const Isal* load_once() noexcept {
   static Isal api;
   void* lib = dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) return nullptr;
-  if (!resolve(lib, "isal_inflate_init", api.inflate_init) || !resolve(lib, "isal_inflate", api.inflate)) {
+  if (!vwheel::detail::dl_function(lib, "isal_inflate_init", api.inflate_init) ||
+      !vwheel::detail::dl_function(lib, "isal_inflate", api.inflate)) {
     dlclose(lib);
     return nullptr;
   }
