@@ -75,7 +75,7 @@ def make_big_wheel(directory, members):
     return path, digests
 
 
-def run_measured(vwheel_bin, args, tmp_path, address_space=None):
+def run_measured(vwheel_bin, args, tmp_path, address_space=None, extra_env=None):
     """Runs vwheel (under an address-space limit when given, as `ulimit -v` sets); returns (exit
     code, stderr, peak RSS in bytes) of that one child (wait4)."""
     env = {
@@ -84,6 +84,7 @@ def run_measured(vwheel_bin, args, tmp_path, address_space=None):
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "LANG": "C.UTF-8",
+        **(extra_env or {}),
     }
     with open(tmp_path / "stderr.txt", "wb") as err:
         limit = None
@@ -139,6 +140,33 @@ def test_member_larger_than_the_memory_budget(vwheel_bin, venv, tmp_path):
         assert rss < RSS_BOUND, f"peak RSS {rss / MIB:.0f} MiB"
     finally:
         wheel.unlink(missing_ok=True)
+        shutil.rmtree(tmp_path / "cache", ignore_errors=True)  # the unpacked GiB: not kept among pytest's runs
+
+
+def test_large_members_inflate_with_isal_and_without_it(vwheel_bin, tmp_path):
+    # Members too large to inflate whole are streamed with ISA-L's inflate, libisal.so.2 loaded on
+    # the first one (LD_DEBUG=files lists what ld.so loads); where it cannot be loaded (a file of
+    # that name that is no library comes first on LD_LIBRARY_PATH), zlib's inflate gives the same
+    # files. Short commands load neither it nor libm nor a shared libdeflate.
+    wheel, digests = make_big_wheel(tmp_path, {"bigpkg/lib.so": (40 * MIB + 5, "sha256")})
+    fake = tmp_path / "fakelib"
+    fake.mkdir()
+    (fake / "libisal.so.2").write_bytes(b"not a shared library\n")
+    for name, extra in (("isal", {}), ("zlib", {"LD_LIBRARY_PATH": str(fake)})):
+        venv = tmp_path / f"venv-{name}"
+        subprocess.run([PY, "-m", "venv", "--without-pip", str(venv)], check=True)
+        rc, err, _ = run_measured(vwheel_bin, ["install", "--no-cache", wheel, "--python", venv / "bin" / "python"],
+                                  tmp_path, extra_env={"LD_DEBUG": "files", **extra})
+        assert rc == 0, err[-2000:]
+        assert any("file=libisal.so.2" in l and "dynamically loaded by" in l for l in err.splitlines()), name
+        initialized = any("calling init:" in l and "libisal.so.2" in l for l in err.splitlines())
+        assert initialized == (name == "isal"), name
+        installed = site_packages(venv) / "bigpkg" / "lib.so"
+        assert file_sha256(installed) == digests["bigpkg/lib.so"], name
+    rc, err, _ = run_measured(vwheel_bin, ["label", "-p", "x86_64::level::v3"], tmp_path, extra_env={"LD_DEBUG": "files"})
+    assert rc == 0, err
+    opened = {l.split("file=")[1].split()[0] for l in err.splitlines() if "file=" in l}
+    assert opened == {"libc.so.6"}, opened
 
 
 def test_corrupt_byte_in_a_big_member(vwheel_bin, venv, tmp_path):
