@@ -26,7 +26,8 @@ const Libcrypto* load_once() noexcept {
   int (*init)(std::uint64_t, const void*) = nullptr;
   const EvpMd* (*fetch)(void*, const char*, const char*) = nullptr;
   const bool ok = dl_function(lib, "OPENSSL_init_crypto", init) && dl_function(lib, "EVP_MD_fetch", fetch) &&
-                  dl_function(lib, "EVP_MD_CTX_new", api.ctx_new) && dl_function(lib, "EVP_MD_CTX_free", api.ctx_free) &&
+                  dl_function(lib, "EVP_MD_CTX_new", api.ctx_new) &&
+                  dl_function(lib, "EVP_MD_CTX_free", api.ctx_free) &&
                   dl_function(lib, "EVP_DigestInit_ex2", api.digest_init) &&
                   dl_function(lib, "EVP_DigestUpdate", api.digest_update) &&
                   dl_function(lib, "EVP_DigestFinal_ex", api.digest_final);

@@ -23,7 +23,8 @@ std::atomic<StreamInflater> g_inflater{StreamInflater::automatic};
 // Where the inflated bytes go: checked against the central directory's size, CRC'd and passed on.
 class Output {
  public:
-  Output(const Entry& entry, const ChunkSink& sink, std::string member) : entry_(entry), sink_(sink), member_(std::move(member)) {}
+  Output(const Entry& entry, const ChunkSink& sink, std::string member)
+      : entry_(entry), sink_(sink), member_(std::move(member)) {}
   Result<void> emit(const char* data, std::size_t n) {
     if (n > entry_.uncompressed_size - produced_) {
       return fail(fmt::format("{}: inflates to more than the {} bytes the central directory says", member_,
@@ -37,7 +38,9 @@ class Output {
   [[nodiscard]] std::uint64_t produced() const noexcept { return produced_; }
   [[nodiscard]] std::uint32_t crc() const noexcept { return crc_; }
   [[nodiscard]] const std::string& member() const noexcept { return member_; }
-  [[nodiscard]] Error corrupt() const { return Error(fmt::format("{}: corrupt deflate data after {} bytes", member_, produced_)); }
+  [[nodiscard]] Error corrupt() const {
+    return Error(fmt::format("{}: corrupt deflate data after {} bytes", member_, produced_));
+  }
   [[nodiscard]] Error truncated() const {
     return Error(fmt::format("{}: deflate data ends before the stream does (truncated or corrupt)", member_));
   }
@@ -56,7 +59,7 @@ class Input {
   Input(const ReadAt& read, std::uint64_t offset, std::uint64_t size, std::size_t chunk)
       : read_(read), offset_(offset), size_(size), chunk_(chunk), buf_(std::make_unique_for_overwrite<char[]>(chunk)) {}
   [[nodiscard]] bool exhausted() const noexcept { return consumed_ == size_; }
-  // Reads the next chunk; its bytes are at data(), size() of them.
+  // Reads the next piece (at most `chunk` bytes, fewer at the end) into the buffer and returns it.
   Result<std::string_view> next() {
     const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_, size_ - consumed_));
     if (auto r = read_(buf_.get(), len, offset_ + consumed_); !r) return fail(r.error());

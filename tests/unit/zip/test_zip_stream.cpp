@@ -133,8 +133,9 @@ TEST_P(ZipStream, StoredSizeMismatchAndTrailingBytes) {
   ASSERT_TRUE(archive) << archive.error().message;
   auto refused = stream(*archive, archive->entries()[0], 4096);
   ASSERT_FALSE(refused);
-  EXPECT_THAT(refused.error().message,
-              HasSubstr("member `pkg/stored.bin` is stored but its compressed size 100000 differs from its size 99999"));
+  EXPECT_THAT(
+      refused.error().message,
+      HasSubstr("member `pkg/stored.bin` is stored but its compressed size 100000 differs from its size 99999"));
   auto c = stream(*archive, archive->entries()[1], 4096);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->data, content);
@@ -157,8 +158,8 @@ TEST_P(ZipStream, SinkErrorStopsTheRead) {
   ASSERT_FALSE(ok);
   EXPECT_EQ(ok.error().message, "disk full");
   EXPECT_EQ(calls, 1U);
-  auto limited = archive->read_streamed(archive->entries()[0], [](std::string_view) -> vwheel::Result<void> { return {}; },
-                                        4096, 1000);
+  auto limited = archive->read_streamed(
+      archive->entries()[0], [](std::string_view) -> vwheel::Result<void> { return {}; }, 4096, 1000);
   ASSERT_FALSE(limited);
   EXPECT_THAT(limited.error().message, HasSubstr("exceeds the limit of 1000 bytes"));
 }
