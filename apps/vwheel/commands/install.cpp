@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Options {
+struct InstallCommandOptions {
   std::vector<std::string> items;
   std::vector<std::string> requirement_files;
   std::vector<std::string> constraint_files;
@@ -36,7 +36,7 @@ struct Options {
   std::uint64_t max_ratio = 1000;
 };
 
-api::InstallRequest make_request(const Options& o) {
+api::InstallRequest make_request(const InstallCommandOptions& o) {
   api::InstallRequest r;
   r.items = o.items;
   r.requirement_files.assign(o.requirement_files.begin(), o.requirement_files.end());
@@ -78,7 +78,7 @@ void print_installed(const std::vector<install::Installed>& done) {
 }  // namespace
 
 void add_install_command(CLI::App& app, Dispatch& dispatch) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<InstallCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "install",
       "Install packages (resolved from indexes and --find-links, choosing the best variant for the target), or wheel "
