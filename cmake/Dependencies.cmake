@@ -7,8 +7,9 @@ find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 # libdeflate linked statically, as zlib below: a shared libdeflate.so is one more library to map and
-# relocate at every start of every command. Measured with bench/startup.sh (median of 400 runs,
-# /bin/true 0.65 ms): `vwheel label` 1.07 -> 1.01 ms, `vwheel rank` of torch's file 1.55 -> 1.44 ms.
+# relocate at every start of every command. Measured with hyperfine -N on bench/startup.sh's commands
+# (median of 400 runs, /bin/true 0.65 ms): `vwheel label` 1.07 -> 1.01 ms, `vwheel rank` of torch's
+# file 1.55 -> 1.44 ms.
 find_path(VWHEEL_DEFLATE_INCLUDE libdeflate.h REQUIRED)
 find_library(VWHEEL_DEFLATE_STATIC NAMES libdeflate.a REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)

@@ -1,12 +1,12 @@
 #include "core/libcrypto.hpp"
 
-#include "core/dl.hpp"
-
 #include <dlfcn.h>
 
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "core/dl.hpp"
 
 namespace vwheel::detail {
 namespace {

@@ -50,17 +50,17 @@ inline std::optional<std::string> toml_unsupported_character(std::string_view te
   bool bare = false;
   bool value = false;      // after the `=` of a key/value pair (or inside a value's brackets)
   std::size_t depth = 0;   // `[`/`{` opened within a value
+  // A multi-line string ends at `"""` (or `'''`) with up to two more quotes, which belong to it
+  // (`"""a""""` is `a"`): the closing run is 3 to 5 quotes long (fuzz_user_config found a fourth
+  // quote taken for a new string; seed regress-toml-unicode-after-closing-quotes).
+  const auto closing_quotes = [&](std::size_t at, char quote) {
+    std::size_t n = 0;
+    while (n < 5 && at + n < text.size() && text[at + n] == quote) ++n;
+    return n;
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
-    // A multi-line string ends at `"""` (or `'''`) with up to two more quotes, which belong to
-    // it (`"""a""""` is `a"`): the closing run is 3 to 5 quotes long (fuzz_user_config found
-    // a fourth quote taken for a new string; seed regress-toml-unicode-after-closing-quotes).
-    const auto closing_quotes = [&](std::size_t at, char quote) {
-      std::size_t n = 0;
-      while (n < 5 && at + n < text.size() && text[at + n] == quote) ++n;
-      return n;
-    };
     if (c == '\n') {
       ++line;
       dots = 0;

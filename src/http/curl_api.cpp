@@ -1,7 +1,5 @@
 #include "http/curl_api.hpp"
 
-#include "core/dl.hpp"
-
 #include <dlfcn.h>
 
 #include <atomic>
@@ -9,6 +7,8 @@
 #include <string>
 
 #include <fmt/format.h>
+
+#include "core/dl.hpp"
 
 namespace vwheel::http::detail {
 namespace {

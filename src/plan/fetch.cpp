@@ -12,6 +12,7 @@
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/zip/zip.hpp"
+#include "tails.hpp"
 #include "verify.hpp"
 
 namespace vwheel::plan {
@@ -26,17 +27,6 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
   return names;
 }
 
-// Wheels at least this large are unpacked while they download. Below it, the request for the
-// tail costs about as much as the overlap saves.
-constexpr std::uint64_t kArriveMin = std::uint64_t{16} << 20;
-// The tail fetched apart: a torch wheel's central directory (12,000 members) and RECORD take about
-// 2 MB; an eighth of a smaller wheel keeps the bytes fetched twice few.
-constexpr std::uint64_t kTailMax = std::uint64_t{4} << 20;
-// All the tails of one run together (held in memory until the run ends): a torch install with its
-// fifteen nvidia wheels stays within it, and an index listing hundreds of large wheels cannot make
-// the tails grow without bound; the largest wheels, which gain most, get theirs first.
-constexpr std::uint64_t kTailsTotalMax = std::uint64_t{32} << 20;
-
 bool is_http_url(std::string_view url) {
   return ascii_istarts_with(url, "http://") || ascii_istarts_with(url, "https://");
 }
@@ -50,20 +40,10 @@ std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client&
   std::vector<std::string> urls;
   std::vector<std::uint64_t> lengths;
   std::vector<std::size_t> which;
-  std::vector<std::size_t> large;
-  for (std::size_t k = 0; k < requests.size(); ++k) {
-    const auto& q = requests[k];
-    if (q.size && *q.size >= kArriveMin && q.sha256 && is_http_url(q.url)) large.push_back(k);
-  }
-  std::stable_sort(large.begin(), large.end(), [&](std::size_t a, std::size_t b) { return *requests[a].size > *requests[b].size; });
-  std::uint64_t total = 0;
-  for (const auto k : large) {
-    const auto length = std::min(*requests[k].size / 8, kTailMax);
-    if (total + length > kTailsTotalMax) break;
-    total += length;
-    urls.push_back(requests[k].url);
-    lengths.push_back(length);
-    which.push_back(k);
+  for (const auto& t : detail::pick_tails(requests)) {
+    urls.push_back(requests[t.index].url);
+    lengths.push_back(t.length);
+    which.push_back(t.index);
   }
   if (urls.empty()) return out;
   auto tails = client.get_suffixes(urls, lengths);
@@ -88,6 +68,25 @@ std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client&
 }
 
 }  // namespace
+
+std::vector<detail::TailRequest> detail::pick_tails(const std::vector<http::DownloadRequest>& requests) {
+  std::vector<std::size_t> large;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const auto& q = requests[k];
+    if (q.size && *q.size >= kArriveMin && q.sha256 && is_http_url(q.url)) large.push_back(k);
+  }
+  std::stable_sort(large.begin(), large.end(),
+                   [&](std::size_t a, std::size_t b) { return *requests[a].size > *requests[b].size; });
+  std::vector<TailRequest> out;
+  std::uint64_t total = 0;
+  for (const auto k : large) {
+    const auto length = std::min(*requests[k].size / 8, kTailMax);
+    if (total + length > kTailsTotalMax) continue;  // a smaller wheel's shorter tail may still fit
+    total += length;
+    out.push_back({k, length});
+  }
+  return out;
+}
 
 Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet,
                                            const std::function<void(const Fetched&)>& on_ready,
