@@ -8,7 +8,9 @@
 #      bytecode unless asked either)
 #   3. `vwheel install --no-deps`, empty cache, fresh venv
 #   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
-#   5. with BEFORE=path/to/another/vwheel: that binary's empty-cache install too (an A/B in one run)
+#   5. the same two with `--keep-archives` (the download kept beside the tree) into another cache,
+#      and both caches' size on disk: which layout wins
+#   6. with BEFORE=path/to/another/vwheel: that binary's empty-cache install too (an A/B in one run)
 # Each timed command starts after `sync`; wall time and peak RSS from GNU time. Nothing is deleted
 # until the end: on an ext4 without a journal (this project's machines), each new inode is found
 # by skipping every inode of its group freed in the last 30-60 s, one buffer lookup each, so a
@@ -76,6 +78,16 @@ installed "$WORK/vw1"
 measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
   --python "$WORK/vw2/bin/python" torch
 installed "$WORK/vw2"
+# The other cache layout (issue 17): the download kept beside the unpacked tree.
+"$VWHEEL" venv "$WORK/vw4" --python "$PYTHON" >/dev/null
+measure vwheel-keep-archives "$VWHEEL" install -q --no-deps --keep-archives --cache-dir "$WORK/vwcache-keep" \
+  --index-url "$URL" --python "$WORK/vw4/bin/python" torch
+installed "$WORK/vw4"
+"$VWHEEL" venv "$WORK/vw5" --python "$PYTHON" >/dev/null
+measure vwheel-keep-archives-warm "$VWHEEL" install -q --no-deps --keep-archives --cache-dir "$WORK/vwcache-keep" \
+  --index-url "$URL" --python "$WORK/vw5/bin/python" torch
+installed "$WORK/vw5"
+echo "$(du -sk "$WORK/vwcache" | cut -f1) $(du -sk "$WORK/vwcache-keep" | cut -f1)" >"$WORK/disk"
 if [ -n "${BEFORE:-}" ]; then
   # Another vwheel binary (e.g. a build of the previous commit) on the same wheel in the same run.
   "$VWHEEL" venv "$WORK/vw3" --python "$PYTHON" >/dev/null
@@ -84,7 +96,7 @@ if [ -n "${BEFORE:-}" ]; then
   installed "$WORK/vw3"
 fi
 
-"$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/torch-2.9.0-py3-none-any.whl")" <<'PY'
+"$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/torch-2.9.0-py3-none-any.whl")" "$WORK/disk" <<'PY'
 import sys
 r = {name: (float(t), int(kib), float(u) + float(k)) for name, t, kib, u, k in (line.split() for line in open(sys.argv[1]))}
 base, pip = r["curl-unzip"][0], r["pip"][0]
@@ -98,5 +110,9 @@ print(f"pip / vwheel empty cache:            {pip / cold:.1f}x (target >= 4x)")
 print(f"pip / vwheel warm cache:             {pip / max(warm, 0.001):.1f}x (target >= 20x)")
 if "before-empty-cache" in r:
     print(f"BEFORE / vwheel empty cache:         {r['before-empty-cache'][0] / cold:.2f}x")
+tree_kib, keep_kib = (int(v) for v in open(sys.argv[3]).read().split())
+print(f"cache on disk: tree only {tree_kib / 1024:.0f} MiB, with the archive {keep_kib / 1024:.0f} MiB; "
+      f"empty cache {cold:.2f} s against {r['vwheel-keep-archives'][0]:.2f} s, "
+      f"warm {warm:.2f} s against {r['vwheel-keep-archives-warm'][0]:.2f} s")
 print(f"vwheel peak RSS: {max(r['vwheel-empty-cache'][1], r['vwheel-warm-cache'][1]) / 1024:.0f} MiB (target <= 256)")
 PY

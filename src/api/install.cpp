@@ -214,6 +214,7 @@ plan::Settings make_settings(const SourceRequest& o) {
   for (const auto& f : o.find_links) s.sources.push_back({Kind::find_links, f});
   s.pre = o.pre;
   s.cache_dir = cache_dir_of(o);
+  s.unpacked_cache = cache_root(o);
   s.http.retries = o.retries;
   s.http.stall_timeout = std::chrono::seconds(o.timeout);
   s.http.offline = o.offline;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cache.hpp"
 #include "detail.hpp"
 #include "extract.hpp"
 #include "installed.hpp"
@@ -254,118 +254,21 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
       &order);
 }
 
-/// A cache entry `<cache>/unpacked/<archive sha256>/` holds each planned file as `<member index>`:
-/// the same archive always plans the same members, and one directory per wheel (instead of a
-/// tree) spares the inodes that made up much of a cold install's time.
-fs::path cached_member(const fs::path& entry, const PlannedFile& f) { return entry / std::to_string(f.entry); }
-
-/// `SIZE MTIME` of a file, as recorded in a cache entry's manifest; nullopt when it cannot be read.
-std::optional<std::string> size_and_mtime(const fs::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return fmt::format("{} {}.{:09}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-}
-
-/// The cache entry's manifest: `<member index> SIZE MTIME` a line, written when the entry was made.
-/// A cached file whose size or modification time differs was edited in place (through a hard
-/// link in some environment): the entry is no longer the wheel's content.
-constexpr std::string_view kManifest = "manifest";
-
 /// Places every planned file from the cache entry into staging, after checking each against the
 /// manifest. An error (an entry without a manifest, or with an edited file) makes the caller
 /// unpack the wheel again.
 Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs, LinkMode mode) {
-  auto manifest = read_file(entry / kManifest);
-  if (!manifest) return fail(manifest.error());
-  std::map<std::size_t, std::string> recorded;
-  std::string_view rest = *manifest;
-  while (!rest.empty()) {
-    const auto end = std::min(rest.find('\n'), rest.size());
-    const auto line = rest.substr(0, end);
-    rest.remove_prefix(std::min(end + 1, rest.size()));
-    const auto space = line.find(' ');
-    std::size_t index = 0;
-    if (space == std::string_view::npos) continue;
-    const auto [ptr, ec] = std::from_chars(line.data(), line.data() + space, index);
-    if (ec != std::errc() || ptr != line.data() + space) continue;
-    recorded.emplace(index, std::string(line.substr(space + 1)));
-  }
+  auto recorded = read_manifest(entry);
+  if (!recorded) return fail(recorded.error());
   return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
-    const auto from = cached_member(entry, f);
-    const auto it = recorded.find(f.entry);
-    if (it == recorded.end() || size_and_mtime(from) != it->second) {
+    const auto from = cached_member(entry, f.entry);
+    const auto it = recorded->find(f.entry);
+    if (it == recorded->end() || size_and_mtime(from) != it->second) {
       return fail(fmt::format("{}: changed since it was cached", from.string()));
     }
     return detail::place_file(from, p.stage(f.key) / f.relative, mode);
   });
 }
-
-/// Moves a cache entry aside and removes it (others may still be reading it: they see it gone
-/// and unpack for themselves).
-void discard_cache_entry(const fs::path& unpacked_dir, const fs::path& entry) {
-  std::error_code ec;
-  const auto aside = unpacked_dir / fmt::format(".tmp-{}", unique_token());
-  if (::rename(entry.c_str(), aside.c_str()) == 0) fs::remove_all(aside, ec);
-}
-
-/// A cache entry `<cache>/unpacked/<sha256>/` made while the wheel is unpacked: each staged
-/// (verified, unmodified) file is linked into a temporary directory by the worker that wrote it,
-/// as soon as it is written (no second pass over thousands of files after the last member), and
-/// the directory is renamed into place with its manifest of sizes and modification times once
-/// the whole wheel is in. The cache is an optimisation: failing to fill it is no error.
-class CacheFill {
- public:
-  CacheFill(const fs::path& unpacked_dir, const Prepared& p, LinkMode mode)
-      : unpacked_dir_(unpacked_dir), tmp_(unpacked_dir / fmt::format(".tmp-{}", unique_token())), p_(p), mode_(mode),
-        lines_(p.files.size()) {
-    failed_ = !detail::make_dir(tmp_);
-  }
-  CacheFill(const CacheFill&) = delete;
-  CacheFill& operator=(const CacheFill&) = delete;
-  ~CacheFill() {
-    if (!tmp_.empty()) {
-      std::error_code ec;
-      fs::remove_all(tmp_, ec);
-    }
-  }
-
-  /// Adds p.files[i], just staged; called from the unpacking workers.
-  void add(std::size_t i) noexcept {
-    if (failed_) return;
-    try {
-      const auto& f = p_.files[i];
-      const auto member = cached_member(tmp_, f);
-      auto stamp = detail::place_file(p_.stage(f.key) / f.relative, member, mode_) ? size_and_mtime(member)
-                                                                                   : std::nullopt;
-      if (!stamp) {
-        failed_ = true;
-        return;
-      }
-      lines_[i] = fmt::format("{} {}\n", f.entry, *stamp);
-    } catch (...) {
-      failed_ = true;
-    }
-  }
-
-  /// Names the entry `sha` (the archive's sha256) once every file was added; removes it instead
-  /// when a file could not be, or when another run made that entry first.
-  void finish(const std::string& sha) {
-    std::error_code ec;
-    if (failed_ || fs::exists(unpacked_dir_ / sha, ec)) return;
-    std::string manifest;
-    for (const auto& l : lines_) manifest += l;
-    if (!detail::write_new_file(tmp_ / kManifest, manifest, 0644)) return;
-    if (::rename(tmp_.c_str(), (unpacked_dir_ / sha).c_str()) == 0) tmp_.clear();
-  }
-
- private:
-  fs::path unpacked_dir_;
-  fs::path tmp_;
-  const Prepared& p_;
-  LinkMode mode_;
-  std::vector<std::string> lines_;
-  std::atomic<bool> failed_{false};
-};
 
 }  // namespace
 
@@ -539,10 +442,8 @@ void remove_staging(const Prepared& p) {
 /// (`<cache>/archives/<key>/<file>`), is removed, so that the cache keeps nothing of a wheel that
 /// cannot be installed and a later run downloads it again.
 void forget_bad_archive(const fs::path& archive, const InstallOptions& options, const Error& error) {
-  if (error.kind != ErrorKind::input || !options.cache_dir) return;
-  const auto dir = archive.parent_path();
-  if ((*options.cache_dir / "archives").lexically_normal() != dir.parent_path().lexically_normal()) return;
-  if (::unlink(archive.c_str()) == 0) (void)::rmdir(dir.c_str());
+  if (error.kind != ErrorKind::input || !options.cache_dir || !in_archive_cache(archive, *options.cache_dir)) return;
+  remove_cached_archive(archive);
 }
 
 /// Checks, once the download of an arriving wheel has finished, that what was unpacked came from
@@ -586,6 +487,17 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
     generation = arriving->growing->generation();
     auto archive = zip::Archive::open_arriving(request.arriving);
     if (!archive) return fail(archive.error());
+    w = wheel::open_wheel(request.path, std::move(*archive));
+  } else if (request.skeleton) {
+    auto archive = zip::Archive::open(*request.skeleton);
+    if (!archive) {
+      // Damaged (it was checked when made): never used again, and the next run downloads the wheel.
+      const auto entry = request.skeleton->parent_path();
+      discard_cache_entry(entry.parent_path(), entry);
+      return fail(fmt::format("{}: the cached copy of {} is damaged ({}); the entry is removed: run the command again "
+                              "to download the wheel",
+                              entry.string(), request.path.filename().string(), archive.error().message));
+    }
     w = wheel::open_wheel(request.path, std::move(*archive));
   } else {
     w = wheel::open_wheel(request.path);
@@ -636,14 +548,33 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
                   total);
   }
   detail::UnpackMeter* const progress = meter ? &*meter : nullptr;
+  // A download kept in the archive cache goes once its unpacked copy (with a skeleton to plan
+  // from) is cached, unless the archives are to be kept: one copy of the wheel on disk, not two.
+  const bool drop_archive = arriving == nullptr ? !request.skeleton && options.cache_dir && !options.keep_archives &&
+                                                      in_archive_cache(request.path, *options.cache_dir)
+                                                : options.cache_dir && !options.keep_archives &&
+                                                      in_archive_cache(arriving->final_path, *options.cache_dir);
+  bool archive_cached = false;  // the entry holds everything the warm path needs
   if (unpacked_dir && !sha.empty() && fs::is_directory(*unpacked_dir / sha, ec)) {
     if (link_from_cache(*unpacked_dir / sha, p, jobs, options.link_mode)) {
       p.from_cache = true;
+      // An entry made by an older vwheel, or while the archive was kept, gets its skeleton now.
+      if (drop_archive && arriving == nullptr) archive_cached = add_skeleton(*unpacked_dir / sha, w->archive, w->dist_info);
     } else {
       for (auto k : kKeys) fs::remove_all(p.stage(k), ec);
       // Unpacked again below, and cached anew.
       discard_cache_entry(*unpacked_dir, *unpacked_dir / sha);
+      if (request.skeleton) {
+        return fail(fmt::format("{}: the cached copy of {} changed since it was cached (a file edited through a hard "
+                                "link?) and its archive was not kept; the entry is removed: run the command again to "
+                                "download the wheel",
+                                (*unpacked_dir / sha).string(), request.path.filename().string()));
+      }
     }
+  } else if (request.skeleton) {
+    return fail(fmt::format("{}: the cached copy of {} is gone: run the command again to download the wheel",
+                            unpacked_dir ? (*unpacked_dir / sha).string() : request.skeleton->string(),
+                            request.path.filename().string()));
   }
   if (!p.from_cache) {
     std::optional<CacheFill> fill;
@@ -690,7 +621,10 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
     if (arriving != nullptr) {
       if (auto ok = confirm_arrival(*arriving, generation); !ok) return fail(ok.error());
     }
-    if (fill) fill->finish(sha);
+    if (fill) {
+      if (drop_archive) fill->add_skeleton(w->archive, w->dist_info);
+      archive_cached = fill->finish(sha) && drop_archive;
+    }
   } else if (arriving != nullptr) {
     if (auto ok = confirm_arrival(*arriving, generation); !ok) return fail(ok.error());
   }
@@ -700,6 +634,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
     if (auto ok = compile(env, p); !ok) return fail(ok.error());
   }
   if (auto ok = write_record(env, p); !ok) return fail(ok.error());
+  if (archive_cached) remove_cached_archive(arriving != nullptr ? arriving->final_path : request.path);
   guard.keep = true;
   return p;
 }

@@ -59,11 +59,14 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
     if (!session) return fail(session.error());
     (*session)->uninstall_too(unlisted);
     if (!todo.packages.empty()) {
+      Settings fetching = settings;
+      fetching.unpacked_cache = options.cache_dir;
       auto fetched = fetch_wheels(
-          todo, settings, quiet,
+          todo, fetching, quiet,
           [&](const Fetched& f) {
             install::WheelRequest request(f.path, todo.packages[f.index].requested, false, f.sha256);
             request.arriving = f.arriving;
+            request.skeleton = f.skeleton;
             (*session)->add(f.index, std::move(request));
           },
           &display);

@@ -9,6 +9,7 @@
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
+#include "vwheel/install/install.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/zip/zip.hpp"
@@ -94,10 +95,11 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
   std::vector<fs::path> paths(plan.packages.size());
   // Every wheel, cached or just downloaded, is checked against what the index said about it
   // before anyone unpacks it.
-  auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha, bool handed_on) -> Result<void> {
-    if (auto ok = detail::verify_wheel(plan.packages[i], path); !ok) return ok;
+  auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha, bool handed_on,
+                   std::optional<fs::path> skeleton = std::nullopt) -> Result<void> {
+    if (auto ok = detail::verify_wheel(plan.packages[i], path, skeleton); !ok) return ok;
     paths[i] = path;
-    if (on_ready && !handed_on) on_ready({i, std::move(path), std::move(sha), nullptr});
+    if (on_ready && !handed_on) on_ready({i, std::move(path), std::move(sha), nullptr, std::move(skeleton)});
     return {};
   };
   auto allowed = [&](const Selected& s, const std::string& actual) {
@@ -130,7 +132,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
                                   fmt::join(s.allowed_sha256, " or ")));
         }
       }
-      local.push_back({i, *f.path, std::move(actual), nullptr});
+      local.push_back({i, *f.path, std::move(actual), nullptr, std::nullopt});
       continue;
     }
     // The cache is keyed by the expected digest: a file there was verified when it was written.
@@ -147,8 +149,15 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     const auto dest = dir / f.filename;
     std::error_code ec;
     if (expected && fs::is_regular_file(dest, ec)) {
-      local.push_back({i, dest, expected, nullptr});
+      local.push_back({i, dest, expected, nullptr, std::nullopt});
       continue;
+    }
+    // Installed before, and only its unpacked copy kept (install::InstallOptions::keep_archives).
+    if (expected && settings.unpacked_cache) {
+      if (auto skeleton = install::cached_skeleton(*settings.unpacked_cache, *expected)) {
+        local.push_back({i, dest, expected, nullptr, std::move(skeleton)});
+        continue;
+      }
     }
     requests.push_back({f.url, dest, expected, f.size});
     owners.push_back(i);
@@ -162,7 +171,9 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     for (const auto& l : local) display->not_downloaded(l.index);
   }
   for (auto& l : local) {
-    if (auto ok = ready(l.index, std::move(l.path), std::move(l.sha256), false); !ok) return fail(ok.error());
+    if (auto ok = ready(l.index, std::move(l.path), std::move(l.sha256), false, std::move(l.skeleton)); !ok) {
+      return fail(ok.error());
+    }
   }
   if (requests.empty()) return paths;
   auto client = http::Client::create(settings.http);
@@ -188,7 +199,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
       if (arriving[k]) order.push_back(k);
     }
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return *requests[a].size < *requests[b].size; });
-    for (const auto k : order) on_ready({owners[k], requests[k].dest, requests[k].sha256, arriving[k]});
+    for (const auto k : order) on_ready({owners[k], requests[k].dest, requests[k].sha256, arriving[k], std::nullopt});
   }
   std::optional<Error> refused;
   auto results = client->download(

@@ -5,6 +5,7 @@
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/preload.hpp"
+#include "vwheel/install/install.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
@@ -36,7 +37,9 @@ bool lock_may_download(const lock::Lock& lock, const Settings& settings) {
       const auto hex = ascii_lower(sha->second);
       if (!is_sha256_hex(hex) || wheel.name.empty() || wheel.name.find('/') != std::string::npos) return true;
       std::error_code ec;
-      if (!fs::is_regular_file(settings.cache_dir / "archives" / hex / wheel.name, ec)) return true;
+      if (fs::is_regular_file(settings.cache_dir / "archives" / hex / wheel.name, ec)) continue;
+      // A guess, so only the skeleton's presence: not every file of the entry, as fetch_wheels checks.
+      if (!settings.unpacked_cache || !install::cached_skeleton(*settings.unpacked_cache, hex, false)) return true;
     }
   }
   return false;

@@ -10,6 +10,7 @@
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
+#include "vwheel/zip/zip.hpp"
 
 namespace vwheel::plan::detail {
 namespace {
@@ -85,9 +86,17 @@ Result<void> verify_metadata(const Selected& s, const wheel::Wheel& w) {
 
 }  // namespace
 
-Result<void> verify_wheel(const Selected& planned, const std::filesystem::path& path) {
+Result<void> verify_wheel(const Selected& planned, const std::filesystem::path& path,
+                          const std::optional<std::filesystem::path>& read_from) {
   if (!planned.label && !planned.core_metadata) return {};
-  auto w = wheel::open_wheel(path);
+  Result<wheel::Wheel> w = fail("not opened");
+  if (read_from) {
+    auto archive = zip::Archive::open(*read_from);
+    if (!archive) return fail(archive.error().with_context(planned.wheel.location()));
+    w = wheel::open_wheel(path, std::move(*archive));
+  } else {
+    w = wheel::open_wheel(path);
+  }
   if (!w) return fail(w.error().with_context(planned.wheel.location()));
   if (auto ok = verify_variant(planned, *w); !ok) return ok;
   return verify_metadata(planned, *w);

@@ -30,6 +30,7 @@ struct InstallCommandOptions {
   bool explain = false;
   bool json = false;
   bool no_cache = false;
+  bool keep_archives = false;
   std::string link_mode = "auto";
   unsigned jobs = 0;
   std::uint64_t max_total_size = std::uint64_t{8} << 30;
@@ -54,6 +55,7 @@ api::InstallRequest make_request(const InstallCommandOptions& o) {
   if (!o.report.empty()) r.report_file = o.report;
   r.want_report = o.json;
   r.options.compile = o.compile;
+  r.options.keep_archives = o.keep_archives;
   r.options.link_mode = install::parse_link_mode(o.link_mode).value_or(install::LinkMode::automatic);
   r.options.force_reinstall = o.force_reinstall;
   r.options.jobs = o.jobs;
@@ -102,6 +104,8 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");
+  cmd->add_flag("--keep-archives", o->keep_archives,
+                "Keep downloaded wheels in the cache beside their unpacked files (by default only the unpacked files)");
   cmd->add_option("--link-mode", o->link_mode,
                   "How files come from the wheel cache: auto (reflink where the file system can, else hardlink), "
                   "hardlink, copy, reflink")

@@ -23,6 +23,7 @@ struct LockOptions {
   bool explain = false;
   bool compile = false;
   bool no_cache = false;
+  bool keep_archives = false;
   std::string link_mode = "auto";
   SelectionOptions selection;
   IndexOptions index;
@@ -39,6 +40,7 @@ struct LockOptions {
     r.quiet = index.quiet;
     if (!report.empty()) r.report_file = report;
     r.options.compile = compile;
+    r.options.keep_archives = keep_archives;
     r.options.link_mode = install::parse_link_mode(link_mode).value_or(install::LinkMode::automatic);
     return r;
   }
@@ -58,6 +60,8 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--explain", o->explain, "Explain each variant choice");
   cmd->add_flag("--compile", o->compile, "Compile .py files to bytecode");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache");
+  cmd->add_flag("--keep-archives", o->keep_archives,
+                "Keep downloaded wheels in the cache beside their unpacked files (by default only the unpacked files)");
   cmd->add_option("--link-mode", o->link_mode,
                   "How files come from the wheel cache: auto (reflink where the file system can, else hardlink), "
                   "hardlink, copy, reflink")

@@ -105,6 +105,14 @@ enum class LinkMode {
 /// `auto`, `hardlink`, `copy`, `reflink`, or nullopt.
 [[nodiscard]] std::optional<LinkMode> parse_link_mode(std::string_view text);
 
+/// The skeleton in the unpacked-wheel cache under `cache_dir` of the archive with this sha256
+/// (lowercase hex), when that entry can stand in for the archive: it has a skeleton, and every
+/// file its manifest lists has the size and modification time recorded (none was edited through
+/// a hard link). Else nullopt: the wheel must be downloaded again. `check_files` false skips the
+/// files (a cheap guess: one stat).
+[[nodiscard]] std::optional<std::filesystem::path> cached_skeleton(const std::filesystem::path& cache_dir,
+                                                                   std::string_view sha256, bool check_files = true);
+
 /// How to install.
 struct InstallOptions {
   Limits limits;
@@ -116,6 +124,11 @@ struct InstallOptions {
   /// time are checked against those recorded when the entry was made, so a file edited in place
   /// through a hard link in some environment is unpacked again rather than spread further.
   LinkMode link_mode = LinkMode::automatic;
+  /// Keep a downloaded wheel in `<cache_dir>/archives/` once its unpacked copy is cached. By
+  /// default the cache keeps one copy of a wheel: its unpacked files and a skeleton of the archive
+  /// (zip::write_skeleton: the `.dist-info` and the central directory, to plan the next install
+  /// from), and the download goes once it is installed.
+  bool keep_archives = false;
   unsigned jobs = 0;  ///< worker threads (0: the number of CPUs)
   /// Members up to this size are inflated whole in memory (libdeflate, fastest); larger ones
   /// stream through bounded buffers (zlib), so memory does not grow with a member's size.
@@ -148,6 +161,9 @@ struct WheelRequest {
   /// once the download has finished and checked out. Any failure on the way is judged again on
   /// the complete file.
   std::shared_ptr<const zip::Arriving> arriving;
+  /// The archive at `path` is not kept (InstallOptions::keep_archives): the wheel is planned from
+  /// this skeleton (cached_skeleton) and its files come from the cache entry named by `sha256`.
+  std::optional<std::filesystem::path> skeleton;
 
   WheelRequest() = default;
   WheelRequest(std::filesystem::path path_, bool requested_ = true, bool direct_ = true,  // NOLINT: implicit

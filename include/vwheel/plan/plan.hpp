@@ -55,6 +55,10 @@ struct Settings {
   bool no_deps = false;
   bool require_hashes = false;
   std::filesystem::path cache_dir;
+  /// The installer's cache root (install::InstallOptions::cache_dir), when the run unpacks
+  /// through it: a wheel whose archive is gone but whose unpacked copy is there
+  /// (install::cached_skeleton) is not downloaded again.
+  std::optional<std::filesystem::path> unpacked_cache;
   http::Options http;
   /// Versions to prefer (canonical name -> normalized versions): an existing lock's when
   /// re-locking, so that `vwheel lock` keeps them unless asked to upgrade.
@@ -167,7 +171,7 @@ struct Plan {
 
 /// Whether installing from `lock` may download: unless `settings.http.offline`, some wheel with a
 /// `url` is not in the archive cache under `settings.cache_dir` yet (kept by sha256, as
-/// fetch_wheels keeps downloads). Every wheel of the lock counts, chosen for this machine or not.
+/// fetch_wheels keeps downloads), nor unpacked with its skeleton in `settings.unpacked_cache`. Every wheel of the lock counts, chosen for this machine or not.
 [[nodiscard]] bool lock_may_download(const lock::Lock& lock, const Settings& settings);
 
 /// A planned wheel on local disk, verified: its place in the plan, its path, and its sha256 when
@@ -178,6 +182,9 @@ struct Fetched {
   std::optional<std::string> sha256;
   /// Set when the wheel is handed on while it still downloads (install::WheelRequest::arriving).
   std::shared_ptr<const zip::Arriving> arriving;
+  /// Set when `path` is gone and the wheel is read from its skeleton in the unpacked-wheel cache
+  /// (install::WheelRequest::skeleton).
+  std::optional<std::filesystem::path> skeleton;
 };
 
 /// Downloads (or finds in the cache) and verifies the planned wheels; returns their local paths in

@@ -166,6 +166,16 @@ struct WritePlan {
 [[nodiscard]] Result<void> write_archive(const Archive* source, const WritePlan& plan,
                                          const std::filesystem::path& output);
 
+/// Writes `output` (a new file: fails when it exists) as a sparse copy of `archive`, the same
+/// size, holding only the members `keep` selects (local header, data, descriptor), the central
+/// directory and the end records; the rest is a hole. Archive::open reads it like the original,
+/// and a read of any other member fails (its local header is zeros). On file systems with holes
+/// (ext4, XFS, btrfs, tmpfs) it takes the disk space of the kept bytes only: the unpacked-wheel
+/// cache keeps a wheel's `.dist-info` this way, to plan an install without the archive. On any
+/// failure nothing is left at `output`.
+[[nodiscard]] Result<void> write_skeleton(const Archive& archive, const std::function<bool(const Entry&)>& keep,
+                                          const std::filesystem::path& output);
+
 /// The MS-DOS time and date of a Unix timestamp (UTC), clamped to 1980..2107.
 [[nodiscard]] std::pair<std::uint16_t, std::uint16_t> dos_time_date(std::int64_t unix_seconds) noexcept;
 

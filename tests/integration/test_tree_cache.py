@@ -1,0 +1,149 @@
+"""The cache keeps one copy of a downloaded wheel (issue 17): its unpacked files, hard-linked into
+environments, and a skeleton of the archive (the .dist-info and the central directory, the rest a
+hole) to plan the next install from; the download itself goes once the wheel is installed, unless
+`--keep-archives`. A warm install then needs no network, and a cached file edited through a hard
+link makes the wheel download again rather than spread."""
+import hashlib
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from faultserver import FaultServer
+from served import clean_env
+from test_install_arriving import WHEEL, assert_installed, make_wheel, new_venv, site_packages
+
+MIB = 1 << 20
+
+
+@pytest.fixture
+def index(vwheel, tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    files = make_wheel(wheels)
+    r = vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet")
+    assert r.rc == 0, r.err
+    data = (wheels / WHEEL).read_bytes()
+    return tmp_path / "site", files, data
+
+
+def install(vwheel, tmp_path, base, venv, *extra):
+    """Installs `arrive` from the index at `base` (a FaultServer's, or the URL of one that has
+    stopped, with --offline: the pages come from the HTTP cache)."""
+    if not isinstance(base, str):
+        base = base.base
+    return vwheel("install", "--no-deps", "--index-url", base + "/simple/", "--cache-dir", tmp_path / "vwcache", "--python",
+                  venv / "bin" / "python", "--timeout", "20", "arrive", *extra, env=clean_env(tmp_path))
+
+
+def downloads(server):
+    """Full GETs of the wheel (not the Range request for its last bytes)."""
+    return [r for r in server.hits(f"*/{WHEEL}") if not (r[2] and r[2].startswith("bytes=-"))]
+
+
+def cached_wheels(tmp_path):
+    return sorted(p.name for p in (tmp_path / "vwcache").glob("archives/*/*") if p.is_file())
+
+
+def entry(tmp_path, data):
+    return tmp_path / "vwcache" / "unpacked" / hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("ranges", [True, False], ids=["while-downloading", "after-download"])
+def test_one_copy_is_cached_and_a_warm_install_needs_no_network(vwheel, tmp_path, index, ranges):
+    site, files, data = index
+    with FaultServer(site, ranges=ranges) as server:
+        r = install(vwheel, tmp_path, server, new_venv(tmp_path, "a"))
+        assert r.rc == 0, r.err
+        assert len(downloads(server)) == 1, server.requests
+        assert cached_wheels(tmp_path) == []  # the download went once its tree was cached
+        # Planned from the skeleton, linked from the tree: the wheel is not asked for again...
+        r = install(vwheel, tmp_path, server, new_venv(tmp_path, "b"))
+        assert r.rc == 0 and "from cache" in r.out, (r.out, r.err)
+        assert len(downloads(server)) == 1, server.requests
+        base = server.base
+    assert_installed(tmp_path / "a", files)
+    assert_installed(tmp_path / "b", files)
+    # ... nor is anything, once the server has gone.
+    r = install(vwheel, tmp_path, base, new_venv(tmp_path, "c"), "--offline")
+    assert r.rc == 0 and "from cache" in r.out, (r.out, r.err)
+    assert_installed(tmp_path / "c", files)
+    skeleton = entry(tmp_path, data) / "wheel-skeleton"
+    st = skeleton.stat()
+    assert st.st_size == len(data)
+    assert st.st_blocks * 512 < MIB, st  # a hole where the 24 MiB of members were
+    with zipfile.ZipFile(skeleton) as z:
+        assert z.read("arrive-1.0.dist-info/METADATA") == files["arrive-1.0.dist-info/METADATA"]
+        assert len(z.namelist()) == len(files) + 1
+
+
+def test_keep_archives_keeps_the_download_and_a_later_run_drops_it(vwheel, tmp_path, index):
+    site, files, data = index
+    with FaultServer(site) as server:
+        r = install(vwheel, tmp_path, server, new_venv(tmp_path, "a"), "--keep-archives")
+        assert r.rc == 0, r.err
+        assert cached_wheels(tmp_path) == [WHEEL]
+        (kept,) = (tmp_path / "vwcache").glob(f"archives/*/{WHEEL}")
+        assert kept.read_bytes() == data
+        # A run without the flag (or an older cache, which has no skeletons) converts the entry.
+        r = install(vwheel, tmp_path, server, new_venv(tmp_path, "b"))
+        assert r.rc == 0 and "from cache" in r.out, (r.out, r.err)
+        assert len(downloads(server)) == 1, server.requests
+        base = server.base
+    assert cached_wheels(tmp_path) == []
+    assert (entry(tmp_path, data) / "wheel-skeleton").is_file()
+    r = install(vwheel, tmp_path, base, new_venv(tmp_path, "c"), "--offline")
+    assert r.rc == 0 and "from cache" in r.out, (r.out, r.err)
+    assert_installed(tmp_path / "c", files)
+
+
+def test_a_cached_file_edited_through_a_hard_link_makes_the_wheel_download_again(vwheel, tmp_path, index):
+    site, files, data = index
+    with FaultServer(site) as server:
+        a = new_venv(tmp_path, "a")
+        r = install(vwheel, tmp_path, server, a, "--link-mode", "hardlink")
+        assert r.rc == 0, r.err
+        edited = site_packages(a) / "arrive" / "m001.bin"
+        assert edited.stat().st_nlink >= 2  # shared with the cache
+        with open(edited, "r+b") as out:  # in place, as an editor that does not replace the file
+            out.write(b"EDITED")
+        # Offline, the entry cannot stand in for the archive any more: one line, nothing installed.
+        b = new_venv(tmp_path, "b")
+        r = install(vwheel, tmp_path, server, b, "--offline")
+        assert r.rc != 0 and len(r.err.strip().splitlines()) == 1 and WHEEL in r.err, r.err
+        assert not (site_packages(b) / "arrive").exists()
+        # Online, it downloads again, and the new venv (and the cache) get the original bytes.
+        r = install(vwheel, tmp_path, server, b, "--link-mode", "hardlink")
+        assert r.rc == 0 and "from cache" not in r.out, (r.out, r.err)
+        assert len(downloads(server)) == 2, server.requests
+        base = server.base
+    assert_installed(b, files)
+    c = new_venv(tmp_path, "c")
+    r = install(vwheel, tmp_path, base, c, "--offline")
+    assert r.rc == 0 and "from cache" in r.out, (r.out, r.err)
+    assert_installed(c, files)
+
+
+def test_a_damaged_skeleton_makes_the_wheel_download_again(vwheel, tmp_path, index):
+    site, files, data = index
+    with FaultServer(site) as server:
+        r = install(vwheel, tmp_path, server, new_venv(tmp_path, "a"))
+        assert r.rc == 0, r.err
+        skeleton = entry(tmp_path, data) / "wheel-skeleton"
+        os.truncate(skeleton, 1000)
+        b = new_venv(tmp_path, "b")
+        r = install(vwheel, tmp_path, server, b)
+        assert r.rc == 0 and "from cache" not in r.out, (r.out, r.err)
+        assert len(downloads(server)) == 2, server.requests
+        assert_installed(b, files)
+        # A byte flipped in METADATA (its CRC-32 no longer matches): the same.
+        raw = bytearray(skeleton.read_bytes())
+        at = raw.index(b"Name: arrive")
+        raw[at] ^= 0x20
+        skeleton.write_bytes(bytes(raw))
+        r = install(vwheel, tmp_path, server, new_venv(tmp_path, "c"))
+        assert r.rc == 0 and "from cache" not in r.out, (r.out, r.err)
+        assert len(downloads(server)) == 3, server.requests
+    assert_installed(tmp_path / "c", files)
+    assert skeleton.stat().st_size == len(data)
