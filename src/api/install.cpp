@@ -32,6 +32,17 @@ std::optional<fs::path> cache_root(const SourceRequest& sources) {
   return cache_dir_of(sources);
 }
 
+/// With --no-cache, where the run downloads wheels and metadata instead of the cache: a folder of
+/// its own in the temporary directory (as pip's --no-cache-dir), removed with its contents when
+/// the run ends, whatever way it ends. Without --no-cache, nothing.
+Result<std::optional<TempDir>> no_cache_dir(const SourceRequest& sources, plan::Settings& settings) {
+  if (!sources.no_cache) return std::optional<TempDir>();
+  auto dir = TempDir::create(fs::temp_directory_path(), "vwheel-download-");
+  if (!dir) return fail_as(dir.error(), ErrorKind::environment);
+  settings.cache_dir = dir->path();
+  return std::optional<TempDir>(std::move(*dir));
+}
+
 /// The installer's options with the run's cache (the unpacked-wheel cache under the cache root).
 install::InstallOptions with_cache(install::InstallOptions options, const SourceRequest& sources) {
   options.cache_dir = cache_root(sources);
@@ -244,6 +255,8 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
   auto settings = make_settings(request.sources);
   settings.no_deps = request.no_deps;
   settings.require_hashes = request.require_hashes;
+  auto scratch = no_cache_dir(request.sources, settings);
+  if (!scratch) return fail(scratch.error());
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to install: give requirements, wheel files, or -r FILE");
   if (!requirements) return fail(requirements.error());
@@ -325,7 +338,9 @@ Result<LockReport> lock(const LockRequest& request) {
 }
 
 Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
-  const auto settings = make_settings(request.sources);
+  auto settings = make_settings(request.sources);
+  auto scratch = no_cache_dir(request.sources, settings);
+  if (!scratch) return fail(scratch.error());
   auto lock = read_lock(request);
   if (!lock) return fail(lock.error());
   http::CurlPreload curl;  // while the interpreter is queried, when wheels are to be downloaded

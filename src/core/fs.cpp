@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -90,6 +91,22 @@ std::filesystem::path default_cache_dir() {
     return name[0] == 'X' ? std::filesystem::path(value) / "vwheel" : std::filesystem::path(value) / ".cache" / "vwheel";
   }
   return std::filesystem::temp_directory_path() / "vwheel-cache";
+}
+
+Result<TempDir> TempDir::create(const std::filesystem::path& parent, std::string_view prefix) {
+  std::string pattern = (parent / (std::string(prefix) + "XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return fail(fmt::format("cannot create a temporary folder in {}: {}", parent.string(), std::strerror(errno)));
+  }
+  return TempDir(std::filesystem::path(pattern));
+}
+
+TempDir::TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+
+TempDir::~TempDir() {
+  if (path_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace vwheel

@@ -238,34 +238,6 @@ std::vector<std::string> inherited_env() {
   return out;
 }
 
-/// A folder made with mkdtemp(), removed with its contents unless released.
-class TempDir {
- public:
-  static Result<TempDir> create(const fs::path& parent, std::string_view prefix) {
-    std::string templ = (parent / (std::string(prefix) + "XXXXXX")).string();
-    if (::mkdtemp(templ.data()) == nullptr) {
-      return fail(fmt::format("cannot create a temporary folder in {}: {}", parent.string(), std::strerror(errno)));
-    }
-    return TempDir(fs::path(templ));
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-  TempDir& operator=(TempDir&&) = delete;
-  ~TempDir() {
-    if (!path_.empty()) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-  void release() { path_.clear(); }
-
- private:
-  explicit TempDir(fs::path p) : path_(std::move(p)) {}
-  fs::path path_;
-};
-
 /// An exclusive flock() on a file, held until destruction.
 class FileLock {
  public:

@@ -147,3 +147,22 @@ def test_a_damaged_skeleton_makes_the_wheel_download_again(vwheel, tmp_path, ind
         assert len(downloads(server)) == 3, server.requests
     assert_installed(tmp_path / "c", files)
     assert skeleton.stat().st_size == len(data)
+
+
+@pytest.mark.parametrize("ranges", [True, False], ids=["while-downloading", "after-download"])
+def test_no_cache_downloads_to_a_folder_of_its_own_and_leaves_nothing(vwheel, tmp_path, index, ranges):
+    # As pip's --no-cache-dir: the download goes to $TMPDIR, never to the cache, and is gone after.
+    site, files, _ = index
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    venv = new_venv(tmp_path, "a")
+    with FaultServer(site, ranges=ranges) as server:
+        r = vwheel("install", "--no-deps", "--no-cache", "--index-url", server.base + "/simple/", "--cache-dir",
+                   tmp_path / "vwcache", "--python", venv / "bin" / "python", "arrive",
+                   env={**clean_env(tmp_path), "TMPDIR": str(tmp)})
+        assert r.rc == 0, r.err
+        assert len(downloads(server)) == 1, server.requests
+    assert_installed(venv, files)
+    cache = tmp_path / "vwcache"
+    assert not cache.exists() or not [p for p in cache.rglob("*") if p.is_file()], list(cache.rglob("*"))
+    assert list(tmp.iterdir()) == []

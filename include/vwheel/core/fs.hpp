@@ -33,4 +33,23 @@ enum class Durability {
 /// picks at the same time (a per-thread generator, seeded once).
 [[nodiscard]] std::string unique_token();
 
+/// A folder made with mkdtemp(), removed with its contents when destroyed unless released.
+class TempDir {
+ public:
+  /// A new folder `<parent>/<prefix>XXXXXX`; the error names `parent` and the reason.
+  [[nodiscard]] static Result<TempDir> create(const std::filesystem::path& parent, std::string_view prefix);
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  TempDir(TempDir&& other) noexcept;
+  TempDir& operator=(TempDir&&) = delete;
+  ~TempDir();
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  /// Keeps the folder: the destructor no longer removes it.
+  void release() noexcept { path_.clear(); }
+
+ private:
+  explicit TempDir(std::filesystem::path path) : path_(std::move(path)) {}
+  std::filesystem::path path_;
+};
+
 }  // namespace vwheel
