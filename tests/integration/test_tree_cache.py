@@ -4,6 +4,7 @@ hole) to plan the next install from; the download itself goes once the wheel is 
 `--keep-archives`. A warm install then needs no network, and a cached file edited through a hard
 link makes the wheel download again rather than spread."""
 import hashlib
+import random
 import os
 import zipfile
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from faultserver import FaultServer
 from served import clean_env
 from test_install_arriving import WHEEL, assert_installed, make_wheel, new_venv, site_packages
+from test_install_large import b64
 
 MIB = 1 << 20
 
@@ -166,3 +168,49 @@ def test_no_cache_downloads_to_a_folder_of_its_own_and_leaves_nothing(vwheel, tm
     cache = tmp_path / "vwcache"
     assert not cache.exists() or not [p for p in cache.rglob("*") if p.is_file()], list(cache.rglob("*"))
     assert list(tmp.iterdir()) == []
+
+
+def big_wheel(directory, name, requires=(), members=40, seed=0):
+    """A wheel of about 20 MiB (above the 16 MiB from which a download is unpacked while it
+    arrives) of incompressible members, the .dist-info last. Returns {path: bytes}."""
+    rng = random.Random(seed)
+    files = {f"{name}/__init__.py": b"VALUE = 1\n"}
+    for i in range(members):
+        files[f"{name}/lib{i:03d}.so"] = rng.randbytes(MIB // 2)
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n" + "".join(f"Requires-Dist: {r}\n" for r in requires)
+    files[f"{name}-1.0.dist-info/METADATA"] = meta.encode()
+    files[f"{name}-1.0.dist-info/WHEEL"] = b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-any\n"
+    record = "".join(f"{n},sha256={b64(hashlib.sha256(d).digest())},{len(d)}\n" for n, d in files.items())
+    record += f"{name}-1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(Path(directory) / f"{name}-1.0-py3-none-any.whl", "w") as zf:
+        for i, (path, data) in enumerate(files.items()):
+            zf.writestr(path, data, compress_type=zipfile.ZIP_STORED if i % 2 else zipfile.ZIP_DEFLATED)
+        zf.writestr(f"{name}-1.0.dist-info/RECORD", record)
+    return files
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_several_large_wheels_arriving_at_once(vwheel, tmp_path, jobs):
+    # torch's shape: a large wheel requiring other large ones, all downloading together, each
+    # unpacked while it arrives by a pool of `jobs` workers shared by all of them.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    libs = [f"nvlib{c}" for c in "abc"]
+    files = {}
+    for i, name in enumerate(libs):
+        files.update(big_wheel(wheels, name, seed=i + 1))
+    files.update(big_wheel(wheels, "top", requires=libs, seed=9))
+    r = vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet")
+    assert r.rc == 0, r.err
+    venv = new_venv(tmp_path, "a")
+    with FaultServer(tmp_path / "site") as server:
+        r = vwheel("install", "--index-url", server.base + "/simple/", "--cache-dir", tmp_path / "vwcache",
+                   "--python", venv / "bin" / "python", "--jobs", jobs, "top", env=clean_env(tmp_path))
+        assert r.rc == 0, r.err
+        tails = [q for q in server.requests if q[2] and q[2].startswith("bytes=-")]
+        assert len(tails) == 4, server.requests  # every one was unpacked while it arrived
+    sp = site_packages(venv)
+    for path, data in files.items():
+        assert (sp / path).read_bytes() == data, path
+    assert cached_wheels(tmp_path) == []
+    assert len(list((tmp_path / "vwcache").glob("unpacked/*/wheel-skeleton"))) == 4
