@@ -13,21 +13,15 @@ import pytest
 
 from faultserver import FaultServer
 from served import clean_env
-from test_install_arriving import WHEEL, assert_installed, make_wheel, new_venv, site_packages
+from test_install_arriving import WHEEL, assert_installed, index, new_venv, site_packages  # noqa: F401 (a fixture)
 from test_install_large import b64
 
 MIB = 1 << 20
 
 
-@pytest.fixture
-def index(vwheel, tmp_path):
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    files = make_wheel(wheels)
-    r = vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet")
-    assert r.rc == 0, r.err
-    data = (wheels / WHEEL).read_bytes()
-    return tmp_path / "site", files, data
+def wheel_bytes(tmp_path):
+    """The bytes of the wheel the `index` fixture (test_install_arriving's) serves."""
+    return (tmp_path / "wheels" / WHEEL).read_bytes()
 
 
 def install(vwheel, tmp_path, base, venv, *extra):
@@ -54,7 +48,8 @@ def entry(tmp_path, data):
 
 @pytest.mark.parametrize("ranges", [True, False], ids=["while-downloading", "after-download"])
 def test_one_copy_is_cached_and_a_warm_install_needs_no_network(vwheel, tmp_path, index, ranges):
-    site, files, data = index
+    site, files = index
+    data = wheel_bytes(tmp_path)
     with FaultServer(site, ranges=ranges) as server:
         r = install(vwheel, tmp_path, server, new_venv(tmp_path, "a"))
         assert r.rc == 0, r.err
@@ -81,7 +76,8 @@ def test_one_copy_is_cached_and_a_warm_install_needs_no_network(vwheel, tmp_path
 
 
 def test_keep_archives_keeps_the_download_and_a_later_run_drops_it(vwheel, tmp_path, index):
-    site, files, data = index
+    site, files = index
+    data = wheel_bytes(tmp_path)
     with FaultServer(site) as server:
         r = install(vwheel, tmp_path, server, new_venv(tmp_path, "a"), "--keep-archives")
         assert r.rc == 0, r.err
@@ -101,7 +97,8 @@ def test_keep_archives_keeps_the_download_and_a_later_run_drops_it(vwheel, tmp_p
 
 
 def test_a_cached_file_edited_through_a_hard_link_makes_the_wheel_download_again(vwheel, tmp_path, index):
-    site, files, data = index
+    site, files = index
+    data = wheel_bytes(tmp_path)
     with FaultServer(site) as server:
         a = new_venv(tmp_path, "a")
         r = install(vwheel, tmp_path, server, a, "--link-mode", "hardlink")
@@ -128,7 +125,8 @@ def test_a_cached_file_edited_through_a_hard_link_makes_the_wheel_download_again
 
 
 def test_a_damaged_skeleton_makes_the_wheel_download_again(vwheel, tmp_path, index):
-    site, files, data = index
+    site, files = index
+    data = wheel_bytes(tmp_path)
     with FaultServer(site) as server:
         r = install(vwheel, tmp_path, server, new_venv(tmp_path, "a"))
         assert r.rc == 0, r.err
@@ -154,7 +152,7 @@ def test_a_damaged_skeleton_makes_the_wheel_download_again(vwheel, tmp_path, ind
 @pytest.mark.parametrize("ranges", [True, False], ids=["while-downloading", "after-download"])
 def test_no_cache_downloads_to_a_folder_of_its_own_and_leaves_nothing(vwheel, tmp_path, index, ranges):
     # As pip's --no-cache-dir: the download goes to $TMPDIR, never to the cache, and is gone after.
-    site, files, _ = index
+    site, files = index
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     venv = new_venv(tmp_path, "a")
