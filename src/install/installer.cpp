@@ -483,16 +483,23 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
                               std::size_t index, const zip::Arriving* arriving) {
   std::uint64_t generation = 0;
   Result<wheel::Wheel> w = fail("not opened");
+  std::optional<fs::path> skeleton = request.skeleton;
+  // A download in the archive cache that another run removed since it was found there, once it
+  // had cached the wheel's tree: planned from that tree's skeleton like any cached wheel.
+  if (arriving == nullptr && !skeleton && request.sha256 && options.cache_dir && ::access(request.path.c_str(), F_OK) != 0 &&
+      errno == ENOENT && in_archive_cache(request.path, *options.cache_dir)) {
+    skeleton = cached_skeleton(*options.cache_dir, *request.sha256);
+  }
   if (arriving != nullptr) {
     generation = arriving->growing->generation();
     auto archive = zip::Archive::open_arriving(request.arriving);
     if (!archive) return fail(archive.error());
     w = wheel::open_wheel(request.path, std::move(*archive));
-  } else if (request.skeleton) {
-    auto archive = zip::Archive::open(*request.skeleton);
+  } else if (skeleton) {
+    auto archive = zip::Archive::open(*skeleton);
     if (!archive) {
       // Damaged (it was checked when made): never used again, and the next run downloads the wheel.
-      const auto entry = request.skeleton->parent_path();
+      const auto entry = skeleton->parent_path();
       discard_cache_entry(entry.parent_path(), entry);
       return fail(fmt::format("{}: the cached copy of {} is damaged ({}); the entry is removed: run the command again "
                               "to download the wheel",
@@ -550,7 +557,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
   detail::UnpackMeter* const progress = meter ? &*meter : nullptr;
   // A download kept in the archive cache goes once its unpacked copy (with a skeleton to plan
   // from) is cached, unless the archives are to be kept: one copy of the wheel on disk, not two.
-  const bool drop_archive = arriving == nullptr ? !request.skeleton && options.cache_dir && !options.keep_archives &&
+  const bool drop_archive = arriving == nullptr ? !skeleton && options.cache_dir && !options.keep_archives &&
                                                       in_archive_cache(request.path, *options.cache_dir)
                                                 : options.cache_dir && !options.keep_archives &&
                                                       in_archive_cache(arriving->final_path, *options.cache_dir);
@@ -564,16 +571,16 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
       for (auto k : kKeys) fs::remove_all(p.stage(k), ec);
       // Unpacked again below, and cached anew.
       discard_cache_entry(*unpacked_dir, *unpacked_dir / sha);
-      if (request.skeleton) {
+      if (skeleton) {
         return fail(fmt::format("{}: the cached copy of {} changed since it was cached (a file edited through a hard "
                                 "link?) and its archive was not kept; the entry is removed: run the command again to "
                                 "download the wheel",
                                 (*unpacked_dir / sha).string(), request.path.filename().string()));
       }
     }
-  } else if (request.skeleton) {
+  } else if (skeleton) {
     return fail(fmt::format("{}: the cached copy of {} is gone: run the command again to download the wheel",
-                            unpacked_dir ? (*unpacked_dir / sha).string() : request.skeleton->string(),
+                            unpacked_dir ? (*unpacked_dir / sha).string() : skeleton->string(),
                             request.path.filename().string()));
   }
   if (!p.from_cache) {

@@ -441,6 +441,66 @@ TEST_F(InstallTest, KnownArchiveHashFindsTheUnpackedCacheWithoutHashing) {
   EXPECT_EQ(*read_file(env_.scheme.purelib / "demo/__init__.py"), "VALUE = '1.0'\n");
 }
 
+TEST_F(InstallTest, ADownloadInTheArchiveCacheGivesWayToItsTreeAndSkeleton) {
+  options_.cache_dir = root_ / "cache";
+  const auto w = simple_wheel();
+  const auto sha = sha256_hex(*read_file(w));
+  const auto archive = root_ / "cache" / "archives" / sha / w.filename();
+  const auto entry = root_ / "cache" / "unpacked" / sha;
+  fs::create_directories(archive.parent_path());
+  fs::copy_file(w, archive);
+  auto first = install_wheels(env_, {{archive, true, false, sha}}, options_);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_FALSE((*first)[0].from_cache);
+  // One copy: the tree, with a skeleton the size of the wheel; the download is gone.
+  EXPECT_FALSE(fs::exists(archive.parent_path()));
+  ASSERT_EQ(cached_skeleton(root_ / "cache", sha), entry / "wheel-skeleton");
+  EXPECT_EQ(fs::file_size(entry / "wheel-skeleton"), fs::file_size(w));
+
+  // The request still names the download (found before another run removed it): the skeleton
+  // stands in for it.
+  ASSERT_TRUE(uninstall(env_, "demo"));
+  auto second = install_wheels(env_, {{archive, true, false, sha}}, options_);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_TRUE((*second)[0].from_cache);
+  EXPECT_EQ(*read_file(env_.scheme.purelib / "demo/__init__.py"), "VALUE = '1.0'\n");
+
+  // As fetch_wheels asks for it.
+  ASSERT_TRUE(uninstall(env_, "demo"));
+  WheelRequest from_skeleton(archive, true, false, sha);
+  from_skeleton.skeleton = entry / "wheel-skeleton";
+  auto third = install_wheels(env_, {from_skeleton}, options_);
+  ASSERT_TRUE(third) << third.error().message;
+  EXPECT_TRUE((*third)[0].from_cache);
+
+  // A cached file changed through a hard link: the entry no longer stands in for the archive.
+  for (const auto& e : fs::directory_iterator(entry)) {
+    if (e.path().filename() == "manifest" || e.path().filename() == "wheel-skeleton") continue;
+    std::ofstream(e.path(), std::ios::app) << "# edited\n";
+    break;
+  }
+  EXPECT_FALSE(cached_skeleton(root_ / "cache", sha));
+  EXPECT_TRUE(cached_skeleton(root_ / "cache", sha, false));  // the cheap guess does not look
+}
+
+TEST_F(InstallTest, KeepArchivesKeepsTheDownloadAndAFileGivenByPathIsNeverRemoved) {
+  options_.cache_dir = root_ / "cache";
+  options_.keep_archives = true;
+  const auto w = simple_wheel();
+  const auto sha = sha256_hex(*read_file(w));
+  const auto archive = root_ / "cache" / "archives" / sha / w.filename();
+  fs::create_directories(archive.parent_path());
+  fs::copy_file(w, archive);
+  ASSERT_TRUE(install_wheels(env_, {{archive, true, false, sha}}, options_));
+  EXPECT_TRUE(fs::exists(archive));
+  EXPECT_FALSE(fs::exists(root_ / "cache" / "unpacked" / sha / "wheel-skeleton"));
+  // Without the option, a wheel outside the archive cache is the user's: it stays.
+  options_.keep_archives = false;
+  options_.force_reinstall = true;
+  ASSERT_TRUE(install_wheels(env_, {{w, true, false, sha}}, options_));
+  EXPECT_TRUE(fs::exists(w));
+}
+
 TEST_F(InstallTest, StagingLeftByAKilledRunIsRemoved) {
   const auto stale = env_.scheme.purelib / ".vwheel-tmp-99999-0123456789ab" / "0-purelib" / "pkg";
   fs::create_directories(stale);
