@@ -320,7 +320,15 @@ Result<void> Archive::Impl::load(std::string_view tail, std::uint64_t tail_start
   comment.assign(tail.substr(eocd_index + eocd_size, comment_len));
   std::uint64_t cd_limit = eocd_at;  // where the central directory must end at the latest
 
-  if (eocd_at >= zip64_locator_size) {
+  // Bytes that look like a zip64 locator but lie inside the central directory the record describes
+  // (a member's extra field or comment ending right before the record) are not one, when the
+  // record needs no zip64 values: else an archive that names its central directory correctly
+  // would be refused for what its last member's extra field happens to hold.
+  const bool needs_zip64 = disk == 0xFFFF || cd_disk == 0xFFFF || count_here == 0xFFFF || count == 0xFFFF ||
+                           cd_size == max32 || cd_offset == max32;
+  const bool locator_in_cd = !needs_zip64 && eocd_at >= zip64_locator_size &&
+                             cd_offset <= eocd_at - zip64_locator_size && cd_offset + cd_size == eocd_at;
+  if (eocd_at >= zip64_locator_size && !locator_in_cd) {
     auto locator = fetch(eocd_at - zip64_locator_size, zip64_locator_size);
     if (!locator) return fail(locator.error());
     const char* l = locator->data();

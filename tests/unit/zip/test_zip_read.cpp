@@ -387,6 +387,23 @@ TEST(ZipRead, EmptyArchive) {
   EXPECT_EQ(archive->central_directory_offset(), 0U);
 }
 
+TEST(ZipRead, LocatorLookalikeInsideTheCentralDirectoryIsNotALocator) {
+  // The last member's central extra field (an unknown id) ends with what looks like a zip64
+  // locator naming 16384 disks, right before the end record, which needs no zip64 values: the
+  // bytes belong to the central directory the record describes (found by fuzzing write_archive,
+  // which copies extra fields as they are).
+  TempDir dir;
+  auto m = stored_member("pkg/a.txt", "hello");
+  std::string locator = "PK\x06\x07";
+  locator += std::string("\x06\x00\x30\x00", 4) + std::string(8, '\0') + std::string("\x00\x40\x00\x00", 4);
+  m.central_extra = std::string("\xcd\xab", 2) + std::string(1, static_cast<char>(locator.size())) + std::string(1, '\0') + locator;
+  write_bytes(dir / "a.zip", build_raw({m}));
+  auto a = Archive::open(dir / "a.zip");
+  ASSERT_TRUE(a) << a.error().message;
+  ASSERT_EQ(a->entries().size(), 1U);
+  EXPECT_EQ(*a->read(a->entries()[0]), "hello");
+}
+
 TEST(ZipRead, Zip64RecordsAndExtraFields) {
   TempDir dir;
   const std::string timestamps("UT\x05\x00\x01\x00\x00\x00\x00", 9);
