@@ -50,17 +50,17 @@ void discard_cache_entry(const fs::path& unpacked_dir, const fs::path& entry) {
   if (::rename(entry.c_str(), aside.c_str()) == 0) fs::remove_all(aside, ec);
 }
 
-bool skeleton_keeps(const zip::Entry& e, std::string_view dist_info) {
-  return e.name.size() > dist_info.size() && e.name.starts_with(dist_info) && e.name[dist_info.size()] == '/';
+bool skeleton_keeps(const zip::Entry& e) {
+  const auto top = std::string_view(e.name).substr(0, e.name.find('/'));
+  return top.size() < e.name.size() && top.size() > std::string_view(".dist-info").size() && top.ends_with(".dist-info");
 }
 
-bool add_skeleton(const fs::path& entry, const zip::Archive& archive, std::string_view dist_info) {
+bool add_skeleton(const fs::path& entry, const zip::Archive& archive) {
   std::error_code ec;
   const auto at = entry / kSkeleton;
   if (fs::is_regular_file(at, ec)) return true;
   const auto tmp = entry / fmt::format(".{}-{}", kSkeleton, unique_token());
-  auto keep = [&](const zip::Entry& e) { return skeleton_keeps(e, dist_info); };
-  if (!zip::write_skeleton(archive, keep, tmp)) return false;
+  if (!zip::write_skeleton(archive, skeleton_keeps, tmp)) return false;
   if (::rename(tmp.c_str(), at.c_str()) == 0) return true;
   (void)::unlink(tmp.c_str());
   return false;
@@ -103,11 +103,10 @@ void CacheFill::add(std::size_t i) noexcept {
   }
 }
 
-void CacheFill::add_skeleton(const zip::Archive& archive, std::string_view dist_info) noexcept {
+void CacheFill::add_skeleton(const zip::Archive& archive) noexcept {
   if (failed_) return;
   try {
-    auto keep = [&](const zip::Entry& e) { return skeleton_keeps(e, dist_info); };
-    if (!zip::write_skeleton(archive, keep, tmp_ / kSkeleton)) failed_ = true;
+    if (!zip::write_skeleton(archive, skeleton_keeps, tmp_ / kSkeleton)) failed_ = true;
   } catch (...) {
     failed_ = true;
   }
@@ -145,8 +144,7 @@ std::optional<fs::path> cached_skeleton(const fs::path& cache_dir, std::string_v
   bool sound = archive.has_value();
   if (sound) {
     for (const auto& e : archive->entries()) {
-      const auto slash = e.name.find('/');
-      if (slash == std::string::npos || !std::string_view(e.name).substr(0, slash).ends_with(".dist-info")) continue;
+      if (!detail::skeleton_keeps(e)) continue;
       if (!archive->read_streamed(e, [](std::string_view) -> Result<void> { return {}; })) {
         sound = false;
         break;

@@ -39,12 +39,13 @@ inline constexpr std::string_view kSkeleton = "wheel-skeleton";
 /// and unpack for themselves).
 void discard_cache_entry(const std::filesystem::path& unpacked_dir, const std::filesystem::path& entry);
 
-/// Whether the skeleton keeps `e`: the installer reads the `.dist-info` members to plan.
-[[nodiscard]] bool skeleton_keeps(const zip::Entry& e, std::string_view dist_info);
+/// Whether the skeleton keeps `e`: a member of a `.dist-info` directory at the top (a wheel has
+/// one; the installer reads its members to plan).
+[[nodiscard]] bool skeleton_keeps(const zip::Entry& e);
 
 /// Adds a skeleton of `archive` to the existing `entry` (written aside, then renamed in, so that
 /// a reader sees it whole or not at all). True when the entry has one afterwards.
-bool add_skeleton(const std::filesystem::path& entry, const zip::Archive& archive, std::string_view dist_info);
+bool add_skeleton(const std::filesystem::path& entry, const zip::Archive& archive);
 
 /// Whether `path` is a download kept in the archive cache under `cache_dir`
 /// (`<cache_dir>/archives/<key>/<file>`).
@@ -68,7 +69,7 @@ class CacheFill {
   /// Adds p.files[i], just staged; called from the unpacking workers.
   void add(std::size_t i) noexcept;
   /// Adds the skeleton of the (complete, verified) archive.
-  void add_skeleton(const zip::Archive& archive, std::string_view dist_info) noexcept;
+  void add_skeleton(const zip::Archive& archive) noexcept;
   /// Names the entry `sha` (the archive's sha256) once every file was added; removes it instead
   /// when a file could not be, or when another run made that entry first. True when this call
   /// made the entry.

@@ -257,7 +257,15 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
 /// Places every planned file from the cache entry into staging, after checking each against the
 /// manifest. An error (an entry without a manifest, or with an edited file) makes the caller
 /// unpack the wheel again.
-Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs, LinkMode mode) {
+/// `checked`: cached_skeleton has just compared every file of the entry with the manifest (the
+/// wheel is planned from the entry's skeleton), so the 12,000 stats of a torch wheel are not
+/// done twice.
+Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs, LinkMode mode, bool checked) {
+  if (checked) {
+    return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
+      return detail::place_file(cached_member(entry, f.entry), p.stage(f.key) / f.relative, mode);
+    });
+  }
   auto recorded = read_manifest(entry);
   if (!recorded) return fail(recorded.error());
   return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
@@ -557,16 +565,15 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
   detail::UnpackMeter* const progress = meter ? &*meter : nullptr;
   // A download kept in the archive cache goes once its unpacked copy (with a skeleton to plan
   // from) is cached, unless the archives are to be kept: one copy of the wheel on disk, not two.
-  const bool drop_archive = arriving == nullptr ? !skeleton && options.cache_dir && !options.keep_archives &&
-                                                      in_archive_cache(request.path, *options.cache_dir)
-                                                : options.cache_dir && !options.keep_archives &&
-                                                      in_archive_cache(arriving->final_path, *options.cache_dir);
+  const fs::path& download = arriving != nullptr ? arriving->final_path : request.path;
+  const bool drop_archive =
+      !skeleton && options.cache_dir && !options.keep_archives && in_archive_cache(download, *options.cache_dir);
   bool archive_cached = false;  // the entry holds everything the warm path needs
   if (unpacked_dir && !sha.empty() && fs::is_directory(*unpacked_dir / sha, ec)) {
-    if (link_from_cache(*unpacked_dir / sha, p, jobs, options.link_mode)) {
+    if (link_from_cache(*unpacked_dir / sha, p, jobs, options.link_mode, skeleton.has_value())) {
       p.from_cache = true;
       // An entry made by an older vwheel, or while the archive was kept, gets its skeleton now.
-      if (drop_archive && arriving == nullptr) archive_cached = add_skeleton(*unpacked_dir / sha, w->archive, w->dist_info);
+      if (drop_archive && arriving == nullptr) archive_cached = add_skeleton(*unpacked_dir / sha, w->archive);
     } else {
       for (auto k : kKeys) fs::remove_all(p.stage(k), ec);
       // Unpacked again below, and cached anew.
@@ -629,7 +636,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
       if (auto ok = confirm_arrival(*arriving, generation); !ok) return fail(ok.error());
     }
     if (fill) {
-      if (drop_archive) fill->add_skeleton(w->archive, w->dist_info);
+      if (drop_archive) fill->add_skeleton(w->archive);
       archive_cached = fill->finish(sha) && drop_archive;
     }
   } else if (arriving != nullptr) {
@@ -641,7 +648,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
     if (auto ok = compile(env, p); !ok) return fail(ok.error());
   }
   if (auto ok = write_record(env, p); !ok) return fail(ok.error());
-  if (archive_cached) remove_cached_archive(arriving != nullptr ? arriving->final_path : request.path);
+  if (archive_cached) remove_cached_archive(download);
   guard.keep = true;
   return p;
 }

@@ -171,7 +171,8 @@ struct Plan {
 
 /// Whether installing from `lock` may download: unless `settings.http.offline`, some wheel with a
 /// `url` is not in the archive cache under `settings.cache_dir` yet (kept by sha256, as
-/// fetch_wheels keeps downloads), nor unpacked with its skeleton in `settings.unpacked_cache`. Every wheel of the lock counts, chosen for this machine or not.
+/// fetch_wheels keeps downloads), nor unpacked with its skeleton in `settings.unpacked_cache`.
+/// Every wheel of the lock counts, chosen for this machine or not.
 [[nodiscard]] bool lock_may_download(const lock::Lock& lock, const Settings& settings);
 
 /// A planned wheel on local disk, verified: its place in the plan, its path, and its sha256 when
