@@ -182,15 +182,17 @@ class Reader {
     out.reserve(value.size());
     std::size_t index = 0;
     for (const auto& item : value) {
-      const auto item_path = index_path(where, index++);
+      // The item's path is made only for a message: one per value would be most of the strings
+      // this reader builds.
+      const auto item_path = [&where, at = index++] { return index_path(where, at); };
       if (!item.is_string()) {
-        error(item_path, fmt::format("expected a string, got {}", describe_value(item)));
+        error(item_path(), fmt::format("expected a string, got {}", describe_value(item)));
         ok = false;
         continue;
       }
       const auto& text = item.get_ref<const std::string&>();
       if (!pattern.check(text)) {
-        error(item_path, fmt::format("value {} must match {}", python_json_string(text), pattern.text));
+        error(item_path(), fmt::format("value {} must match {}", python_json_string(text), pattern.text));
         ok = false;
         continue;
       }

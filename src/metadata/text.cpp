@@ -266,6 +266,8 @@ std::string describe_value(const Json& value) {
 }
 
 std::string single_line(std::string_view text) {
+  // Most messages are printable ASCII already: copied without decoding them a code point at a time.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return std::string(text);
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;

@@ -71,21 +71,21 @@ Result<void> validate_features(const std::string& ns, const std::vector<variant:
   std::set<std::string_view> names;
   for (std::size_t i = 0; i < features.size(); ++i) {
     const auto& fc = features[i];
-    const auto at = fmt::format("{}.{}[{}]", where, ns, i);
+    const auto at = [&] { return fmt::format("{}.{}[{}]", where, ns, i); };  // made for a message only
     if (!variant::is_valid_feature_name(fc.name)) {
-      return fail(fmt::format("{}.name: invalid feature name `{}`: expected one or more of [a-z0-9_]", at, fc.name));
+      return fail(fmt::format("{}.name: invalid feature name `{}`: expected one or more of [a-z0-9_]", at(), fc.name));
     }
     if (!names.insert(fc.name).second) {
-      return fail(fmt::format("{}.name: feature `{}` is listed twice in namespace `{}`", at, fc.name, ns));
+      return fail(fmt::format("{}.name: feature `{}` is listed twice in namespace `{}`", at(), fc.name, ns));
     }
-    if (fc.values.empty()) return fail(fmt::format("{}.values: feature `{}` has no values", at, fc.name));
+    if (fc.values.empty()) return fail(fmt::format("{}.values: feature `{}` has no values", at(), fc.name));
     std::set<std::string_view> seen;
     for (std::size_t k = 0; k < fc.values.size(); ++k) {
       const auto& v = fc.values[k];
       if (!variant::is_valid_feature_value(v)) {
-        return fail(fmt::format("{}.values[{}]: invalid value `{}`: expected one or more of [a-z0-9_.]", at, k, v));
+        return fail(fmt::format("{}.values[{}]: invalid value `{}`: expected one or more of [a-z0-9_.]", at(), k, v));
       }
-      if (!seen.insert(v).second) return fail(fmt::format("{}.values[{}]: value `{}` is listed twice", at, k, v));
+      if (!seen.insert(v).second) return fail(fmt::format("{}.values[{}]: value `{}` is listed twice", at(), k, v));
     }
   }
   return {};

@@ -172,8 +172,9 @@ class Engine {
       if (auto ok = add_abi_dependencies(s); !ok) return fail(ok.error());
     }
     for (auto& fc : s.features) {
+      const bool name_ok = is_valid_feature_name(fc.name);
       for (const auto& v : fc.values) {
-        if (!is_valid_feature_value(v) || !is_valid_feature_name(fc.name)) {
+        if (!name_ok || !is_valid_feature_value(v)) {
           return fail(fmt::format("provider `{}` answered an invalid property `{} :: {} :: {}`", ns, ns, fc.name, v));
         }
       }
