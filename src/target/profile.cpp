@@ -1,7 +1,9 @@
 #include "vwheel/target/profile.hpp"
 
+#include <algorithm>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -79,13 +81,23 @@ Result<void> validate_features(const std::string& ns, const std::vector<variant:
       return fail(fmt::format("{}.name: feature `{}` is listed twice in namespace `{}`", at(), fc.name, ns));
     }
     if (fc.values.empty()) return fail(fmt::format("{}.values: feature `{}` has no values", at(), fc.name));
-    std::set<std::string_view> seen;
     for (std::size_t k = 0; k < fc.values.size(); ++k) {
-      const auto& v = fc.values[k];
-      if (!variant::is_valid_feature_value(v)) {
-        return fail(fmt::format("{}.values[{}]: invalid value `{}`: expected one or more of [a-z0-9_.]", at(), k, v));
+      if (!variant::is_valid_feature_value(fc.values[k])) {
+        return fail(fmt::format("{}.values[{}]: invalid value `{}`: expected one or more of [a-z0-9_.]", at(), k,
+                                fc.values[k]));
       }
-      if (!seen.insert(v).second) return fail(fmt::format("{}.values[{}]: value `{}` is listed twice", at(), k, v));
+    }
+    // Repeated values: a sorted copy of views finds them without a tree node per value (a CUDA
+    // profile lists dozens of architectures; the set cost `rank` 67 k instructions, callgrind).
+    std::vector<std::string_view> sorted(fc.values.begin(), fc.values.end());
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      std::set<std::string_view> seen;  // the first repeat, by position, for the message
+      for (std::size_t k = 0; k < fc.values.size(); ++k) {
+        if (!seen.insert(fc.values[k]).second) {
+          return fail(fmt::format("{}.values[{}]: value `{}` is listed twice", at(), k, fc.values[k]));
+        }
+      }
     }
   }
   return {};

@@ -51,6 +51,9 @@ TEST(Profile, RejectsInvalidInputNamingTheKey) {
            {R"({"properties": {"a": [{"name": "f", "values": []}]}})", "no values"},
            {R"({"properties": {"a": [{"name": "f", "values": ["X"]}]}})", "`X`"},
            {R"({"properties": {"a": [{"name": "f", "values": ["x", "x"]}]}})", "twice"},
+           // The first repeat by position, though the check sorts the values.
+           {R"({"properties": {"a": [{"name": "f", "values": ["z", "y", "x", "y", "z"]}]}})",
+            "properties.a[0].values[3]: value `y` is listed twice"},
            {R"({"properties": {"a": [{"name": "f", "values": ["x"]}, {"name": "f", "values": ["y"]}]}})", "twice"},
            {R"({"properties": {"a": [{"name": "f", "values": [1]}]}})", "values[0]"},
            {R"({"properties": {"a": [{"name": "f", "values": ["x"], "multi_value": 1}]}})", "multi_value"},
