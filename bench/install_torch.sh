@@ -20,7 +20,8 @@
 # ratios issue 17 asks for (empty cache <= 0.3x curl+unzip and >= 4x faster than pip; warm cache
 # >= 20x faster than pip; peak RSS <= 256 MiB).
 # Usage: bench/install_torch.sh [VWHEEL_BIN] [WORKDIR]   (SCALE=0.25 by default: 1.0 is the full
-#   1.7 GB install; PYTHON=/usr/bin/python3; KEEP=1 keeps WORKDIR)
+#   1.7 GB install; ROUNDS=N repeats every command N times, PAUSE seconds apart (60), and prints
+#   medians; PYTHON=/usr/bin/python3; KEEP=1 keeps WORKDIR)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VWHEEL=${1:-$ROOT/build/vwheel}
@@ -66,64 +67,101 @@ measure() {
 installed() { [ -f "$(echo "$1"/lib/python3*/site-packages/torch-2.9.0.dist-info/RECORD)" ] || { echo "$1: torch not installed" >&2; exit 1; }; }
 
 : >"$WORK/results"
-measure curl curl -sf -o "$WORK/dl0.whl" "$WHEEL_URL"
-measure curl-unzip bash -c "curl -sf -o '$WORK/dl.whl' '$WHEEL_URL' && unzip -q -o '$WORK/dl.whl' -d '$WORK/unzipped'"
-"$PYTHON" -m venv "$WORK/pip"
-measure pip "$WORK/pip/bin/python" -m pip install -q --no-deps --no-cache-dir --no-compile --index-url "$URL" torch
-installed "$WORK/pip"
-# What writing the installed tree's bytes into the page cache alone costs on this machine, in this
-# run: on a VM whose memory the host backs lazily, new page-cache pages cost far more than the copy
-# (Firecracker here: about 2 s a GB against 0.2 s for pages freed a moment ago), and every installer
-# must write the tree. Zeros from /dev/zero, one core, no fsync.
-tree_mb=$(du -sm "$WORK/unzipped" | cut -f1)
-measure page-cache-write dd if=/dev/zero of="$WORK/page-cache-probe" bs=1M count="$tree_mb" status=none
-"$VWHEEL" venv "$WORK/vw1" --python "$PYTHON" >/dev/null
-measure vwheel-empty-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
-  --python "$WORK/vw1/bin/python" torch
-installed "$WORK/vw1"
-"$VWHEEL" venv "$WORK/vw2" --python "$PYTHON" >/dev/null
-measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$WORK/vwcache" --index-url "$URL" \
-  --python "$WORK/vw2/bin/python" torch
-installed "$WORK/vw2"
-# The other cache layout (issue 17): the download kept beside the unpacked tree.
-"$VWHEEL" venv "$WORK/vw4" --python "$PYTHON" >/dev/null
-measure vwheel-keep-archives "$VWHEEL" install -q --no-deps --keep-archives --cache-dir "$WORK/vwcache-keep" \
-  --index-url "$URL" --python "$WORK/vw4/bin/python" torch
-installed "$WORK/vw4"
-"$VWHEEL" venv "$WORK/vw5" --python "$PYTHON" >/dev/null
-measure vwheel-keep-archives-warm "$VWHEEL" install -q --no-deps --keep-archives --cache-dir "$WORK/vwcache-keep" \
-  --index-url "$URL" --python "$WORK/vw5/bin/python" torch
-installed "$WORK/vw5"
-echo "$(du -sk "$WORK/vwcache" | cut -f1) $(du -sk "$WORK/vwcache-keep" | cut -f1)" >"$WORK/disk"
-if [ -n "${BEFORE:-}" ]; then
-  # Another vwheel binary (e.g. a build of the previous commit) on the same wheel in the same run.
-  "$VWHEEL" venv "$WORK/vw3" --python "$PYTHON" >/dev/null
-  measure before-empty-cache "$BEFORE" install -q --no-deps --cache-dir "$WORK/vwcache-before" --index-url "$URL" \
-    --python "$WORK/vw3/bin/python" torch
-  installed "$WORK/vw3"
-fi
+: >"$WORK/disk"
+# One round: every tool once, into the round's own directory.
+one_round() {
+  R=$WORK/round$1
+  mkdir -p "$R"
+  measure curl curl -sf -o "$R/dl0.whl" "$WHEEL_URL"
+  measure curl-unzip bash -c "curl -sf -o '$R/dl.whl' '$WHEEL_URL' && unzip -q -o '$R/dl.whl' -d '$R/unzipped'"
+  "$PYTHON" -m venv "$R/pip"
+  measure pip "$R/pip/bin/python" -m pip install -q --no-deps --no-cache-dir --no-compile --index-url "$URL" torch
+  installed "$R/pip"
+  # What writing the installed tree's bytes into the page cache alone costs on this machine, in this
+  # run: on a VM whose memory the host backs lazily, new page-cache pages cost far more than the copy
+  # (Firecracker here: about 2 s a GB against 0.2 s for pages freed a moment ago), and every installer
+  # must write the tree. Zeros from /dev/zero, one core, no fsync.
+  tree_mb=$(du -sm "$R/unzipped" | cut -f1)
+  measure page-cache-write dd if=/dev/zero of="$R/page-cache-probe" bs=1M count="$tree_mb" status=none
+  "$VWHEEL" venv "$R/vw1" --python "$PYTHON" >/dev/null
+  measure vwheel-empty-cache "$VWHEEL" install -q --no-deps --cache-dir "$R/vwcache" --index-url "$URL" \
+    --python "$R/vw1/bin/python" torch
+  installed "$R/vw1"
+  "$VWHEEL" venv "$R/vw2" --python "$PYTHON" >/dev/null
+  measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$R/vwcache" --index-url "$URL" \
+    --python "$R/vw2/bin/python" torch
+  installed "$R/vw2"
+  # The other cache layout (issue 17): the download kept beside the unpacked tree.
+  "$VWHEEL" venv "$R/vw4" --python "$PYTHON" >/dev/null
+  measure vwheel-keep-archives "$VWHEEL" install -q --no-deps --keep-archives --cache-dir "$R/vwcache-keep" \
+    --index-url "$URL" --python "$R/vw4/bin/python" torch
+  installed "$R/vw4"
+  "$VWHEEL" venv "$R/vw5" --python "$PYTHON" >/dev/null
+  measure vwheel-keep-archives-warm "$VWHEEL" install -q --no-deps --keep-archives --cache-dir "$R/vwcache-keep" \
+    --index-url "$URL" --python "$R/vw5/bin/python" torch
+  installed "$R/vw5"
+  echo "$(du -sk "$R/vwcache" | cut -f1) $(du -sk "$R/vwcache-keep" | cut -f1)" >>"$WORK/disk"
+  if [ -n "${BEFORE:-}" ]; then
+    # Another vwheel binary (e.g. a build of the previous commit) on the same wheel in the same run.
+    "$VWHEEL" venv "$R/vw3" --python "$PYTHON" >/dev/null
+    measure before-empty-cache "$BEFORE" install -q --no-deps --cache-dir "$R/vwcache-before" --index-url "$URL" \
+      --python "$R/vw3/bin/python" torch
+    installed "$R/vw3"
+  fi
+}
+ROUNDS=${ROUNDS:-1}
+for round in $(seq "$ROUNDS"); do
+  if [ "$round" -gt 1 ]; then
+    # The last round's files go, then a quiet minute: ext4's recently_deleted() (above) and this
+    # VM's free-page reporting (README) would otherwise make the next round's numbers depend on it.
+    rm -rf "$WORK/round$((round - 1))"
+    sleep "${PAUSE:-60}"
+  fi
+  one_round "$round"
+done
 
 "$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/torch-2.9.0-py3-none-any.whl")" "$WORK/disk" "$tree_mb" <<'PY'
-import os, sys
-r = {name: (float(t), int(kib), float(u) + float(k)) for name, t, kib, u, k in (line.split() for line in open(sys.argv[1]))}
-base, pip = r["curl-unzip"][0], r["pip"][0]
-print(f"== one run, wheel {int(sys.argv[2]) / 1e6:.0f} MB")
-print(f"{'':22} {'seconds':>8} {'CPU seconds':>12} {'peak RSS MiB':>13}")
-for name, (t, kib, cpu) in r.items():
-    print(f"{name:22} {t:8.2f} {cpu:12.2f} {kib / 1024:13.0f}")
-cold, warm = r["vwheel-empty-cache"][0], r["vwheel-warm-cache"][0]
-print(f"vwheel empty cache / (curl + unzip): {cold / base:.2f}x (target <= 0.3x)")
-print(f"pip / vwheel empty cache:            {pip / cold:.1f}x (target >= 4x)")
-print(f"pip / vwheel warm cache:             {pip / max(warm, 0.001):.1f}x (target >= 20x)")
-if "before-empty-cache" in r:
-    print(f"BEFORE / vwheel empty cache:         {r['before-empty-cache'][0] / cold:.2f}x")
-tree_kib, keep_kib = (int(v) for v in open(sys.argv[3]).read().split())
+import os, statistics, sys
+# rounds[k][name] = (seconds, peak RSS KiB, CPU seconds); each name appears once a round.
+rounds = []
+for line in open(sys.argv[1]):
+    name, t, kib, u, k = line.split()
+    if not rounds or name in rounds[-1]:
+        rounds.append({})
+    rounds[-1][name] = (float(t), int(kib), float(u) + float(k))
+med = lambda values: statistics.median(values)
+n = len(rounds)
+print(f"== {n} round{'s' if n > 1 else ''}, wheel {int(sys.argv[2]) / 1e6:.0f} MB" + (" (medians; each round's values after)" if n > 1 else ""))
+print(f"{'':26} {'seconds':>8} {'CPU seconds':>12} {'peak RSS MiB':>13}")
+for name in rounds[0]:
+    ts = [r[name][0] for r in rounds]
+    cpus = [r[name][2] for r in rounds]
+    each = "   " + " ".join(f"{t:.2f}" for t in ts) if n > 1 else ""
+    print(f"{name:26} {med(ts):8.2f} {med(cpus):12.2f} {max(r[name][1] for r in rounds) / 1024:13.0f}{each}")
+# Ratios within a round (the same machine state), then their median.
+def ratio(f):
+    values = [f(r) for r in rounds]
+    return med(values), ("   (" + ", ".join(f"{v:.2f}" for v in values) + ")" if n > 1 else "")
+v, each = ratio(lambda r: r["vwheel-empty-cache"][0] / r["curl-unzip"][0])
+print(f"vwheel empty cache / (curl + unzip): {v:.2f}x (target <= 0.3x){each}")
+v, each = ratio(lambda r: r["pip"][0] / r["vwheel-empty-cache"][0])
+print(f"pip / vwheel empty cache:            {v:.1f}x (target >= 4x){each}")
+v, each = ratio(lambda r: r["pip"][0] / max(r["vwheel-warm-cache"][0], 0.001))
+print(f"pip / vwheel warm cache:             {v:.1f}x (target >= 20x){each}")
+if "before-empty-cache" in rounds[0]:
+    v, each = ratio(lambda r: r["before-empty-cache"][0] / r["vwheel-empty-cache"][0])
+    print(f"BEFORE / vwheel empty cache:         {v:.2f}x{each}")
+tree_kib, keep_kib = (int(v) for v in open(sys.argv[3]).readline().split())
+cold = med([r["vwheel-empty-cache"][0] for r in rounds])
 print(f"cache on disk: tree only {tree_kib / 1024:.0f} MiB, with the archive {keep_kib / 1024:.0f} MiB; "
-      f"empty cache {cold:.2f} s against {r['vwheel-keep-archives'][0]:.2f} s, "
-      f"warm {warm:.2f} s against {r['vwheel-keep-archives-warm'][0]:.2f} s")
-probe, tree_mb = r["page-cache-write"][0], int(sys.argv[4])
+      f"empty cache {cold:.2f} s against {med([r['vwheel-keep-archives'][0] for r in rounds]):.2f} s, "
+      f"warm {med([r['vwheel-warm-cache'][0] for r in rounds]):.2f} s against "
+      f"{med([r['vwheel-keep-archives-warm'][0] for r in rounds]):.2f} s")
+probe, tree_mb = med([r["page-cache-write"][0] for r in rounds]), int(sys.argv[4])
 cores = os.cpu_count() or 1
+base = med([r["curl-unzip"][0] for r in rounds])
 print(f"page cache here: writing the tree's {tree_mb} MB takes {probe:.2f} s on one core ({probe / tree_mb * 1024:.2f} s/GB); "
       f"spread on {cores} cores that alone is {probe / cores:.2f} s of the {0.3 * base:.2f} s the 0.3x target allows")
-print(f"vwheel peak RSS: {max(r['vwheel-empty-cache'][1], r['vwheel-warm-cache'][1]) / 1024:.0f} MiB (target <= 256)")
+rss = max(max(r["vwheel-empty-cache"][1], r["vwheel-warm-cache"][1]) for r in rounds)
+print(f"vwheel peak RSS: {rss / 1024:.0f} MiB (target <= 256)")
 PY
