@@ -40,6 +40,16 @@ TEST(MetadataSerialize, PythonJsonEscaping) {
   EXPECT_EQ(detail::python_json_string("a\xff"), "\"a\\ufffd\"");
 }
 
+TEST(MetadataText, SingleLineEscapesControlsAndBadBytesOnly) {
+  using vwheel::metadata::detail::single_line;
+  EXPECT_EQ(single_line("plain: ASCII ~ text"), "plain: ASCII ~ text");
+  EXPECT_EQ(single_line("a\nb\tc"), "a\\x0ab\\x09c");
+  EXPECT_EQ(single_line("del\x7f"), "del\\x7f");
+  EXPECT_EQ(single_line("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 kept
+  EXPECT_EQ(single_line("bad\xff"), "bad\\xff");
+  EXPECT_EQ(single_line(""), "");
+}
+
 TEST(MetadataSerialize, Draft003Layout) {
   auto md = sample();
   md.providers["x86_64"].enable_if = "platform_machine == 'x86_64'";

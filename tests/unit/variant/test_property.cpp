@@ -54,6 +54,27 @@ TEST(Property, MakePropertyNamesTheBadField) {
   EXPECT_TRUE(make_property("a", "b", "c.d"));
 }
 
+TEST(Property, CharacterClassesOverEveryByte) {
+  // The checks use a table indexed by byte: every one of the 256 against the grammar.
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    const bool name = (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '_';
+    const std::string one(1, c);
+    EXPECT_EQ(is_valid_namespace(one), name) << b;
+    EXPECT_EQ(is_valid_feature_name("x" + one), name) << b;
+    EXPECT_EQ(is_valid_feature_value(one + "1"), name || b == '.') << b;
+    EXPECT_EQ(is_valid_label(one), name || b == '.') << b;
+  }
+  EXPECT_FALSE(is_valid_namespace(""));
+  EXPECT_FALSE(is_valid_feature_value(""));
+}
+
+TEST(Property, SetNamesTheBadField) {
+  auto bad = make_property_set({{"a", "b", "c"}, {"a", "B", "c"}});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("feature name `B`"), std::string::npos) << bad.error().message;
+}
+
 TEST(Property, SetIsSortedAndRejectsDuplicates) {
   auto set = make_property_set({{"b", "x", "1"}, {"a", "y", "2"}, {"a", "b", "d"}, {"a", "b", "c"}});
   ASSERT_TRUE(set);
