@@ -45,6 +45,11 @@ std::string errno_text() { return std::strerror(errno); }
 /// Archives from this size on are hashed on a thread of their own while they are extracted.
 constexpr std::uint64_t kHashThreadMinSize = std::uint64_t{4} << 20;
 
+/// Members whose span is this large or larger are punched out of a download unpacked as it
+/// arrives (extract): the shared libraries that are most of a torch wheel's bytes, not its
+/// thousands of small files.
+constexpr std::uint64_t kPunchMin = std::uint64_t{1} << 20;
+
 }  // namespace
 
 fs::path scheme_dir(const Environment& env, const Prepared& p, SchemeKey key) {
@@ -224,9 +229,12 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn, const std::vecto
 /// them within the process's buffer budget.
 /// `written(i)`, when given, is called by the worker that unpacked p.files[i] once it is verified.
 /// `meter`, when given, counts the bytes written, chunk by chunk for streamed members.
+/// `punched`, when given (a download unpacked as it arrives, not to be kept), is set once a
+/// large member's bytes were punched out of the download (zip::Archive::punch_out) after it
+/// checked out.
 Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options,
                      const std::function<void(std::size_t)>& written, detail::UnpackMeter* meter,
-                     bool arriving = false) {
+                     bool arriving = false, std::atomic<bool>* punched = nullptr) {
   detail::ExtractSettings settings;
   settings.whole_member_max = options.whole_member_max;
   if (meter != nullptr) settings.on_written = [meter](std::uint64_t bytes) { meter->add(bytes); };
@@ -246,9 +254,17 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
   return for_each_file(
       p, jobs,
       [&](const PlannedFile& f) -> Result<void> {
-        auto ok = detail::extract_member(w.archive, entries[f.entry], p.stage(f.key) / f.relative, f.mode, f.hash,
+        const auto& e = entries[f.entry];
+        auto ok = detail::extract_member(w.archive, e, p.stage(f.key) / f.relative, f.mode, f.hash,
                                          detail::extraction_budget(), settings);
         if (ok && written) written(static_cast<std::size_t>(&f - p.files.data()));
+        // Its pages go back to the kernel at once, for the files still to be written: on a VM
+        // whose host takes back memory the guest frees (balloon free-page reporting), pages
+        // reused within seconds cost a tenth of new ones. Only large members: a syscall each.
+        if (ok && punched != nullptr && e.span_end - e.local_header_offset >= kPunchMin && !skeleton_keeps(e) &&
+            w.archive.punch_out(e)) {
+          punched->store(true, std::memory_order_relaxed);
+        }
         return ok;
       },
       &order);
@@ -486,9 +502,15 @@ Result<void> confirm_arrival(const zip::Arriving& arriving, std::uint64_t genera
 
 /// Everything up to the move into place, for one wheel; from the archive still arriving when
 /// `arriving` is given.
+/// Whether members were punched out of a download (extract), and out of which incarnation of it.
+struct Punched {
+  std::atomic<bool> any{false};
+  std::uint64_t generation = 0;
+};
+
 Result<Prepared> prepare_once(const Environment& env, const WheelRequest& request, const InstallOptions& options,
                               unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
-                              std::size_t index, const zip::Arriving* arriving) {
+                              std::size_t index, const zip::Arriving* arriving, Punched* punched = nullptr) {
   std::uint64_t generation = 0;
   Result<wheel::Wheel> w = fail("not opened");
   std::optional<fs::path> skeleton = request.skeleton;
@@ -500,6 +522,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
   }
   if (arriving != nullptr) {
     generation = arriving->growing->generation();
+    if (punched != nullptr) punched->generation = generation;
     auto archive = zip::Archive::open_arriving(request.arriving);
     if (!archive) return fail(archive.error());
     w = wheel::open_wheel(request.path, std::move(*archive));
@@ -627,7 +650,10 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
       if (unpacked_dir && key && detail::make_dir(*unpacked_dir / "by-stat")) {
         (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
       }
-    } else if (auto ok = extract(*w, p, jobs, options, written, progress, arriving != nullptr); !ok) {
+    } else if (auto ok = extract(*w, p, jobs, options, written, progress, arriving != nullptr,
+                                 arriving != nullptr && !options.keep_archives && punched != nullptr ? &punched->any
+                                                                                                     : nullptr);
+               !ok) {
       if (arriving == nullptr) forget_bad_archive(request.path, options, ok.error());
       return fail(ok.error());
     }
@@ -648,7 +674,11 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
     if (auto ok = compile(env, p); !ok) return fail(ok.error());
   }
   if (auto ok = write_record(env, p); !ok) return fail(ok.error());
-  if (archive_cached) remove_cached_archive(download);
+  // A download with members punched out is never kept, even when its tree could not be cached.
+  if (archive_cached || (punched != nullptr && punched->any && options.cache_dir &&
+                         in_archive_cache(download, *options.cache_dir))) {
+    remove_cached_archive(download);
+  }
   guard.keep = true;
   return p;
 }
@@ -657,12 +687,25 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
                          unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
                          std::size_t index) {
   if (request.arriving) {
-    auto p = prepare_once(env, request, options, jobs, installed, run_dir, index, request.arriving.get());
-    if (p || interrupted()) return p;
+    Punched punched;
+    auto p = prepare_once(env, request, options, jobs, installed, run_dir, index, request.arriving.get(), &punched);
+    if (p) return p;
+    auto done = request.arriving->growing->wait_finished();
+    if (punched.any && request.arriving->growing->generation() == punched.generation) {
+      // The download lacks the members punched out of it: it cannot be judged again, and no
+      // later run may find it in the cache.
+      const auto& download = request.arriving->final_path;
+      if (options.cache_dir && in_archive_cache(download, *options.cache_dir)) {
+        (void)::unlink(request.arriving->path.c_str());  // the part file, when interrupted before the end
+        remove_cached_archive(download);
+      }
+      return p;
+    }
+    if (interrupted()) return p;
     // Whatever went wrong while the wheel arrived (the download failed or started again, a member
     // did not check out) is judged again on the complete file, as for any wheel on disk: the
     // errors are the same whether or not the unpacking overlapped the download.
-    if (auto done = request.arriving->growing->wait_finished(); !done) return fail(done.error());
+    if (!done) return fail(done.error());
   }
   return prepare_once(env, request, options, jobs, installed, run_dir, index, nullptr);
 }

@@ -94,6 +94,8 @@ struct Archive::Impl {
   std::shared_ptr<const Arriving> arriving;
   std::uint64_t generation = 0;
   std::uint64_t arrived_tail_at = 0;
+  // The same file opened for writing, for punch_out (-1 when it could not be).
+  UniqueFd punch_fd;
 
   // Reads exactly `len` bytes at `offset` into `buf`; fails on an I/O error or a short file.
   [[nodiscard]] Result<void> read_at(char* buf, std::size_t len, std::uint64_t offset) const {
@@ -213,6 +215,16 @@ const std::string& Archive::comment() const noexcept { return impl_->comment; }
 std::uint64_t Archive::central_directory_offset() const noexcept { return impl_->cd_offset; }
 std::uint64_t Archive::bytes_read() const noexcept { return impl_->bytes_read.load(std::memory_order_relaxed); }
 
+bool Archive::punch_out(const Entry& entry) const noexcept {
+  if (!impl_->arriving || impl_->punch_fd.get() < 0) return false;
+  constexpr std::uint64_t kBlock = 4096;
+  const std::uint64_t from = (entry.local_header_offset + kBlock - 1) / kBlock * kBlock;
+  const std::uint64_t to = std::min(entry.span_end, impl_->arrived_tail_at) / kBlock * kBlock;
+  if (to <= from) return false;
+  return ::fallocate(impl_->punch_fd.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
+                     static_cast<off_t>(to - from)) == 0;
+}
+
 const Entry* Archive::find(std::string_view name) const noexcept { return impl_->find(name); }
 
 int ArchiveAccess::fd(const Archive& archive) noexcept { return archive.impl_->fd.get(); }
@@ -254,6 +266,8 @@ Result<Archive> Archive::open_arriving(std::shared_ptr<const Arriving> arriving)
     impl->fd = UniqueFd(::open(file.final_path.c_str(), O_RDONLY | O_CLOEXEC));
   }
   if (impl->fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", file.path.string(), std::strerror(errno)));
+  // The same inode, whatever renames happened since it was opened.
+  impl->punch_fd = UniqueFd(::open(fmt::format("/proc/self/fd/{}", impl->fd.get()).c_str(), O_WRONLY | O_CLOEXEC));
   impl->arriving = std::move(arriving);
   return open_impl(std::move(impl));
 }

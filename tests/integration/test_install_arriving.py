@@ -233,3 +233,96 @@ def test_without_a_cache(vwheel_bin, tmp_path, index):
         assert rc == 0, err
         assert len(tail_requests(server)) == 1, server.requests
     assert_installed(venv, files)
+
+
+# Members of 1.5 MiB: above the 1 MiB from which an unpacked member is punched out of the download.
+PUNCHED = 3 * MIB // 2
+
+
+def part_file(cache):
+    parts = list((cache / "archives").glob(f"*/{WHEEL}.part"))
+    return parts[0] if parts else None
+
+
+def test_large_members_are_punched_out_of_the_download_as_they_are_unpacked(vwheel, vwheel_bin, tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    files = make_wheel(wheels, members=16, size=PUNCHED)
+    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    venv = new_venv(tmp_path)
+    cache = tmp_path / "vwcache"
+    with FaultServer(tmp_path / "site") as server:
+        pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
+        seen = []
+
+        def watch():
+            # While the download waits halfway: the part file holds fewer blocks than bytes once
+            # the first members are unpacked (their pages went back to the kernel).
+            pause.arrived.wait(60)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not seen:
+                part = part_file(cache)
+                if part is not None:
+                    st = part.stat()
+                    if st.st_size > 4 * PUNCHED and st.st_blocks * 512 <= st.st_size - 2 * PUNCHED:
+                        seen.append((st.st_size, st.st_blocks * 512))
+                time.sleep(0.02)
+            pause.release()
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
+        watcher.join()
+        assert rc == 0, err
+        assert seen, "no member was punched out of the download before it finished"
+        base = server.base
+    assert_installed(venv, files)
+    # The download goes; the unpacked tree and its skeleton stay, and a warm install uses them.
+    assert not list((cache / "archives").glob("*/*.whl*"))
+    assert list((cache / "unpacked").glob("*/wheel-skeleton"))
+    other = new_venv(tmp_path, "other")
+    rc, err, _ = run_measured(vwheel_bin, ["install", "-q", "--no-deps", "--offline", "--index-url", base + "/simple/",
+                                           "--cache-dir", cache, "--python", other / "bin" / "python", "arrive"],
+                              tmp_path)
+    assert rc == 0, err
+    assert_installed(other, files)
+
+
+def test_a_bad_member_after_punched_ones_leaves_no_trace(vwheel, vwheel_bin, tmp_path):
+    # The members before the corrupt one were punched out of the download: it cannot be judged
+    # again, so the arriving run's error stands, and the download leaves the cache.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels, members=16, size=PUNCHED)
+    corrupt_the_middle(wheels / WHEEL, "arrive/m013.bin")
+    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    venv = new_venv(tmp_path)
+    before = tree(venv)
+    cache = tmp_path / "vwcache"
+    with FaultServer(tmp_path / "site") as server:
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
+        assert len(tail_requests(server)) == 1, server.requests
+    assert rc == 1, err
+    assert len(err.strip().splitlines()) == 1 and WHEEL in err and "arrive/m013.bin" in err, err
+    assert tree(venv) == before
+    left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
+    assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
+
+
+def test_kept_archives_are_never_punched(vwheel, vwheel_bin, tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    files = make_wheel(wheels, members=16, size=PUNCHED)
+    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    venv = new_venv(tmp_path)
+    cache = tmp_path / "vwcache"
+    with FaultServer(tmp_path / "site") as server:
+        args = ["install", "-q", "--no-deps", "--keep-archives", "--index-url", server.base + "/simple/",
+                "--cache-dir", cache, "--python", venv / "bin" / "python", "arrive"]
+        rc, err, _ = run_measured(vwheel_bin, args, tmp_path)
+        assert rc == 0, err
+        assert len(tail_requests(server)) == 1, server.requests
+    assert_installed(venv, files)
+    kept = list((cache / "archives").glob(f"*/{WHEEL}"))
+    assert len(kept) == 1
+    assert kept[0].read_bytes() == (wheels / WHEEL).read_bytes()

@@ -128,6 +128,14 @@ class Archive {
   /// prove that a command reads only what it needs.
   [[nodiscard]] std::uint64_t bytes_read() const noexcept;
 
+  /// For an archive opened with open_arriving() only: gives back the file's blocks, and their
+  /// page-cache pages, under the member's bytes (the whole 4 KiB blocks inside its span, short of
+  /// the tail fetched apart; the file keeps its size). Made for a download that is unpacked once,
+  /// as it arrives, and then dropped. The member cannot be read again: its bytes read as zeros.
+  /// False when nothing was given back (another kind of archive, a span within one block, a file
+  /// system without holes).
+  bool punch_out(const Entry& entry) const noexcept;
+
  private:
   friend struct ArchiveAccess;  // src/zip: lets write_archive copy from the open file descriptor
   struct Impl;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <memory>
@@ -118,6 +119,50 @@ TEST(ZipArriving, AWrongTailIsAnError) {
   auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
   ASSERT_FALSE(archive);
   EXPECT_THAT(archive.error().message, HasSubstr("pkg.whl"));
+}
+
+TEST(ZipArriving, PunchOutGivesBackOneMembersBlocksAndNothingElse) {
+  TempDir dir;
+  const auto bytes = sample_archive();
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  const auto file = arriving_for(dir, bytes, growing, 2000);
+  write_bytes(file.path, bytes);
+  growing->advance(bytes.size());
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
+  ASSERT_TRUE(archive) << archive.error().message;
+  struct stat before {};
+  ASSERT_EQ(::stat(file.path.c_str(), &before), 0);
+
+  {
+    // Where the file system cannot punch holes at all, punch_out has nothing to do.
+    write_bytes(dir / "probe", std::string(3 * 4096, 'x'));
+    const int fd = ::open((dir / "probe").c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const bool holes = ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 4096, 4096) == 0;
+    ::close(fd);
+    if (!holes) GTEST_SKIP() << "the file system of " << dir.path() << " cannot punch holes";
+  }
+  const auto& entries = archive->entries();
+  ASSERT_TRUE(archive->punch_out(entries[3]));
+  struct stat after {};
+  ASSERT_EQ(::stat(file.path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_size, before.st_size);
+  // 40,000 bytes of noise: at least eight whole 4 KiB blocks inside the member's span.
+  EXPECT_LE(after.st_blocks * 512, before.st_blocks * 512 - 8 * 4096);
+  EXPECT_FALSE(archive->read(entries[3]));  // its bytes are zeros now
+  for (const std::size_t i : {std::size_t{2}, std::size_t{4}, entries.size() - 1}) {
+    auto r = archive->read(entries[i]);
+    EXPECT_TRUE(r) << entries[i].name << ": " << r.error().message;
+  }
+  // The bytes fetched apart are never punched: the download is compared with them at the end.
+  const auto on_disk = read_bytes(file.path);
+  EXPECT_EQ(on_disk.substr(on_disk.size() - file.tail.size()), file.tail);
+  growing->finish({});
+
+  // Only an archive still arriving gives its blocks back.
+  auto whole = Archive::open(file.path);
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_FALSE(whole->punch_out(whole->entries()[5]));
 }
 
 }  // namespace
