@@ -326,3 +326,23 @@ def test_kept_archives_are_never_punched(vwheel, vwheel_bin, tmp_path):
     kept = list((cache / "archives").glob(f"*/{WHEEL}"))
     assert len(kept) == 1
     assert kept[0].read_bytes() == (wheels / WHEEL).read_bytes()
+
+
+def test_a_download_started_again_after_members_were_punched_out(vwheel, vwheel_bin, tmp_path):
+    # The first download's bytes are corrupted on the way: members unpacked from it were punched
+    # out of that part file, the hash mismatch starts the download again in a new one, and the
+    # wheel is judged on the new, complete file.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    files = make_wheel(wheels, members=16, size=PUNCHED)
+    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    venv = new_venv(tmp_path)
+    cache = tmp_path / "vwcache"
+    with FaultServer(tmp_path / "site") as server:
+        fault = server.fault(f"*/{WHEEL}", "corrupt", times=1, full_only=True)
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
+        assert rc == 0, err
+        assert fault.hits == 1
+        assert len(tail_requests(server)) == 1, server.requests
+    assert_installed(venv, files)
+    assert not list((cache / "archives").glob("*/*.whl*"))
