@@ -45,9 +45,17 @@ def make_wheel(directory, members=48, size=MIB // 2):
 
 @pytest.fixture
 def index(vwheel, tmp_path):
+    return build_index(vwheel, tmp_path)
+
+
+def build_index(vwheel, tmp_path, corrupt=None, **wheel):
+    """An index of make_wheel(**wheel), with `corrupt`'s deflate data damaged first (the index's
+    hash is then of the damaged file). Returns (site, {name: bytes})."""
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    files = make_wheel(wheels)
+    files = make_wheel(wheels, **wheel)
+    if corrupt:
+        corrupt_the_middle(wheels / WHEEL, corrupt)
     r = vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet")
     assert r.rc == 0, r.err
     return tmp_path / "site", files
@@ -84,27 +92,37 @@ def tail_requests(server):
     return [r for r in server.hits(f"*/{WHEEL}") if r[2] and r[2].startswith("bytes=-")]
 
 
+def install_paused_halfway(vwheel_bin, tmp_path, server, venv, cache, look):
+    """Installs while the download (not the tail request) waits halfway until `look()` returns
+    something, or 30 s have passed. Returns (rc, err, what look() returned)."""
+    pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
+    seen = []
+
+    def watch():
+        pause.arrived.wait(60)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not seen:
+            found = look()
+            if found:
+                seen.append(found)
+            time.sleep(0.02)
+        pause.release()
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
+    watcher.join()
+    return rc, err, seen[0] if seen else None
+
+
 def test_members_are_unpacked_while_the_rest_downloads(vwheel_bin, tmp_path, index):
     site, files = index
     venv = new_venv(tmp_path)
     with FaultServer(site) as server:
-        # The download (not the tail request) stops halfway until released.
-        pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
-        staged = []
-
-        def watch():
-            # Released as soon as a member from the first half is staged, or after 30 s.
-            pause.arrived.wait(60)
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not staged:
-                staged.extend(p.name for p in site_packages(venv).glob(".vwheel-tmp-*/**/m000.bin"))
-                time.sleep(0.02)
-            pause.release()
-
-        watcher = threading.Thread(target=watch)
-        watcher.start()
-        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
-        watcher.join()
+        # Released as soon as a member from the first half is staged.
+        rc, err, staged = install_paused_halfway(
+            vwheel_bin, tmp_path, server, venv, None,
+            lambda: [p.name for p in site_packages(venv).glob(".vwheel-tmp-*/**/m000.bin")])
         assert rc == 0, err
         assert staged == ["m000.bin"], "no member was unpacked before the download finished"
         assert len(tail_requests(server)) == 1, server.requests
@@ -169,20 +187,20 @@ def test_a_download_that_fails_leaves_no_trace(vwheel_bin, tmp_path, index):
 
 def test_a_bad_member_fails_as_without_the_overlap(vwheel, vwheel_bin, tmp_path):
     # The index's hash is of the corrupt file: the download verifies, the member does not.
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    make_wheel(wheels)
-    corrupt_the_middle(wheels / WHEEL, "arrive/m010.bin")
-    r = vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet")
-    assert r.rc == 0, r.err
+    site, _ = build_index(vwheel, tmp_path, corrupt="arrive/m010.bin")
+    assert_fails_naming(vwheel_bin, tmp_path, site, "arrive/m010.bin")
+
+
+def assert_fails_naming(vwheel_bin, tmp_path, site, member):
+    """Installing from `site` fails with one line naming `member`, and leaves no trace."""
     venv = new_venv(tmp_path)
     before = tree(venv)
     cache = tmp_path / "vwcache"
-    with FaultServer(tmp_path / "site") as server:
+    with FaultServer(site) as server:
         rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
         assert len(tail_requests(server)) == 1, server.requests
     assert rc == 1, err
-    assert len(err.strip().splitlines()) == 1 and WHEEL in err and "arrive/m010.bin" in err, err
+    assert len(err.strip().splitlines()) == 1 and WHEEL in err and member in err, err
     assert tree(venv) == before
     left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
     assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
@@ -245,34 +263,19 @@ def part_file(cache):
 
 
 def test_large_members_are_punched_out_of_the_download_as_they_are_unpacked(vwheel, vwheel_bin, tmp_path):
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    files = make_wheel(wheels, members=16, size=PUNCHED)
-    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    site, files = build_index(vwheel, tmp_path, members=16, size=PUNCHED)
     venv = new_venv(tmp_path)
     cache = tmp_path / "vwcache"
-    with FaultServer(tmp_path / "site") as server:
-        pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
-        seen = []
 
-        def watch():
-            # While the download waits halfway: the part file holds fewer blocks than bytes once
-            # the first members are unpacked (their pages went back to the kernel).
-            pause.arrived.wait(60)
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not seen:
-                part = part_file(cache)
-                if part is not None:
-                    st = part.stat()
-                    if st.st_size > 4 * PUNCHED and st.st_blocks * 512 <= st.st_size - 2 * PUNCHED:
-                        seen.append((st.st_size, st.st_blocks * 512))
-                time.sleep(0.02)
-            pause.release()
+    def punched():
+        # While the download waits halfway: the part file holds fewer blocks than bytes once the
+        # first members are unpacked (their pages went back to the kernel).
+        part = part_file(cache)
+        st = part.stat() if part is not None else None
+        return st and st.st_size > 4 * PUNCHED and st.st_blocks * 512 <= st.st_size - 2 * PUNCHED
 
-        watcher = threading.Thread(target=watch)
-        watcher.start()
-        rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
-        watcher.join()
+    with FaultServer(site) as server:
+        rc, err, seen = install_paused_halfway(vwheel_bin, tmp_path, server, venv, cache, punched)
         assert rc == 0, err
         assert seen, "no member was punched out of the download before it finished"
         base = server.base
@@ -291,32 +294,15 @@ def test_large_members_are_punched_out_of_the_download_as_they_are_unpacked(vwhe
 def test_a_bad_member_after_punched_ones_leaves_no_trace(vwheel, vwheel_bin, tmp_path):
     # The members before the corrupt one were punched out of the download: it cannot be judged
     # again, so the arriving run's error stands, and the download leaves the cache.
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    make_wheel(wheels, members=16, size=PUNCHED)
-    corrupt_the_middle(wheels / WHEEL, "arrive/m013.bin")
-    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
-    venv = new_venv(tmp_path)
-    before = tree(venv)
-    cache = tmp_path / "vwcache"
-    with FaultServer(tmp_path / "site") as server:
-        rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
-        assert len(tail_requests(server)) == 1, server.requests
-    assert rc == 1, err
-    assert len(err.strip().splitlines()) == 1 and WHEEL in err and "arrive/m013.bin" in err, err
-    assert tree(venv) == before
-    left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
-    assert not [p for p in left if p.parts[0] in ("unpacked", "archives")], left
+    site, _ = build_index(vwheel, tmp_path, corrupt="arrive/m013.bin", members=16, size=PUNCHED)
+    assert_fails_naming(vwheel_bin, tmp_path, site, "arrive/m013.bin")
 
 
 def test_kept_archives_are_never_punched(vwheel, vwheel_bin, tmp_path):
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    files = make_wheel(wheels, members=16, size=PUNCHED)
-    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    site, files = build_index(vwheel, tmp_path, members=16, size=PUNCHED)
     venv = new_venv(tmp_path)
     cache = tmp_path / "vwcache"
-    with FaultServer(tmp_path / "site") as server:
+    with FaultServer(site) as server:
         args = ["install", "-q", "--no-deps", "--keep-archives", "--index-url", server.base + "/simple/",
                 "--cache-dir", cache, "--python", venv / "bin" / "python", "arrive"]
         rc, err, _ = run_measured(vwheel_bin, args, tmp_path)
@@ -325,20 +311,17 @@ def test_kept_archives_are_never_punched(vwheel, vwheel_bin, tmp_path):
     assert_installed(venv, files)
     kept = list((cache / "archives").glob(f"*/{WHEEL}"))
     assert len(kept) == 1
-    assert kept[0].read_bytes() == (wheels / WHEEL).read_bytes()
+    assert kept[0].read_bytes() == (tmp_path / "wheels" / WHEEL).read_bytes()
 
 
 def test_a_download_started_again_after_members_were_punched_out(vwheel, vwheel_bin, tmp_path):
     # The first download's bytes are corrupted on the way: members unpacked from it were punched
     # out of that part file, the hash mismatch starts the download again in a new one, and the
     # wheel is judged on the new, complete file.
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    files = make_wheel(wheels, members=16, size=PUNCHED)
-    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    site, files = build_index(vwheel, tmp_path, members=16, size=PUNCHED)
     venv = new_venv(tmp_path)
     cache = tmp_path / "vwcache"
-    with FaultServer(tmp_path / "site") as server:
+    with FaultServer(site) as server:
         fault = server.fault(f"*/{WHEEL}", "corrupt", times=1, full_only=True)
         rc, err, _ = install(vwheel_bin, tmp_path, server, venv, cache)
         assert rc == 0, err
