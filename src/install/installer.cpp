@@ -500,13 +500,14 @@ Result<void> confirm_arrival(const zip::Arriving& arriving, std::uint64_t genera
   return {};
 }
 
-/// Everything up to the move into place, for one wheel; from the archive still arriving when
-/// `arriving` is given.
 /// Whether members were punched out of a download (extract), and out of which incarnation of it.
 struct Punched {
   std::atomic<bool> any{false};
   std::uint64_t generation = 0;
 };
+
+/// Everything up to the move into place, for one wheel; from the archive still arriving when
+/// `arriving` is given.
 
 Result<Prepared> prepare_once(const Environment& env, const WheelRequest& request, const InstallOptions& options,
                               unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,

@@ -1,3 +1,7 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -26,6 +30,20 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
   names.reserve(plan.packages.size());
   for (const auto& s : plan.packages) names.push_back(s.wheel.filename);
   return names;
+}
+
+/// Whether the file has a hole before its end. A download kept in the archive cache never has
+/// one, unless members were punched out of it while it was unpacked as it arrived
+/// (zip::Archive::punch_out) and the process was killed before it removed the download: such a
+/// file must not be trusted as the verified wheel. (A file system that stores runs of zeros as
+/// holes makes this answer true for a sound file now and then: the wheel is downloaded again.)
+bool has_hole(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  const bool hole = ::fstat(fd, &st) == 0 && ::lseek(fd, 0, SEEK_HOLE) < st.st_size;
+  ::close(fd);
+  return hole;
 }
 
 bool is_http_url(std::string_view url) {
@@ -149,8 +167,11 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     const auto dest = dir / f.filename;
     std::error_code ec;
     if (expected && fs::is_regular_file(dest, ec)) {
-      local.push_back({i, dest, expected, nullptr, std::nullopt});
-      continue;
+      if (!has_hole(dest)) {
+        local.push_back({i, dest, expected, nullptr, std::nullopt});
+        continue;
+      }
+      fs::remove(dest, ec);  // downloaded again below
     }
     // Installed before, and only its unpacked copy kept (install::InstallOptions::keep_archives).
     if (expected && settings.unpacked_cache) {

@@ -4,9 +4,11 @@ unpacked once its bytes have arrived. These tests prove the overlap without timi
 holds the second half of the file until the test has seen members staged), and that every way
 the overlap can go wrong (no range support, a tail that differs, a download dropped, corrupted or
 failed, a bad member) ends as the same install would without it. Timings are in bench/."""
+import ctypes
 import hashlib
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -329,3 +331,33 @@ def test_a_download_started_again_after_members_were_punched_out(vwheel, vwheel_
         assert len(tail_requests(server)) == 1, server.requests
     assert_installed(venv, files)
     assert not list((cache / "archives").glob("*/*.whl*"))
+
+
+def test_a_cached_download_with_holes_is_downloaded_again(vwheel, vwheel_bin, tmp_path):
+    # What a run killed after members were punched out of its download (and before it removed
+    # the download) leaves in the archive cache: that file is not the verified wheel.
+    site, files = build_index(vwheel, tmp_path, members=16, size=PUNCHED)
+    cache = tmp_path / "vwcache"
+    with FaultServer(site) as server:
+        args = ["install", "-q", "--no-deps", "--keep-archives", "--index-url", server.base + "/simple/",
+                "--cache-dir", cache]
+        rc, err, _ = run_measured(vwheel_bin, args + ["--python", new_venv(tmp_path) / "bin" / "python", "arrive"],
+                                  tmp_path)
+        assert rc == 0, err
+        (kept,) = list((cache / "archives").glob(f"*/{WHEEL}"))
+        shutil.rmtree(cache / "unpacked")
+        fd = os.open(kept, os.O_WRONLY)
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            punch = 0x01 | 0x02  # FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE
+            if libc.fallocate(fd, punch, ctypes.c_long(MIB), ctypes.c_long(2 * MIB)) != 0:
+                pytest.skip(f"the file system of {kept} cannot punch holes")
+        finally:
+            os.close(fd)
+        before = len(server.hits(f"*/{WHEEL}"))
+        venv = new_venv(tmp_path, "again")
+        rc, err, _ = run_measured(vwheel_bin, args + ["--python", venv / "bin" / "python", "arrive"], tmp_path)
+        assert rc == 0, err
+        assert len(server.hits(f"*/{WHEEL}")) > before, "the damaged download was trusted"
+    assert_installed(venv, files)
+    assert kept.read_bytes() == (tmp_path / "wheels" / WHEEL).read_bytes()
