@@ -165,4 +165,42 @@ TEST(ZipArriving, PunchOutGivesBackOneMembersBlocksAndNothingElse) {
   EXPECT_FALSE(whole->punch_out(whole->entries()[5]));
 }
 
+// A member that runs into the tail fetched apart gives back its blocks before the tail only: the
+// download's last bytes are compared with that tail when it finishes.
+TEST(ZipArriving, PunchOutStopsAtTheTailFetchedApart) {
+  TempDir dir;
+  const auto bytes = sample_archive();
+  auto whole_file = dir / "whole.zip";
+  write_bytes(whole_file, bytes);
+  auto whole = Archive::open(whole_file);
+  ASSERT_TRUE(whole) << whole.error().message;
+  const auto& last = whole->entries()[7];  // 40,000 bytes of noise, the RECORD after it
+  const std::uint64_t tail_at = last.local_header_offset + 20000;
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  const auto file = arriving_for(dir, bytes, growing, bytes.size() - tail_at);
+  write_bytes(file.path, bytes);
+  growing->advance(bytes.size());
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
+  ASSERT_TRUE(archive) << archive.error().message;
+  struct stat before {};
+  ASSERT_EQ(::stat(file.path.c_str(), &before), 0);
+  if (!archive->punch_out(archive->entries()[7])) {
+    GTEST_SKIP() << "the file system of " << dir.path() << " cannot punch holes";
+  }
+  struct stat after {};
+  ASSERT_EQ(::stat(file.path.c_str(), &after), 0);
+  EXPECT_LE(after.st_blocks * 512, before.st_blocks * 512 - 4 * 4096);  // its first 20,000 bytes: 4 whole blocks
+  const auto on_disk = read_bytes(file.path);
+  ASSERT_EQ(on_disk.size(), bytes.size());
+  // From the block the tail starts in: every byte as it was.
+  const std::uint64_t tail_block = tail_at / 4096 * 4096;
+  EXPECT_EQ(on_disk.substr(tail_block), bytes.substr(tail_block));
+  // Before the tail, the blocks inside the member are zeros; the bytes around them are untouched.
+  const std::uint64_t first_block = (last.local_header_offset + 4095) / 4096 * 4096;
+  EXPECT_EQ(on_disk.substr(first_block, 4096), std::string(4096, '\0'));
+  EXPECT_EQ(on_disk.substr(0, last.local_header_offset), bytes.substr(0, last.local_header_offset));
+  EXPECT_TRUE(archive->read(archive->entries()[6]));
+  growing->finish({});
+}
+
 }  // namespace
