@@ -166,11 +166,13 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
                               : settings.cache_dir / "archives" / ("url-" + sha256_hex(f.url));
     const auto dest = dir / f.filename;
     std::error_code ec;
+    bool damaged = false;
     if (expected && fs::is_regular_file(dest, ec)) {
       if (!has_hole(dest)) {
         local.push_back({i, dest, expected, nullptr, std::nullopt});
         continue;
       }
+      damaged = true;
       fs::remove(dest, ec);  // downloaded again below
     }
     // Installed before, and only its unpacked copy kept (install::InstallOptions::keep_archives).
@@ -179,6 +181,12 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         local.push_back({i, dest, expected, nullptr, std::move(skeleton)});
         continue;
       }
+    }
+    if (damaged && settings.http.offline) {
+      return fail(
+          fmt::format("{}: the cached download had holes (a run was killed while unpacking it) and was "
+                      "removed; --offline forbids downloading it again from {}",
+                      dest.string(), f.url));
     }
     requests.push_back({f.url, dest, expected, f.size});
     owners.push_back(i);

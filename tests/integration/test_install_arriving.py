@@ -335,7 +335,8 @@ def test_a_download_started_again_after_members_were_punched_out(vwheel, vwheel_
 
 def test_a_cached_download_with_holes_is_downloaded_again(vwheel, vwheel_bin, tmp_path):
     # What a run killed after members were punched out of its download (and before it removed
-    # the download) leaves in the archive cache: that file is not the verified wheel.
+    # the download) leaves in the archive cache: that file is not the verified wheel. Offline,
+    # the error says so; online, it is downloaded again.
     site, files = build_index(vwheel, tmp_path, members=16, size=PUNCHED)
     cache = tmp_path / "vwcache"
     with FaultServer(site) as server:
@@ -355,6 +356,15 @@ def test_a_cached_download_with_holes_is_downloaded_again(vwheel, vwheel_bin, tm
         finally:
             os.close(fd)
         before = len(server.hits(f"*/{WHEEL}"))
+        # Offline, it cannot be installed: the error says why, in one line, and nothing is installed.
+        offline = new_venv(tmp_path, "offline")
+        untouched = tree(offline)
+        rc, err, _ = run_measured(vwheel_bin, args + ["--offline", "--python", offline / "bin" / "python", "arrive"],
+                                  tmp_path)
+        assert rc == 1, err
+        assert len(err.strip().splitlines()) == 1 and str(kept) in err and "holes" in err and "--offline" in err, err
+        assert tree(offline) == untouched
+        assert len(server.hits(f"*/{WHEEL}")) == before
         venv = new_venv(tmp_path, "again")
         rc, err, _ = run_measured(vwheel_bin, args + ["--python", venv / "bin" / "python", "arrive"], tmp_path)
         assert rc == 0, err
