@@ -151,12 +151,50 @@ std::string unknown_subcommand(int argc, char** argv, const Chosen& chosen) {
              : fmt::format("unknown subcommand `{}`", vwheel::printable(first));
 }
 
+// `vwheel install --index-url --offline torch`: CLI11 gives an option that needs a value the next
+// word, whatever it is, so that run would have looked for the host `--offline`. Like clap and
+// argparse, refuse a value that is another of the command's options, and say which option lost
+// its value (a value that does start with '-' can still be given as --option=VALUE). A scan of
+// the words, not a validator on every option: validators would add to every command's start-up.
+std::string option_missing_its_value(CLI::App& app, int argc, char** argv) {
+  CLI::App* command = &app;
+  int i = 1;
+  for (; i < argc; ++i) {  // down the subcommands the first words name (`index build`)
+    const std::string_view word = argv[i];
+    // A filter, not get_subcommand(): that throws for a word that is no subcommand, and short
+    // commands (`label`, `rank`) would pay for an exception, unwinder tables and all, at every start.
+    const auto named =
+        command->get_subcommands([word](CLI::App* sub) { return !word.empty() && sub->check_name(std::string(word)); });
+    if (named.empty()) break;
+    command = named.front();
+  }
+  const auto known_option = [command](std::string_view word) -> const CLI::Option* {
+    if (word.size() < 2 || word.front() != '-') return nullptr;
+    return command->get_option_no_throw(std::string(word.substr(0, word.find('='))));
+  };
+  for (; i + 1 < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    const CLI::Option* option = word.find('=') == std::string_view::npos ? known_option(word) : nullptr;
+    if (option == nullptr || option->get_positional() || option->get_items_expected_min() == 0) continue;
+    if (known_option(argv[i + 1]) != nullptr) {
+      const auto& longs = option->get_lnames();
+      return fmt::format(
+          "{} needs a value, but the word after it is the option {} (for a value that starts with "
+          "'-', write {})",
+          vwheel::printable(word), vwheel::printable(argv[i + 1]),
+          longs.empty() ? vwheel::printable(word) + "VALUE" : "--" + longs.front() + "=VALUE");
+    }
+    ++i;  // its value: never read as an option
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace vwheel::cli;
-  CLI::App app{"vwheel: wheel variants (PEP 825) for package maintainers, index operators and installers",
-               "vwheel"};
+  CLI::App app{"vwheel: wheel variants (PEP 825) for package maintainers, index operators and installers", "vwheel"};
   app.set_version_flag("-V,--version", "vwheel " VWHEEL_VERSION);
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
@@ -168,6 +206,10 @@ int main(int argc, char** argv) {
   }
   Dispatch dispatch;
   register_commands(app, dispatch, chosen);
+  if (const std::string missing = option_missing_its_value(app, argc, argv); !missing.empty()) {
+    fmt::print(stderr, "vwheel: error: {}\nRun `vwheel --help` for usage.\n", missing);
+    return kUsage;
+  }
 
   try {
     app.parse(argc, argv);

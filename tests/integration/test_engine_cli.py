@@ -76,6 +76,23 @@ def test_a_mistyped_subcommand_is_named_with_the_nearest_one(vwheel):
     assert r.rc == 0 and "install" in r.out and "make-variant" in r.out
 
 
+def test_an_option_followed_by_another_option_has_lost_its_value(vwheel, tmp_path):
+    # Not the host `--offline` tried four times: the option that lost its value, named at once.
+    r = vwheel("install", "--index-url", "--offline", "torch", "--cache-dir", str(tmp_path / "cache"))
+    assert r.rc == 2 and r.out == ""
+    assert r.err.splitlines()[0] == ("vwheel: error: --index-url needs a value, but the word after it is the option "
+                                     "--offline (for a value that starts with '-', write --index-url=VALUE)"), r.err
+    r = vwheel("index", "build", "-o", "--quiet", str(tmp_path))
+    assert r.rc == 2 and "-o needs a value" in r.err and "--output=VALUE" in r.err, r.err
+    assert not (tmp_path / "--quiet").exists()
+    # A value that is not one of the command's options is a value, whatever it starts with.
+    r = vwheel("label", "--label", "-x")
+    assert "needs a value" not in r.err
+    # And the = form gives a value that looks like an option.
+    r = vwheel("install", "--index-url=--offline", "--offline", "torch", "--cache-dir", str(tmp_path / "cache"))
+    assert r.rc != 0 and "needs a value" not in r.err and "--offline/torch/" in r.err, r.err
+
+
 def test_a_value_with_a_newline_is_echoed_on_one_line(vwheel):
     r = vwheel("label", "--label", "foo\nbar")
     assert r.rc != 0
