@@ -55,6 +55,22 @@ Arriving arriving_for(const TempDir& dir, const std::string& bytes, std::shared_
   return a;
 }
 
+// An archive whose bytes have all been written, its download not finished yet (nothing is read
+// from memory but the tail, the last `tail` bytes).
+struct AllArrived {
+  std::shared_ptr<vwheel::GrowingFile> growing;
+  Arriving file;
+  decltype(Archive::open_arriving(nullptr)) archive;
+};
+AllArrived all_arrived(const TempDir& dir, const std::string& bytes, std::size_t tail) {
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  auto file = arriving_for(dir, bytes, growing, tail);
+  write_bytes(file.path, bytes);
+  growing->advance(bytes.size());
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
+  return {std::move(growing), std::move(file), std::move(archive)};
+}
+
 TEST(ZipArriving, ReadsEveryMemberAsItArrives) {
   TempDir dir;
   const auto bytes = sample_archive();
@@ -124,11 +140,7 @@ TEST(ZipArriving, AWrongTailIsAnError) {
 TEST(ZipArriving, PunchOutGivesBackOneMembersBlocksAndNothingElse) {
   TempDir dir;
   const auto bytes = sample_archive();
-  auto growing = std::make_shared<vwheel::GrowingFile>();
-  const auto file = arriving_for(dir, bytes, growing, 2000);
-  write_bytes(file.path, bytes);
-  growing->advance(bytes.size());
-  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
+  auto [growing, file, archive] = all_arrived(dir, bytes, 2000);
   ASSERT_TRUE(archive) << archive.error().message;
   struct stat before {};
   ASSERT_EQ(::stat(file.path.c_str(), &before), 0);
@@ -176,11 +188,7 @@ TEST(ZipArriving, PunchOutStopsAtTheTailFetchedApart) {
   ASSERT_TRUE(whole) << whole.error().message;
   const auto& last = whole->entries()[7];  // 40,000 bytes of noise, the RECORD after it
   const std::uint64_t tail_at = last.local_header_offset + 20000;
-  auto growing = std::make_shared<vwheel::GrowingFile>();
-  const auto file = arriving_for(dir, bytes, growing, bytes.size() - tail_at);
-  write_bytes(file.path, bytes);
-  growing->advance(bytes.size());
-  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
+  auto [growing, file, archive] = all_arrived(dir, bytes, bytes.size() - tail_at);
   ASSERT_TRUE(archive) << archive.error().message;
   struct stat before {};
   ASSERT_EQ(::stat(file.path.c_str(), &before), 0);
