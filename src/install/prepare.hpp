@@ -13,12 +13,13 @@
 #include "installed.hpp"
 #include "vwheel/core/error.hpp"
 #include "vwheel/install/install.hpp"
+#include "vwheel/wheel/wheel.hpp"
 
 namespace vwheel::install::detail {
 
 /// The scheme directories a wheel installs into, in the order they are moved.
 inline constexpr SchemeKey kKeys[] = {SchemeKey::Purelib, SchemeKey::Platlib, SchemeKey::Scripts, SchemeKey::Headers,
-  SchemeKey::Data};
+                                      SchemeKey::Data};
 
 /// One file to install.
 struct PlannedFile {
@@ -51,7 +52,9 @@ struct Prepared {
   std::vector<std::string> warnings;
   detail::Removal removal;  ///< what replacing `existing` moved aside (its parents are cleaned up after the commit)
 
-  [[nodiscard]] std::filesystem::path stage(SchemeKey k) const { return staging / fmt::format("{}-{}", tag, to_string(k)); }
+  [[nodiscard]] std::filesystem::path stage(SchemeKey k) const {
+    return staging / fmt::format("{}-{}", tag, to_string(k));
+  }
   [[nodiscard]] std::filesystem::path backup() const { return staging / (tag + "-backup"); }
 };
 
@@ -69,9 +72,24 @@ struct Prepared {
 /// each (no listing); anything else with `remove_all`.
 void remove_staging(const Prepared& p);
 
+/// Rewrites the staged scripts' `#!python` shebangs and makes them executable, then writes the
+/// entry points' launchers and the dist-info files vwheel adds (INSTALLER, REQUESTED when
+/// `request.requested`, direct_url.json for a direct request, with `archive_sha`), each added
+/// to `p.files` with its hash (generated.cpp).
+[[nodiscard]] Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const WheelRequest& request,
+                                          const std::string& archive_sha, Prepared& p);
+
+/// Compiles the staged `.py` files of purelib/platlib with the environment's interpreter, as if
+/// they were at their final place, and lists the `.pyc` files in `p.extra_record`.
+[[nodiscard]] Result<void> compile(const Environment& env, Prepared& p);
+
+/// Writes the staged RECORD: every file of `p.files` with its hash and size, `p.extra_record`
+/// and RECORD itself without; fails on a path that would install outside its scheme directory.
+[[nodiscard]] Result<void> write_record(const Environment& env, const Prepared& p);
+
 /// Everything up to the move into place, for one wheel.
-[[nodiscard]] Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
-                                      unsigned jobs, const DistInfoIndex& installed,
-                                      const std::filesystem::path& run_dir, std::size_t index);
+[[nodiscard]] Result<Prepared> prepare(const Environment& env, const WheelRequest& request,
+                                       const InstallOptions& options, unsigned jobs, const DistInfoIndex& installed,
+                                       const std::filesystem::path& run_dir, std::size_t index);
 
 }  // namespace vwheel::install::detail
