@@ -46,7 +46,7 @@ std::int64_t fresh_until(const Headers& h, std::int64_t now) {
 bool may_store(const Headers& h) { return ascii_lower(h.cache_control).find("no-store") == std::string::npos; }
 
 std::optional<fs::path> cache_file(const std::optional<fs::path>& cache_dir, const Request& request) {
-  if (!cache_dir || !request.use_cache || ascii_istarts_with(request.url, "file:")) return std::nullopt;
+  if (!cache_dir || !request.use_cache || request.head || ascii_istarts_with(request.url, "file:")) return std::nullopt;
   return *cache_dir / "http" / sha256_hex(request.url + "\n" + accept_of(request.headers));
 }
 

@@ -172,7 +172,10 @@ Result<bool> GetJob::begin(CURL* easy) {
     if (!cached_->last_modified.empty()) lines.push_back("If-Modified-Since: " + cached_->last_modified);
   }
   set_headers(easy, lines);
-  if (range_.empty()) {
+  if (request_.head) {
+    // No Accept-Encoding: the Content-Length asked about is the file's, not a compressed body's.
+    set(easy, CURLOPT_NOBODY, 1L);
+  } else if (range_.empty()) {
     set(easy, CURLOPT_ACCEPT_ENCODING, "");  // whatever curl can decode (gzip, deflate, br, zstd)
   } else {
     set(easy, CURLOPT_RANGE, range_.c_str());
@@ -237,6 +240,9 @@ Verdict GetJob::end(CURL* easy, CURLcode code) {
     if (ct != nullptr) r.content_type = ct;
   }
   r.url = effective_url(easy);
+  r.etag = headers_.etag;
+  r.last_modified = headers_.last_modified;
+  r.content_length = content_length(easy);
   content_range_ = headers_.content_range;
   if (cache_file_ && status == 200 && detail::may_store(headers_)) {
     CacheEntry e;
@@ -442,6 +448,8 @@ Verdict DownloadJob::finish_file() {
   d.size = have_;
   d.attempts = attempts_;
   d.resumed = resumed_;
+  d.etag = headers_.etag;
+  d.last_modified = headers_.last_modified;
   result_ = std::move(d);
   return Verdict::done;
 }

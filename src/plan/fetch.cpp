@@ -17,6 +17,7 @@
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/zip/zip.hpp"
+#include "origin.hpp"
 #include "tails.hpp"
 #include "verify.hpp"
 
@@ -45,6 +46,10 @@ bool has_hole(const fs::path& path) {
   ::close(fd);
   return hole;
 }
+
+/// Where the origin of a wheel downloaded without a sha256 is kept: beside the download, in its
+/// `archives/url-<sha256 of the URL>/` directory, which outlives the download itself.
+fs::path origin_path(const fs::path& download) { return fs::path(download.string() + ".origin.json"); }
 
 bool is_http_url(std::string_view url) {
   return ascii_istarts_with(url, "http://") || ascii_istarts_with(url, "https://");
@@ -124,6 +129,48 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     return s.allowed_sha256.empty() ||
            std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), actual) != s.allowed_sha256.end();
   };
+  std::optional<http::Client> client;  // made by the first request
+  auto get_client = [&]() -> Result<http::Client*> {
+    if (!client) {
+      auto made = http::Client::create(settings.http);
+      if (!made) return fail(made.error());
+      client.emplace(std::move(*made));
+    }
+    return &*client;
+  };
+  auto url_dir = [&](const std::string& url) { return settings.cache_dir / "archives" / ("url-" + sha256_hex(url)); };
+  // Wheels whose index gives no sha256 (a find-links page, an index without hashes) and that were
+  // downloaded before: a HEAD request each, all at once, tells whether the server's file is still
+  // the one downloaded (origin.hpp); offline, what was downloaded is taken as it is, as pip's and
+  // uv's caches do. Those unchanged are installed from the cache, by the sha256 they had.
+  std::vector<std::optional<detail::Origin>> known(plan.packages.size());
+  {
+    std::vector<http::Request> heads;
+    std::vector<std::size_t> asked;
+    for (std::size_t i = 0; i < plan.packages.size(); ++i) {
+      const auto& s = plan.packages[i];
+      const auto& f = s.wheel;
+      if (f.path || f.sha256() || !s.allowed_sha256.empty() || !is_http_url(f.url)) continue;
+      auto text = read_file(origin_path(url_dir(f.url) / f.filename));
+      if (!text) continue;
+      auto origin = detail::parse_origin(*text, f.url);
+      if (!origin || (f.size && *f.size != origin->size)) continue;
+      known[i] = std::move(origin);
+      if (settings.http.offline) continue;
+      http::Request head(f.url, {}, false);
+      head.head = true;
+      heads.push_back(std::move(head));
+      asked.push_back(i);
+    }
+    if (!heads.empty()) {
+      auto c = get_client();
+      if (!c) return fail(c.error());
+      const auto answers = (*c)->get_many(heads);
+      for (std::size_t j = 0; j < asked.size(); ++j) {
+        if (!answers[j] || !detail::unchanged(*known[asked[j]], *answers[j])) known[asked[j]].reset();
+      }
+    }
+  }
   std::vector<http::DownloadRequest> requests;
   std::vector<std::size_t> owners;  // requests[k] downloads plan.packages[owners[k]]
   // Wheels on disk already are handed on once every one of them is known, so that the display
@@ -162,8 +209,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         return fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", f.location(), *expected));
       }
     }
-    const auto dir = expected ? settings.cache_dir / "archives" / *expected
-                              : settings.cache_dir / "archives" / ("url-" + sha256_hex(f.url));
+    const auto dir = expected ? settings.cache_dir / "archives" / *expected : url_dir(f.url);
     const auto dest = dir / f.filename;
     std::error_code ec;
     bool damaged = false;
@@ -181,6 +227,24 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         local.push_back({i, dest, expected, nullptr, std::move(skeleton)});
         continue;
       }
+    }
+    if (known[i]) {
+      // Unchanged on the server since it was downloaded: the download itself when it was kept,
+      // else the unpacked copy of the file with that sha256.
+      if (fs::is_regular_file(dest, ec) && !has_hole(dest)) {
+        local.push_back({i, dest, known[i]->sha256, nullptr, std::nullopt});
+        continue;
+      }
+      if (settings.unpacked_cache) {
+        if (auto skeleton = install::cached_skeleton(*settings.unpacked_cache, known[i]->sha256)) {
+          local.push_back({i, dest, known[i]->sha256, nullptr, std::move(skeleton)});
+          continue;
+        }
+      }
+    }
+    if (!expected) {
+      // Whatever happens to the download below, the record no longer describes the file there.
+      fs::remove(origin_path(dest), ec);
     }
     if (damaged && settings.http.offline) {
       return fail(
@@ -205,12 +269,13 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     }
   }
   if (requests.empty()) return paths;
-  auto client = http::Client::create(settings.http);
-  if (!client) return fail(client.error());
+  auto c = get_client();
+  if (!c) return fail(c.error());
+  http::Client& http = **c;
   // Large wheels are handed on while they download (when the server honours Range requests for
   // their last bytes, which hold the central directory and the .dist-info), so that unpacking
   // overlaps the transfer; their checks then finish with the download, below.
-  const auto arriving = hand_on_arriving(*client, requests);
+  const auto arriving = hand_on_arriving(http, requests);
   // No reader may wait for a download that will not finish: whatever way this function returns.
   struct FinishAll {
     const std::vector<http::DownloadRequest>& requests;
@@ -231,7 +296,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     for (const auto k : order) on_ready({owners[k], requests[k].dest, requests[k].sha256, arriving[k], std::nullopt});
   }
   std::optional<Error> refused;
-  auto results = client->download(
+  auto results = http.download(
       requests,
       [&](const http::Progress& p) {
         http::Progress mapped = p;  // the display's rows are plan indexes
@@ -251,7 +316,15 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
                                         r->sha256, s.name));
             return fail(*refused);
           }
+          // The record first: once handed on, the download may be unpacked and removed, and its
+          // directory with it. Best effort: without it, the next run downloads the wheel again.
+          const bool record = !requests[k].sha256 && is_http_url(requests[k].url);
+          if (auto origin = record ? detail::origin_of(requests[k].url, *r) : std::nullopt) {
+            (void)write_file_atomic(origin_path(r->path), detail::origin_json(*origin), Durability::none);
+          }
           if (auto ok = ready(owners[k], r->path, r->sha256, arriving[k] != nullptr); !ok) {
+            std::error_code ec;
+            if (record) fs::remove(origin_path(r->path), ec);
             refused = ok.error();
             return ok;
           }

@@ -33,7 +33,7 @@ counts as a request and gets the fault applied to the range.
 
 A fault made with `full_only=True` leaves requests with a Range header alone (a download's fault,
 not its tail's). `FaultServer(root, ranges=False)` ignores Range headers, as a server without range
-support does (200 and the whole file).
+support does (200 and the whole file); `validators=False` sends neither ETag nor Last-Modified.
 
 Run as a script to serve by hand: `python3 faultserver.py DIR [--port N] [--fault PATTERN=MODE[:TIMES[:DELAY]]]...`
 """
@@ -194,7 +194,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         data = path.read_bytes()
         st = path.stat()
         etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}"'
-        if self.headers.get("If-None-Match") == etag and mode is None:
+        validators = self.server.owner.validators
+        if validators and self.headers.get("If-None-Match") == etag and mode is None:
             self._record(304)
             self.send_response(304)
             self.send_header("ETag", etag)
@@ -219,8 +220,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         if self.server.owner.ranges:
             self.send_header("Accept-Ranges", "bytes")
-        self.send_header("ETag", etag)
-        self.send_header("Last-Modified", email.utils.formatdate(st.st_mtime, usegmt=True))
+        if validators:
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", email.utils.formatdate(st.st_mtime, usegmt=True))
         if ctype == JSON_TYPE or ctype == "text/html":
             self.send_header("Vary", "Accept")
         if status == 206:
@@ -292,9 +294,10 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 class FaultServer:
-    def __init__(self, root, port=0, ranges=True):
+    def __init__(self, root, port=0, ranges=True, validators=True):
         self.root = Path(root)
         self.ranges = ranges
+        self.validators = validators
         self.faults = []
         self.requests = []
         self.lock = threading.Lock()

@@ -50,6 +50,9 @@ struct Response {
   std::string content_type;  ///< the Content-Type header, empty when absent
   std::string url;           ///< the effective URL, after redirects
   bool from_cache = false;   ///< the body came from the cache (a 304, or offline)
+  std::string etag;          ///< the ETag header (from the network only), empty when absent
+  std::string last_modified;  ///< the Last-Modified header (from the network only), empty when absent
+  std::optional<std::uint64_t> content_length;  ///< Content-Length (from the network only), when given
 };
 
 /// A GET.
@@ -60,6 +63,9 @@ struct Request {
   /// A 404 answer is a Response with status 404 (not retried, not cached) instead of an error:
   /// for asking an index whether it has a project.
   bool not_found_ok = false;
+  /// A HEAD request: only the headers (Response::etag, last_modified, content_length), the body
+  /// empty; never cached, never offline. For asking whether a file downloaded before changed.
+  bool head = false;
 
   Request() = default;
   Request(std::string url_, std::vector<std::string> headers_ = {}, bool use_cache_ = true)  // NOLINT: implicit
@@ -98,6 +104,8 @@ struct Downloaded {
   std::uint64_t size = 0;
   unsigned attempts = 1;       ///< HTTP attempts made (1 when the first succeeded)
   bool resumed = false;        ///< some bytes came from an earlier attempt or an existing `<dest>.part`
+  std::string etag;            ///< the last answer's ETag header, empty when absent
+  std::string last_modified;   ///< the last answer's Last-Modified header, empty when absent
 };
 
 /// Progress of download `index`: `done` bytes of `total` (when known).

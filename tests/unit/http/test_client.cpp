@@ -419,6 +419,27 @@ TEST_F(Get, CacheRevalidatesWithEtag) {
   EXPECT_EQ(full, 3);
 }
 
+TEST_F(Get, HeadGivesTheValidatorsWithoutTheBodyAndIsNeverCached) {
+  TempDir tmp;
+  auto o = test_options();
+  o.cache_dir = tmp.path;
+  auto client = make_client(o);
+  Request req{server.url("/etag"), {"Accept: application/json"}};
+  req.head = true;
+  for (int i = 0; i < 2; ++i) {
+    auto r = client.get(req);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->status, 200);
+    EXPECT_FALSE(r->from_cache);
+    EXPECT_EQ(r->body, "");
+    EXPECT_EQ(r->etag, "\"v1-16\"");
+    ASSERT_TRUE(r->content_length);
+    EXPECT_EQ(*r->content_length, std::string("page for application/json").size());
+  }
+  EXPECT_EQ(not_modified, 0);  // never sent with If-None-Match
+  EXPECT_FALSE(fs::exists(tmp.path / "http"));
+}
+
 TEST_F(Get, FreshAnswersAreReusedWithoutAsking) {
   TempDir tmp;
   auto o = test_options();
