@@ -230,9 +230,11 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     }
     if (known[i]) {
       // Unchanged on the server since it was downloaded: the download itself when it was kept,
-      // else the unpacked copy of the file with that sha256.
+      // else the unpacked copy of the file with that sha256. The kept file is handed on without
+      // the record's sha256, so that the installer hashes it (once: it remembers the digest by
+      // the file's stat): another run may have downloaded a newer file to the same place.
       if (fs::is_regular_file(dest, ec) && !has_hole(dest)) {
-        local.push_back({i, dest, known[i]->sha256, nullptr, std::nullopt});
+        local.push_back({i, dest, std::nullopt, nullptr, std::nullopt});
         continue;
       }
       if (settings.unpacked_cache) {
