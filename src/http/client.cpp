@@ -354,6 +354,8 @@ std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector
     }
     RangeResponse r;
     r.body = std::move(job.response_->body);
+    r.etag = std::move(job.response_->etag);
+    r.last_modified = std::move(job.response_->last_modified);
     if (job.response_->status == 206) {
       const auto cr = parse_content_range(job.content_range_);
       if (!cr) {

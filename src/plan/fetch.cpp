@@ -154,7 +154,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
       auto text = read_file(origin_path(url_dir(f.url) / f.filename));
       if (!text) continue;
       auto origin = detail::parse_origin(*text, f.url);
-      if (!origin || (f.size && *f.size != origin->size)) continue;
+      if (!origin || (f.size && *f.size != origin->validators.size)) continue;
       known[i] = std::move(origin);
       if (settings.http.offline) continue;
       http::Request head(f.url, {}, false);
@@ -167,7 +167,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
       if (!c) return fail(c.error());
       const auto answers = (*c)->get_many(heads);
       for (std::size_t j = 0; j < asked.size(); ++j) {
-        if (!answers[j] || !detail::unchanged(*known[asked[j]], *answers[j])) known[asked[j]].reset();
+        if (!answers[j] || !http::unchanged(known[asked[j]]->validators, *answers[j])) known[asked[j]].reset();
       }
     }
   }

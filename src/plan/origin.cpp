@@ -10,23 +10,16 @@
 namespace vwheel::plan::detail {
 
 std::optional<Origin> origin_of(std::string url, const http::Downloaded& downloaded) {
-  Origin o;
-  o.url = std::move(url);
-  o.sha256 = downloaded.sha256;
-  o.size = downloaded.size;
-  if (!downloaded.etag.empty() && !ascii_istarts_with(downloaded.etag, "W/")) o.etag = downloaded.etag;
-  o.last_modified = downloaded.last_modified;
-  if (o.etag.empty() && o.last_modified.empty()) return std::nullopt;
-  return o;
+  auto validators = http::validators_of(downloaded.etag, downloaded.last_modified, downloaded.size);
+  if (!validators) return std::nullopt;
+  return Origin{std::move(url), downloaded.sha256, std::move(*validators)};
 }
 
 std::string origin_json(const Origin& origin) {
-  nlohmann::ordered_json j;
+  nlohmann::json j;
   j["url"] = origin.url;
   j["sha256"] = origin.sha256;
-  j["size"] = origin.size;
-  j["etag"] = origin.etag;
-  j["last_modified"] = origin.last_modified;
+  http::put_validators(j, origin.validators);
   return j.dump() + "\n";
 }
 
@@ -34,28 +27,14 @@ std::optional<Origin> parse_origin(std::string_view text, std::string_view url) 
   // vwheel's own small file (a few hundred bytes): nlohmann's parser, not the one for untrusted input.
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) return std::nullopt;
-  const auto string_field = [&j](const char* key) -> const std::string* {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
-  };
-  const auto* u = string_field("url");
-  const auto* sha = string_field("sha256");
-  const auto* etag = string_field("etag");
-  const auto* modified = string_field("last_modified");
-  const auto size = j.find("size");
-  if (u == nullptr || *u != url || sha == nullptr || !is_sha256_hex(*sha) || ascii_lower(*sha) != *sha ||
-      etag == nullptr || modified == nullptr || size == j.end() || !size->is_number_unsigned() ||
-      (etag->empty() && modified->empty())) {
-    return std::nullopt;
-  }
-  return Origin{*u, *sha, size->get<std::uint64_t>(), *etag, *modified};
-}
-
-bool unchanged(const Origin& origin, const http::Response& head) {
-  if (head.status < 200 || head.status > 299) return false;
-  if (!origin.etag.empty() && head.etag != origin.etag) return false;
-  if (!origin.last_modified.empty() && head.last_modified != origin.last_modified) return false;
-  return !head.content_length || *head.content_length == origin.size;
+  const auto u = j.find("url");
+  const auto sha = j.find("sha256");
+  if (u == j.end() || !u->is_string() || *u != url || sha == j.end() || !sha->is_string()) return std::nullopt;
+  const auto& hex = sha->get_ref<const std::string&>();
+  if (!is_sha256_hex(hex) || ascii_lower(hex) != hex) return std::nullopt;
+  auto validators = http::get_validators(j);
+  if (!validators) return std::nullopt;
+  return Origin{std::string(url), hex, std::move(*validators)};
 }
 
 }  // namespace vwheel::plan::detail

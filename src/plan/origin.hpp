@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "vwheel/http/client.hpp"
+#include "vwheel/http/validators.hpp"
 
 namespace vwheel::plan::detail {
 
@@ -16,13 +17,10 @@ namespace vwheel::plan::detail {
 struct Origin {
   std::string url;
   std::string sha256;  ///< lowercase hex of the file downloaded
-  std::uint64_t size = 0;
-  std::string etag;           ///< strong ETag, empty when the server gave none (or a weak one)
-  std::string last_modified;  ///< Last-Modified, empty when the server gave none
+  http::Validators validators;  ///< what the server said of it (its size included)
 };
 
-/// The origin of a download, when the server said enough to revalidate it: a strong ETag or a
-/// Last-Modified. A weak ETag (`W/"..."`) promises equivalence, not the same bytes: it is left out.
+/// The origin of a download, when the server said enough to revalidate it (http::validators_of).
 [[nodiscard]] std::optional<Origin> origin_of(std::string url, const http::Downloaded& downloaded);
 
 /// The record's text (JSON, one object).
@@ -33,9 +31,5 @@ struct Origin {
 /// a download again.
 [[nodiscard]] std::optional<Origin> parse_origin(std::string_view text, std::string_view url);
 
-/// Whether the server's answer to a HEAD request says the file is still the one downloaded: a
-/// 2xx status, every validator recorded given back unchanged, and the same Content-Length when
-/// the answer has one.
-[[nodiscard]] bool unchanged(const Origin& origin, const http::Response& head);
 
 }  // namespace vwheel::plan::detail

@@ -78,6 +78,8 @@ struct RangeResponse {
   std::uint64_t offset = 0;                  ///< where `body` starts in the file
   std::optional<std::uint64_t> total_size;   ///< the file's size, when the server said (Content-Range)
   bool whole = false;                        ///< the server ignored the range: `body` is the whole file
+  std::string etag;           ///< the ETag header (from the network only), empty when absent
+  std::string last_modified;  ///< the Last-Modified header (from the network only), empty when absent
 };
 
 /// A file to download.
