@@ -422,7 +422,19 @@ Result<std::string> Finder::wheel_member(const File& file, std::string_view suff
   };
   if (file.path) return read_from(*file.path);
 
-  // Remote: the last 64 KiB hold the central directory of most wheels; a sparse scratch file of the
+  auto content = kept_member(file, suffix);
+  if (!content) {
+    auto read = remote_member(file, suffix);
+    if (!read) return fail(read.error());
+    content = std::move(*read);
+  }
+  if (*content) return std::move(**content);
+  if (!required) return std::string();
+  return fail(fmt::format("{}: no `{}` member in its .dist-info directory", file.filename, suffix));
+}
+
+Result<std::optional<std::string>> Finder::remote_member(const File& file, std::string_view suffix) {
+  // The last 64 KiB hold the central directory of most wheels; a sparse scratch file of the
   // wheel's size gets the bytes we fetch at their offsets, so the zip reader checks them as usual.
   ++requests_;
   auto tail = client_.get_suffix(file.url, kTail);
@@ -453,8 +465,8 @@ Result<std::string> Finder::wheel_member(const File& file, std::string_view suff
   const auto member = fmt::format("{}/{}", w->dist_info, suffix);
   const auto* entry = w->archive.find(member);
   if (!entry) {
-    if (!required) return std::string();
-    return fail(fmt::format("{}: no `{}` member", file.filename, member));
+    keep_member(file, suffix, std::nullopt, *tail);
+    return std::optional<std::string>{};
   }
   if (!tail->whole && entry->local_header_offset < tail->offset) {
     if (entry->span_end - entry->local_header_offset > kMaxMember) {
@@ -469,7 +481,9 @@ Result<std::string> Finder::wheel_member(const File& file, std::string_view suff
   }
   auto data = w->archive.read(*entry, kMaxMember);
   if (!data) return fail(data.error().with_context(file.url));
-  return data;
+  std::optional<std::string> content(std::move(*data));
+  keep_member(file, suffix, content, *tail);
+  return content;
 }
 
 }  // namespace vwheel::finder

@@ -18,6 +18,7 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
 
   Plan todo;
   todo.target = plan.target;
+  todo.head_answers = plan.head_answers;
   for (const auto& s : plan.packages) {
     auto it = present.find(s.name);
     if (!options.force_reinstall && it != present.end() && it->second.version == s.version &&

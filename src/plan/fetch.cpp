@@ -142,7 +142,8 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
   // Wheels whose index gives no sha256 (a find-links page, an index without hashes) and that were
   // downloaded before: a HEAD request each, all at once, tells whether the server's file is still
   // the one downloaded (origin.hpp); offline, what was downloaded is taken as it is, as pip's and
-  // uv's caches do. Those unchanged are installed from the cache, by the sha256 they had.
+  // uv's caches do. Those unchanged are installed from the cache, by the sha256 they had. (The
+  // resolution may have asked already, when it read the wheel's METADATA from the cache.)
   std::vector<std::optional<detail::Origin>> known(plan.packages.size());
   {
     std::vector<http::Request> heads;
@@ -157,6 +158,10 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
       if (!origin || (f.size && *f.size != origin->validators.size)) continue;
       known[i] = std::move(origin);
       if (settings.http.offline) continue;
+      if (auto asked_before = plan.head_answers.find(f.url); asked_before != plan.head_answers.end()) {
+        if (!http::unchanged(known[i]->validators, asked_before->second)) known[i].reset();
+        continue;
+      }
       http::Request head(f.url, {}, false);
       head.head = true;
       heads.push_back(std::move(head));

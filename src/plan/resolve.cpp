@@ -53,6 +53,9 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   plan.target = target.description;
   plan.warnings = resolution->warnings;
   plan.warnings.insert(plan.warnings.end(), finder.warnings().begin(), finder.warnings().end());
+  for (const auto& [url, answer] : finder.head_answers()) {
+    if (answer) plan.head_answers.emplace(url, *answer);
+  }
   for (const auto& pin : resolution->pins) {
     if (pin.name == kPython) continue;
     const auto version = pin.version.to_string();

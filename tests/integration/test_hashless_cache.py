@@ -55,9 +55,15 @@ def wheel_gets(server):
     return len([r for r in server.hits(f"*/{WHEEL}", method="GET") if r[2] is None])
 
 
-def hashless_index(vwheel, tmp_path):
-    """A simple index that lists no sha256 or size for its wheel (but serves its PEP 658 METADATA):
-    `vwheel index build`'s, with those taken out. Returns (the directory served, where the wheel is)."""
+def range_gets(server):
+    """The resolver's Range requests for the wheel's last bytes and its METADATA."""
+    return len([r for r in server.hits(f"*/{WHEEL}", method="GET") if r[2] is not None])
+
+
+def built_index(vwheel, tmp_path, html_pattern, json_fields):
+    """`vwheel index build`'s index of the wheel, with `html_pattern` taken out of its HTML page and,
+    in each file of its JSON page, the fields of `json_fields` set to their value there (None:
+    taken out). Returns (the directory served, where the wheel is)."""
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     make_wheel(wheels, WHEEL, {"hashless/__init__.py": b"NAME = 'the first upload'\n"})
@@ -66,13 +72,20 @@ def hashless_index(vwheel, tmp_path):
     assert r.rc == 0, r.err
     page = site / "simple" / "hashless"
     html = (page / "index.html").read_text()
-    (page / "index.html").write_text(re.sub(r"#sha256=[0-9a-f]{64}", "", html))
+    (page / "index.html").write_text(re.sub(html_pattern, "", html))
     doc = json.loads((page / "index.json").read_text())
     for f in doc["files"]:
-        f["hashes"] = {}
-        f.pop("size", None)
+        for field, value in json_fields.items():
+            f.pop(field, None)
+            if value is not None:
+                f[field] = value
     (page / "index.json").write_text(json.dumps(doc))
     return site, site / "files" / "hashless"
+
+
+def hashless_index(vwheel, tmp_path):
+    """A simple index that lists no sha256 or size for its wheel (but serves its PEP 658 METADATA)."""
+    return built_index(vwheel, tmp_path, r"#sha256=[0-9a-f]{64}", {"hashes": {}, "size": None})
 
 
 @pytest.mark.parametrize("source,keep", [("find-links", False), ("index", False), ("index", True)],
@@ -98,12 +111,17 @@ def test_a_wheel_without_sha256_is_asked_about_not_downloaded_again(vwheel, tmp_
         assert installed_name(first) == "NAME = 'the first upload'\n"
         (record,) = list((cache / "archives").glob(f"url-*/{WHEEL}.origin.json"))
 
-        # The same file on the server: one HEAD request, no download, the same files installed.
+        # The same file on the server: one HEAD request, no download, the same files installed. (A
+        # find-links page's wheel has no PEP 658 METADATA: the first run read it with Range
+        # requests and kept it; the one HEAD tells both the resolver and the download it is current.)
+        ranges = range_gets(server)
+        assert (ranges > 0) == (source == "find-links")
         second = new_venv(tmp_path, "second")
         r = install(second)
         assert r.rc == 0, r.err
         assert wheel_gets(server) == 1, server.requests
         assert len(server.hits(f"*/{WHEEL}", method="HEAD")) == 1, server.requests
+        assert range_gets(server) == ranges, server.requests
         assert installed_name(second) == installed_name(first)
 
         # Another file under the same name: downloaded again, and the new one is installed.
@@ -123,15 +141,15 @@ def test_a_wheel_without_sha256_is_asked_about_not_downloaded_again(vwheel, tmp_
         assert installed_name(fourth) == "NAME = 'the second upload'\n"
         heads = len(server.hits(f"*/{WHEEL}", method="HEAD"))
 
-        if source == "index":
-            # Offline, the cached copy is installed as it is, with no request at all. (A find-links
-            # page's wheels have no PEP 658 METADATA: resolving them reads their last bytes with a
-            # Range request, which offline cannot make.)
-            offline = new_venv(tmp_path, "offline")
-            r = install(offline, "--offline")
-            assert r.rc == 0, r.err
-            assert installed_name(offline) == "NAME = 'the second upload'\n"
-            assert wheel_gets(server) == 3 and len(server.hits(f"*/{WHEEL}", method="HEAD")) == heads
+        # Offline, the cached copy is installed as it is, with no request at all (a find-links
+        # page's wheel resolved with the METADATA kept from the last read).
+        requests = len(server.requests)
+        offline = new_venv(tmp_path, "offline")
+        r = install(offline, "--offline")
+        assert r.rc == 0, r.err
+        assert installed_name(offline) == "NAME = 'the second upload'\n"
+        assert len(server.requests) == requests, server.requests[requests:]
+        assert len(server.hits(f"*/{WHEEL}", method="HEAD")) == heads
 
 
 def test_a_server_without_validators_means_a_download_every_time(vwheel, tmp_path):
@@ -146,3 +164,36 @@ def test_a_server_without_validators_means_a_download_every_time(vwheel, tmp_pat
             assert r.rc == 0, r.err
             assert wheel_gets(server) == n + 1, server.requests
     assert not list((cache / "archives").glob("url-*/*.origin.json"))
+
+
+def test_an_index_without_metadata_files_is_read_by_range_once(vwheel, tmp_path):
+    # An index that lists sha256 digests but serves no PEP 658 `.metadata`: the first resolution
+    # reads the wheel's METADATA with Range requests and keeps it by the wheel's digest (a file
+    # with that digest never changes), so later runs ask nothing about the wheel, online or off.
+    site, _ = built_index(vwheel, tmp_path, r' data-(dist-info|core)-metadata="[^"]*"',
+                          {"core-metadata": None, "dist-info-metadata": None})
+    for m in site.glob("files/**/*.metadata"):
+        m.unlink()
+    cache = tmp_path / "vwcache"
+    with FaultServer(site) as server:
+        def install(venv, *extra):
+            return vwheel("install", "-q", "--index-url", server.base + "/simple/", "--cache-dir", cache,
+                          "--python", venv / "bin" / "python", "hashless", *extra)
+
+        r = install(new_venv(tmp_path, "first"))
+        assert r.rc == 0, r.err
+        ranges = range_gets(server)
+        assert ranges > 0, server.requests
+        assert not server.hits("*.metadata"), server.requests
+        second = new_venv(tmp_path, "second")
+        r = install(second)
+        assert r.rc == 0, r.err
+        assert range_gets(server) == ranges, server.requests
+        assert not server.hits(f"*/{WHEEL}", method="HEAD"), server.requests
+        assert installed_name(second) == "NAME = 'the first upload'\n"
+        requests = len(server.requests)
+        offline = new_venv(tmp_path, "offline")
+        r = install(offline, "--offline")
+        assert r.rc == 0, r.err
+        assert installed_name(offline) == "NAME = 'the first upload'\n"
+        assert len(server.requests) == requests, server.requests[requests:]

@@ -97,6 +97,12 @@ class Finder {
   /// Problems that did not stop the search (unparsable file names), one line each.
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
+  /// The answers to the HEAD requests made so far (by wheel URL; nullopt: the request failed),
+  /// which asked whether a wheel without a sha256 is still the one whose members were kept.
+  [[nodiscard]] const std::map<std::string, std::optional<http::Response>, std::less<>>& head_answers() const noexcept {
+    return heads_;
+  }
+
   /// HTTP requests made so far (pages, metadata, ranges), for reports and tests.
   [[nodiscard]] std::size_t requests() const noexcept { return requests_; }
 
@@ -104,6 +110,17 @@ class Finder {
   Result<std::vector<File>> load_source(std::size_t source, std::string_view name, const http::Response* page);
   Result<const std::vector<File>*> find_links_files(std::size_t source);
   Result<std::string> wheel_member(const File& wheel, std::string_view suffix, bool required);
+  /// A member of a remote wheel read with range requests (else by reading it whole): nullopt when
+  /// the wheel has no such member. Kept in the cache for the next run.
+  Result<std::optional<std::string>> remote_member(const File& wheel, std::string_view suffix);
+  /// A member kept from an earlier read of this remote wheel (kept_members.cpp): the outer nullopt
+  /// when none is kept or the server's file may have changed since; the inner one when the wheel
+  /// has no such member.
+  std::optional<std::optional<std::string>> kept_member(const File& wheel, std::string_view suffix);
+  /// Keeps a member just read from a remote wheel, with the validators of `answer` (the server's
+  /// first answer about the file).
+  void keep_member(const File& wheel, std::string_view suffix, const std::optional<std::string>& content,
+                   const http::RangeResponse& answer) const;
   /// The wheel's metadata from `<cache_dir>/metadata/<sha256>` when the index gave its hash.
   std::optional<std::string> cached_metadata(const File& wheel) const;
   /// Keeps a metadata file whose sha256 was checked in the cache by that hash.
@@ -116,6 +133,8 @@ class Finder {
   std::map<std::string, Result<http::Response>, std::less<>> prefetched_;
   std::map<std::size_t, std::vector<File>> find_links_;
   std::map<std::string, std::string, std::less<>> metadata_;  ///< prefetched `.metadata` bodies by wheel URL
+  /// The answers to HEAD requests (nullopt: failed) by wheel URL: one per wheel and run.
+  std::map<std::string, std::optional<http::Response>, std::less<>> heads_;
   std::vector<std::string> warnings_;
   std::size_t requests_ = 0;
 };

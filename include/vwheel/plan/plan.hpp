@@ -121,6 +121,10 @@ struct Plan {
   /// Some chosen version has variants with `abi_dependency` properties (ranked again with the
   /// resolved versions).
   bool uses_abi_dependency = false;
+  /// The answers to HEAD requests the resolution made (by wheel URL) about wheels without a
+  /// sha256 whose members it read from the cache (finder::Finder::head_answers): fetch_wheels
+  /// takes them instead of asking again.
+  std::map<std::string, http::Response, std::less<>> head_answers;
 };
 
 /// Never an incomplete environment, for what an install keeps: fails (one line naming the

@@ -1,6 +1,6 @@
 // The finder against a real HTTP server on 127.0.0.1 (cpp-httplib) and a local directory: project
-// pages in both formats, 404s, PEP 658 metadata with its hash checked, and METADATA read from a
-// remote wheel with range requests instead of downloading it.
+// pages in both formats, 404s, PEP 658 metadata with its hash checked, METADATA read from a
+// remote wheel with range requests instead of downloading it, and kept for the next run.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -57,11 +57,16 @@ struct Server {
   int port = 0;
   std::atomic<std::uint64_t> bytes_sent{0};
   std::atomic<int> requests{0};
+  std::atomic<int> heads{0};
+  std::atomic<int> ranges{0};
   std::map<std::string, std::string> files;  // path -> body
+  std::map<std::string, std::string> etags;  // path -> ETag sent with it (none when absent)
 
   Server() {
-    http.set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
       ++requests;
+      if (req.method == "HEAD") ++heads;
+      if (req.has_header("Range")) ++ranges;
       return httplib::Server::HandlerResponse::Unhandled;
     });
     http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
@@ -71,6 +76,7 @@ struct Server {
         return;
       }
       const auto& body = it->second;
+      if (auto e = etags.find(req.path); e != etags.end()) res.set_header("ETag", e->second);
       std::string type = req.path.ends_with(".json") || req.path.ends_with("/") ? "application/vnd.pypi.simple.v1+json"
                                                                                  : "application/octet-stream";
       // cpp-httplib answers Range requests itself (206 and Content-Range); count what it sends.
@@ -150,10 +156,119 @@ TEST(Finder, ReadsMetadataWithRangeRequestsWhenTheIndexHasNoMetadataFile) {
   EXPECT_FALSE(*missing);
   // Scratch files are removed.
   std::size_t left = 0;
-  for (auto it = fs::recursive_directory_iterator(fx.tmp.path / "cache"); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(fx.tmp.path / "cache" / "tmp"); it != fs::recursive_directory_iterator();
+       ++it) {
     left += it->is_regular_file() ? 1 : 0;
   }
   EXPECT_EQ(left, 0U);
+}
+
+/// A project page listing the wheel without any hash (as an index without hashes does).
+std::string hashless_page(const std::string& filename) {
+  return fmt::format(R"({{"meta": {{"api-version": "1.1"}}, "name": "pkg", "files": [{{"filename": "{0}", "url": "../../files/{0}", "hashes": {{}}}}]}})",
+                     filename);
+}
+
+TEST(Finder, MembersReadByRangeAreKeptByTheWheelsSha256) {
+  Fixture fx;
+  fx.server.files["/simple/pkg/"] = json_page("pkg-1.0-py3-none-any.whl", sha256_hex(fx.wheel), false);
+  {
+    auto finder = fx.finder();
+    auto files = finder.files("pkg");
+    ASSERT_TRUE(files) << files.error().message;
+    ASSERT_TRUE(finder.core_metadata((*files)->front()));
+    ASSERT_TRUE(finder.dist_info_member((*files)->front(), "variant.json"));
+  }
+  // The next run: the same digest is the same file, so nothing is asked for but the page.
+  const int ranges = fx.server.ranges.load();
+  auto finder = fx.finder();
+  auto files = finder.files("pkg");
+  ASSERT_TRUE(files) << files.error().message;
+  const auto& w = (*files)->front();
+  auto md = finder.core_metadata(w);
+  ASSERT_TRUE(md) << md.error().message;
+  EXPECT_EQ(*md, kMetadata);
+  auto missing = finder.dist_info_member(w, "variant.json");  // kept as absent, too
+  ASSERT_TRUE(missing) << missing.error().message;
+  EXPECT_FALSE(*missing);
+  EXPECT_EQ(fx.server.ranges.load(), ranges);
+  EXPECT_EQ(fx.server.heads.load(), 0);
+  EXPECT_TRUE(fs::is_regular_file(fx.tmp.path / "cache" / "wheel-members" / sha256_hex(fx.wheel) / "METADATA"));
+}
+
+TEST(Finder, MembersOfAWheelWithoutSha256AreKeptWhileAHeadRequestSaysItIsUnchanged) {
+  Fixture fx;
+  const std::string path = "/files/pkg-1.0-py3-none-any.whl";
+  fx.server.files["/simple/pkg/"] = hashless_page("pkg-1.0-py3-none-any.whl");
+  fx.server.etags[path] = "\"first\"";
+  const auto read_metadata = [&](http::Client& client) -> Result<std::string> {
+    Finder finder(client, {{Source::Kind::index, fx.server.url("/simple/")}}, {fx.tmp.path / "cache"});
+    auto files = finder.files("pkg");
+    if (!files) return fail(files.error());
+    auto variant = finder.dist_info_member((*files)->front(), "variant.json");
+    if (!variant) return fail(variant.error());
+    return finder.core_metadata((*files)->front());
+  };
+  auto first = read_metadata(fx.client);
+  ASSERT_TRUE(first) << first.error().message;
+  const int ranges = fx.server.ranges.load();
+  EXPECT_GT(ranges, 0);
+
+  // Unchanged: one HEAD request for both members, no range.
+  auto second = read_metadata(fx.client);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(*second, kMetadata);
+  EXPECT_EQ(fx.server.heads.load(), 1);
+  EXPECT_EQ(fx.server.ranges.load(), ranges);
+
+  // Offline: taken as it is, with no request at all.
+  const int requests = fx.server.requests.load();
+  http::Options offline;
+  offline.offline = true;
+  auto offline_client = *http::Client::create(offline);
+  Finder finder(offline_client, {{Source::Kind::index, fx.server.url("/simple/")}}, {fx.tmp.path / "cache"});
+  finder::File kept_wheel;
+  kept_wheel.filename = "pkg-1.0-py3-none-any.whl";
+  kept_wheel.url = fx.server.url(path);
+  auto kept = finder.core_metadata(kept_wheel);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_EQ(*kept, kMetadata);
+  EXPECT_EQ(fx.server.requests.load(), requests);
+
+  // Another file under the same URL: read again, and the new METADATA is the one returned.
+  const std::string changed = "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\nRequires-Dist: dep>=3\n";
+  zip::WritePlan plan;
+  plan.members.push_back(zip::NewMember{"pkg-1.0.dist-info/METADATA", changed});
+  plan.members.push_back(zip::NewMember{"pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"});
+  plan.members.push_back(zip::NewMember{"pkg-1.0.dist-info/RECORD", ""});
+  ASSERT_TRUE(zip::write_archive(nullptr, plan, fx.tmp.path / "changed.whl"));
+  fx.server.files[path] = *read_file(fx.tmp.path / "changed.whl");
+  fx.server.etags[path] = "\"second\"";
+  auto third = read_metadata(fx.client);
+  ASSERT_TRUE(third) << third.error().message;
+  EXPECT_EQ(*third, changed);
+  EXPECT_GT(fx.server.ranges.load(), ranges);
+
+  // A damaged file is only a range request again.
+  const auto kept_path = fx.tmp.path / "cache" / "wheel-members" / ("url-" + sha256_hex(fx.server.url(path))) / "METADATA";
+  ASSERT_TRUE(fs::is_regular_file(kept_path));
+  std::ofstream(kept_path) << "{not json\n" << changed;
+  const int before_damage = fx.server.ranges.load();
+  auto fourth = read_metadata(fx.client);
+  ASSERT_TRUE(fourth) << fourth.error().message;
+  EXPECT_EQ(*fourth, changed);
+  EXPECT_GT(fx.server.ranges.load(), before_damage);
+}
+
+TEST(Finder, MembersOfAWheelWithoutValidatorsAreNotKept) {
+  // Without an ETag or a Last-Modified there is nothing to ask the server with next time.
+  Fixture fx;
+  fx.server.files["/simple/pkg/"] = hashless_page("pkg-1.0-py3-none-any.whl");
+  auto finder = fx.finder();
+  auto files = finder.files("pkg");
+  ASSERT_TRUE(files) << files.error().message;
+  ASSERT_TRUE(finder.core_metadata((*files)->front()));
+  EXPECT_FALSE(fs::exists(fx.tmp.path / "cache" / "wheel-members"));
 }
 
 TEST(Finder, UsesTheMetadataFileAndChecksItsHash) {
