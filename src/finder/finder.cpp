@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/zip/zip.hpp"
+#include "kept_members.hpp"
 
 namespace vwheel::finder {
 namespace fs = std::filesystem;
@@ -147,12 +149,10 @@ std::optional<http::Request> page_request(const Source& source, std::string_view
 Finder::Finder(http::Client& client, std::vector<Source> sources, FinderOptions options)
     : client_(client), sources_(std::move(sources)), options_(std::move(options)) {}
 
-void Finder::prefetch(const std::vector<std::string>& names) {
+void Finder::prefetch_pages(const std::vector<std::string>& names) {
   std::vector<http::Request> requests;
   std::vector<std::string> keys;
-  for (const auto& raw : names) {
-    auto name = wheel_name::canonicalize_name(raw);
-    if (projects_.contains(name)) continue;
+  for (const auto& name : names) {
     for (const auto& s : sources_) {
       if (s.kind != Source::Kind::index) continue;
       auto page = page_request(s, name);
@@ -161,51 +161,100 @@ void Finder::prefetch(const std::vector<std::string>& names) {
       requests.push_back(std::move(*page));
     }
   }
-  if (requests.empty()) return;
-  requests_ += requests.size();
-  auto answers = client_.get_many(requests);
-  for (std::size_t i = 0; i < answers.size(); ++i) prefetched_.insert_or_assign(keys[i], std::move(answers[i]));
-  // The metadata an installer most likely reads next: the newest version's wheel (a non-variant
-  // one when there is one), fetched together.
-  std::vector<const File*> likely;
+  if (!requests.empty()) {
+    requests_ += requests.size();
+    auto pages = client_.get_many(requests);
+    for (std::size_t i = 0; i < pages.size(); ++i) prefetched_.insert_or_assign(keys[i], std::move(pages[i]));
+  }
+}
+
+void Finder::prefetch(const std::vector<std::string>& names) {
+  std::vector<std::string> fresh;  // the projects not looked up before: the rest was prefetched then
   for (const auto& raw : names) {
-    auto files = this->files(raw);
+    auto name = wheel_name::canonicalize_name(raw);
+    // (A name comes more than once when requirements differ by marker: torch's on each CUDA runtime.)
+    if (!projects_.contains(name) && std::find(fresh.begin(), fresh.end(), name) == fresh.end()) {
+      fresh.push_back(std::move(name));
+    }
+  }
+  prefetch_pages(fresh);
+  // What a resolver most likely reads next, fetched together (one round trip, not one each):
+  // - the metadata of the newest version's wheel (a non-variant one when there is one);
+  // - the `*-variants.json` of the newest versions that have only variant wheels, which ranking
+  //   them reads;
+  // - for wheels whose members were kept under their URL (kept_members.hpp), whether the server's
+  //   file is unchanged (a HEAD request each: it is asked once per run anyway).
+  std::vector<http::Request> batch;
+  std::vector<const File*> metadata_of;  // batch[i] for i < metadata_of.size()
+  std::vector<const File*> texts;
+  std::vector<const File*> heads;
+  for (const auto& name : fresh) {
+    auto files = this->files(name);
     if (!files) continue;  // reported when the resolver asks
     const File* best = nullptr;
+    std::set<pep440::Version, std::greater<>> versions;
+    std::set<pep440::Version> plain;  // versions with a non-variant wheel: ranked without their variants
     for (const auto& f : **files) {
+      versions.insert(f.version);
+      if (f.is_wheel() && !f.wheel->is_variant()) plain.insert(f.version);
       if (!f.is_wheel() || !f.core_metadata || f.yanked || f.path) continue;
       if (!best || f.version > best->version ||
           (f.version == best->version && best->wheel->is_variant() && !f.wheel->is_variant())) {
         best = &f;
       }
     }
-    if (best) likely.push_back(best);
-  }
-  std::vector<http::Request> metadata;
-  std::vector<const File*> owners;
-  for (const auto* f : likely) {
-    if (metadata_.contains(f->url)) continue;
-    if (auto cached = cached_metadata(*f)) {  // kept in memory: the resolver reads it next
-      metadata_.emplace(f->url, std::move(*cached));
-      continue;
+    if (best && !metadata_.contains(best->url)) {
+      if (auto cached = cached_metadata(*best)) {  // kept in memory: the resolver reads it next
+        metadata_.emplace(best->url, std::move(*cached));
+      } else {
+        metadata_of.push_back(best);
+      }
     }
-    metadata.push_back({f->url + ".metadata", {}, !has_metadata_hash(*f)});
-    owners.push_back(f);
+    // A project's versions newer than this many are the ones a resolver ranks first.
+    constexpr std::size_t kNewest = 16;
+    const auto oldest = versions.size() > kNewest ? *std::next(versions.begin(), kNewest - 1) : pep440::Version{};
+    for (const auto& f : **files) {
+      if (f.path || (versions.size() > kNewest && f.version < oldest)) continue;
+      if (!f.is_wheel()) {
+        if (!plain.contains(f.version) && !texts_.contains(f.url)) texts.push_back(&f);
+      } else if (!f.core_metadata && detail::kept_by_url(f) && !heads_.contains(f.url)) {
+        std::error_code ec;
+        const auto kept = detail::kept_member_path(options_.cache_dir, f, "METADATA");
+        if (kept && fs::exists(kept->parent_path(), ec)) heads.push_back(&f);
+      }
+    }
   }
-  if (metadata.empty()) return;
-  requests_ += metadata.size();
-  auto bodies = client_.get_many(metadata);
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
+  for (const auto* f : metadata_of) batch.push_back({f->url + ".metadata", {}, !has_metadata_hash(*f)});
+  for (const auto* f : texts) batch.emplace_back(f->url, std::vector<std::string>{}, true);
+  for (const auto* f : heads) {
+    http::Request head(f->url, {}, false);
+    head.head = true;
+    batch.push_back(std::move(head));
+  }
+  if (batch.empty()) return;
+  requests_ += batch.size();
+  auto answers = client_.get_many(batch);
+  std::size_t i = 0;
+  for (const auto* f : metadata_of) {
+    auto& body = answers[i++];
     // Kept by hash at once, even when the resolver never asks for it (a version it rejects): the
     // next run needs no request for it. One that does not match is fetched again when asked for,
     // and reported then.
-    if (!bodies[i]) continue;
-    if (has_metadata_hash(*owners[i])) {
-      const auto& expected = owners[i]->core_metadata->at("sha256");
-      if (sha256_hex(bodies[i]->body) != expected) continue;
-      keep_metadata(expected, bodies[i]->body);
+    if (!body) continue;
+    if (has_metadata_hash(*f)) {
+      const auto& expected = f->core_metadata->at("sha256");
+      if (sha256_hex(body->body) != expected) continue;
+      keep_metadata(expected, body->body);
     }
-    metadata_.insert_or_assign(owners[i]->url, std::move(bodies[i]->body));
+    metadata_.insert_or_assign(f->url, std::move(body->body));
+  }
+  for (const auto* f : texts) {
+    auto& answer = answers[i++];
+    if (answer) texts_.insert_or_assign(f->url, std::move(answer->body));
+  }
+  for (const auto* f : heads) {
+    auto& answer = answers[i++];
+    heads_.insert_or_assign(f->url, answer ? std::optional<http::Response>(std::move(*answer)) : std::nullopt);
   }
 }
 
@@ -338,8 +387,7 @@ Result<std::vector<File>> Finder::load_source(std::size_t source, std::string_vi
 Result<const std::vector<File>*> Finder::files(std::string_view raw_name) {
   const auto name = wheel_name::canonicalize_name(raw_name);
   if (auto it = projects_.find(name); it != projects_.end()) return &it->second;
-  prefetch({name});
-  if (auto it = projects_.find(name); it != projects_.end()) return &it->second;  // loaded by prefetch
+  prefetch_pages({name});
   std::vector<File> all;
   for (std::size_t i = 0; i < sources_.size(); ++i) {
     const auto& s = sources_[i];
@@ -362,15 +410,36 @@ Result<const std::vector<File>*> Finder::files(std::string_view raw_name) {
   return &projects_.emplace(name, std::move(all)).first->second;
 }
 
+void Finder::prefetch_texts(const std::vector<const File*>& files) {
+  std::vector<http::Request> requests;
+  for (const auto* f : files) {
+    if (f->path || texts_.contains(f->url)) continue;
+    requests.emplace_back(f->url, std::vector<std::string>{}, true);
+  }
+  if (requests.empty()) return;
+  requests_ += requests.size();
+  auto answers = client_.get_many(requests);
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i]) texts_.insert_or_assign(requests[i].url, std::move(answers[i]->body));
+  }
+}
+
 Result<std::string> Finder::text(const File& file) {
   if (file.path) return read_file(*file.path);
-  ++requests_;
-  auto r = client_.get({file.url, {}, true});
-  if (!r) return fail(r.error());
-  if (auto sha = file.sha256(); sha && sha256_hex(r->body) != *sha) {
-    return fail(fmt::format("{}: sha256 {} does not match the index's {}", file.url, sha256_hex(r->body), *sha));
+  std::string body;
+  if (auto it = texts_.find(file.url); it != texts_.end()) {
+    body = std::move(it->second);
+    texts_.erase(it);
+  } else {
+    ++requests_;
+    auto r = client_.get({file.url, {}, true});
+    if (!r) return fail(r.error());
+    body = std::move(r->body);
   }
-  return std::move(r->body);
+  if (auto sha = file.sha256(); sha && sha256_hex(body) != *sha) {
+    return fail(fmt::format("{}: sha256 {} does not match the index's {}", file.url, sha256_hex(body), *sha));
+  }
+  return body;
 }
 
 Result<std::string> Finder::core_metadata(const File& wheel) {

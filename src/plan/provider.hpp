@@ -57,7 +57,11 @@ class IndexProvider final : public resolve::Provider {
     if (!files) return fail(files.error());
     std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>> by_version;
     for (const auto& f : **files) by_version[f.version].push_back(&f);
-    std::vector<pep440::Version> out;
+    // Which versions are candidates: `yes`, `no`, or `choose` (only variant wheels fit the tags:
+    // a candidate only with a compatible variant, which ranking their variant metadata tells).
+    enum class Candidate { yes, no, choose };
+    std::vector<Candidate> candidate;
+    std::vector<const finder::File*> variants_jsons;
     for (auto& [version, list] : by_version) {
       const bool pinned = pinned_.contains({std::string(name), version.to_string()});
       bool any_plain = false, any_variant = false;
@@ -66,19 +70,30 @@ class IndexProvider final : public resolve::Provider {
         if (!universal_ && !target_.tag_rank(*f->wheel)) continue;
         (f->wheel->is_variant() ? any_variant : any_plain) = true;
       }
-      if (universal_ && (any_plain || any_variant)) {
-        out.push_back(version);
-        continue;
+      if ((universal_ && (any_plain || any_variant)) || (any_plain && !target_.forced_label(name))) {
+        candidate.push_back(Candidate::yes);
+      } else if (!any_variant || target_.no_variants) {
+        candidate.push_back(Candidate::no);
+      } else {
+        candidate.push_back(Candidate::choose);
+        for (const auto* f : list) {
+          if (!f->is_wheel()) variants_jsons.push_back(f);
+        }
       }
-      if (any_plain && !target_.forced_label(name)) {
-        out.push_back(version);
-        continue;
+    }
+    // Ranking reads each such version's `*-variants.json`: all of them in one round trip.
+    finder_.prefetch_texts(variants_jsons);
+    std::vector<pep440::Version> out;
+    std::size_t at = 0;
+    for (auto& [version, list] : by_version) {
+      const auto c = candidate[at++];
+      if (c == Candidate::no) continue;
+      if (c == Candidate::choose) {
+        auto choice = choose(name, version, list);
+        if (!choice) return fail(choice.error());
+        if (!**choice) continue;
       }
-      if (!any_variant || target_.no_variants) continue;
-      // Only variant wheels fit the tags: the version is a candidate only with a compatible variant.
-      auto choice = choose(name, version, list);
-      if (!choice) return fail(choice.error());
-      if (**choice) out.push_back(version);
+      out.push_back(version);
     }
     files_[std::string(name)] = std::move(by_version);
     if (preferred_) {

@@ -78,8 +78,10 @@ class Finder {
   /// skipped and reported in `warnings()`; sdists are ignored.
   [[nodiscard]] Result<const std::vector<File>*> files(std::string_view name);
 
-  /// Fetches the project pages of several projects at once (a prefetch for `files`), then the
-  /// core metadata of each one's newest wheel, also at once.
+  /// Fetches the project pages of several projects at once (a prefetch for `files`), then what a
+  /// resolver most likely reads next from them, also at once: the core metadata of each one's
+  /// newest wheel, the `*-variants.json` of its newest versions, and whether wheels whose members
+  /// were kept by URL are unchanged (HEAD). Projects looked up before are left alone.
   void prefetch(const std::vector<std::string>& names);
 
   /// The wheel's core metadata (`METADATA`): the PEP 658 file when the index serves one (checked
@@ -93,6 +95,11 @@ class Finder {
 
   /// The text of a small file (a `*-variants.json`), checked against its hash when given.
   [[nodiscard]] Result<std::string> text(const File& file);
+
+  /// Fetches several small files at once (e.g. the `*-variants.json` of every version a resolver
+  /// is about to rank), so that `text` returns each without a request of its own: one round trip
+  /// instead of one per file. A failure is left for `text` to meet and report.
+  void prefetch_texts(const std::vector<const File*>& files);
 
   /// Problems that did not stop the search (unparsable file names), one line each.
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
@@ -109,6 +116,8 @@ class Finder {
  private:
   Result<std::vector<File>> load_source(std::size_t source, std::string_view name, const http::Response* page);
   Result<const std::vector<File>*> find_links_files(std::size_t source);
+  /// Fetches the index pages of these projects (canonical names) that were not fetched yet, at once.
+  void prefetch_pages(const std::vector<std::string>& names);
   Result<std::string> wheel_member(const File& wheel, std::string_view suffix, bool required);
   /// A member of a remote wheel read with range requests (else by reading it whole): nullopt when
   /// the wheel has no such member. Kept in the cache for the next run.
@@ -133,6 +142,7 @@ class Finder {
   std::map<std::string, Result<http::Response>, std::less<>> prefetched_;
   std::map<std::size_t, std::vector<File>> find_links_;
   std::map<std::string, std::string, std::less<>> metadata_;  ///< prefetched `.metadata` bodies by wheel URL
+  std::map<std::string, std::string, std::less<>> texts_;  ///< prefetched bodies of small files by URL
   /// The answers to HEAD requests (nullopt: failed) by wheel URL: one per wheel and run.
   std::map<std::string, std::optional<http::Response>, std::less<>> heads_;
   std::vector<std::string> warnings_;

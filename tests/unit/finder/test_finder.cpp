@@ -260,6 +260,45 @@ TEST(Finder, MembersOfAWheelWithoutSha256AreKeptWhileAHeadRequestSaysItIsUnchang
   EXPECT_GT(fx.server.ranges.load(), before_damage);
 }
 
+TEST(Finder, PrefetchAsksForWhatRankingReadsNextInOneGo) {
+  // A version with only variant wheels: ranking reads its `*-variants.json`, then the chosen
+  // wheel's METADATA (kept from an earlier run under the wheel's URL: a HEAD says it is current).
+  Fixture fx;
+  const std::string wheel = "pkg-1.0-py3-none-any-cu12.whl";
+  fx.server.files["/files/" + wheel] = fx.wheel;
+  fx.server.etags["/files/" + wheel] = "\"v1\"";
+  fx.server.files["/simple/pkg/"] = fmt::format(
+      R"({{"meta": {{"api-version": "1.1"}}, "name": "pkg", "files": [{{"filename": "{0}", "url": "../../files/{0}", "hashes": {{}}}},
+          {{"filename": "pkg-1.0-variants.json", "url": "../../files/pkg-1.0-variants.json", "hashes": {{}}}}]}})",
+      wheel);
+  {
+    auto first = fx.finder();
+    auto files = first.files("pkg");
+    ASSERT_TRUE(files) << files.error().message;
+    ASSERT_TRUE(first.core_metadata((*files)->front()));
+  }
+  auto finder = fx.finder();
+  const int before = fx.server.requests.load();
+  finder.prefetch({"pkg", "PKG"});
+  // The page, then the variants.json and the HEAD together (once each, whatever the spelling).
+  EXPECT_EQ(fx.server.requests.load() - before, 3);
+  EXPECT_EQ(fx.server.heads.load(), 1);
+  const int prefetched = fx.server.requests.load();
+  auto files = finder.files("pkg");
+  ASSERT_TRUE(files) << files.error().message;
+  ASSERT_EQ((*files)->size(), 2U);
+  const auto& w = (*files)->front().is_wheel() ? (*files)->front() : (*files)->back();
+  const auto& json = (*files)->front().is_wheel() ? (*files)->back() : (*files)->front();
+  auto text = finder.text(json);
+  ASSERT_TRUE(text) << text.error().message;
+  EXPECT_EQ(*text, "{}");
+  auto md = finder.core_metadata(w);
+  ASSERT_TRUE(md) << md.error().message;
+  EXPECT_EQ(*md, kMetadata);
+  EXPECT_EQ(fx.server.requests.load(), prefetched);
+  EXPECT_EQ(fx.server.ranges.load(), 1);  // only the first run's read of the wheel's last bytes
+}
+
 TEST(Finder, MembersOfAWheelWithoutValidatorsAreNotKept) {
   // Without an ETag or a Last-Modified there is nothing to ask the server with next time.
   Fixture fx;
