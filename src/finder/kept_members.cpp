@@ -60,6 +60,13 @@ std::optional<KeptMember> parse_kept_member(std::string_view text) {
 
 }  // namespace detail
 
+void forget_kept_members(const fs::path& cache_dir, const File& wheel) {
+  const auto path = detail::kept_member_path(cache_dir, wheel, "METADATA");
+  if (!path) return;
+  std::error_code ec;
+  fs::remove_all(path->parent_path(), ec);
+}
+
 std::optional<std::optional<std::string>> Finder::kept_member(const File& wheel, std::string_view suffix) {
   const auto path = detail::kept_member_path(options_.cache_dir, wheel, suffix);
   if (!path) return std::nullopt;

@@ -120,7 +120,12 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
   // before anyone unpacks it.
   auto ready = [&](std::size_t i, fs::path path, std::optional<std::string> sha, bool handed_on,
                    std::optional<fs::path> skeleton = std::nullopt) -> Result<void> {
-    if (auto ok = detail::verify_wheel(plan.packages[i], path, skeleton); !ok) return ok;
+    if (auto ok = detail::verify_wheel(plan.packages[i], path, skeleton); !ok) {
+      // What the resolution read of it may be what is wrong (kept from range requests that a
+      // server answered from another file): the next run reads it again.
+      finder::forget_kept_members(settings.cache_dir, plan.packages[i].wheel);
+      return ok;
+    }
     paths[i] = path;
     if (on_ready && !handed_on) on_ready({i, std::move(path), std::move(sha), nullptr, std::move(skeleton)});
     return {};

@@ -197,3 +197,17 @@ def test_an_index_without_metadata_files_is_read_by_range_once(vwheel, tmp_path)
         assert r.rc == 0, r.err
         assert installed_name(offline) == "NAME = 'the first upload'\n"
         assert len(server.requests) == requests, server.requests[requests:]
+
+        # What was kept disagrees with the wheel (as when a server answered the Range requests from
+        # another file): the install fails in one line and forgets it, and the next run reads it again.
+        (kept,) = list(cache.glob("wheel-members/*/METADATA"))
+        text = kept.read_bytes()
+        kept.write_bytes(text.replace(b"\nName: ", b"\nRequires-Python: >=3\nName: ", 1))
+        r = install(new_venv(tmp_path, "disagrees"))
+        assert r.rc != 0 and len(r.err.strip().splitlines()) == 1 and "Requires-Python" in r.err, r.err
+        assert not kept.exists()
+        again = new_venv(tmp_path, "again")
+        r = install(again)
+        assert r.rc == 0, r.err
+        assert installed_name(again) == "NAME = 'the first upload'\n"
+        assert range_gets(server) > ranges and kept.read_bytes() == text

@@ -149,6 +149,11 @@ class Finder {
   std::size_t requests_ = 0;
 };
 
+/// Forgets what was kept under `cache_dir` of reading the remote `wheel`'s members (METADATA,
+/// variant.json: Finder reads them with range requests and keeps them), e.g. when the wheel
+/// downloaded disagrees with them: the next run reads them again.
+void forget_kept_members(const std::filesystem::path& cache_dir, const File& wheel);
+
 /// The project page URL of `name` on the index at `base` (`<base>/<name>/`).
 [[nodiscard]] std::string project_url(std::string_view base, std::string_view name);
 
