@@ -6,7 +6,6 @@
 
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
-#include "vwheel/core/text.hpp"
 
 namespace vwheel::finder {
 namespace fs = std::filesystem;
