@@ -172,9 +172,13 @@ Result<bool> GetJob::begin(CURL* easy) {
     if (!cached_->last_modified.empty()) lines.push_back("If-Modified-Since: " + cached_->last_modified);
   }
   set_headers(easy, lines);
-  if (request_.head) {
+  head_answered_ = false;
+  if (request_.head && !head_refused_) {
     // No Accept-Encoding: the Content-Length asked about is the file's, not a compressed body's.
     set(easy, CURLOPT_NOBODY, 1L);
+  } else if (request_.head) {
+    set(easy, CURLOPT_HTTPGET, 1L);  // the handle's NOBODY from the refused attempt goes
+    set(easy, CURLOPT_RANGE, "0-0");
   } else if (range_.empty()) {
     set(easy, CURLOPT_ACCEPT_ENCODING, "");  // whatever curl can decode (gzip, deflate, br, zstd)
   } else {
@@ -186,6 +190,12 @@ Result<bool> GetJob::begin(CURL* easy) {
 bool GetJob::on_body(std::string_view data) {
   const long s = headers_.status;
   if (s != 0 && !is_2xx(s)) return true;  // an error page: not kept
+  if (head_refused_) {
+    // Standing in for a HEAD: the headers are the answer; no body is read, not even a 2 GB one
+    // sent whole by a server that ignores the range.
+    head_answered_ = true;
+    return false;
+  }
   if (partial_only_ && s != 206) {
     abort_reason_ = fmt::format("the server ignores Range requests (HTTP {})", s);
     return false;
@@ -207,6 +217,7 @@ bool GetJob::on_body(std::string_view data) {
 }
 
 Verdict GetJob::end(CURL* easy, CURLcode code) {
+  if (head_answered_) return answer_refused_head(easy);
   if (!abort_reason_.empty()) {
     cause_ = abort_reason_;
     return Verdict::fail;
@@ -229,7 +240,12 @@ Verdict GetJob::end(CURL* easy, CURLcode code) {
     response_ = std::move(r);
     return Verdict::done;
   }
+  if (request_.head && !head_refused_ && (status == 405 || status == 501 || status == 403)) {
+    head_refused_ = true;
+    return Verdict::again;
+  }
   if (status != 0 && !is_2xx(status)) return judge_status(status);
+  if (head_refused_) return answer_refused_head(easy);  // an empty file's answer had no body
   Response r;
   r.status = status;
   r.body = std::move(body_);
@@ -254,6 +270,27 @@ Verdict GetJob::end(CURL* easy, CURLcode code) {
     e.expires = fresh_until(headers_, unix_now());
     e.body = r.body;
     write_cache(*cache_file_, url_, e);
+  }
+  response_ = std::move(r);
+  return Verdict::done;
+}
+
+Verdict GetJob::answer_refused_head(CURL* easy) {
+  Response r;
+  r.status = headers_.status;
+  r.url = effective_url(easy);
+  r.etag = headers_.etag;
+  r.last_modified = headers_.last_modified;
+  r.content_type = headers_.content_type;
+  if (headers_.status == 206) {
+    const auto cr = parse_content_range(headers_.content_range);
+    if (!cr || !cr->total) {
+      cause_ = fmt::format("HTTP 206 without the file's size in its Content-Range (`{}`)", headers_.content_range);
+      return Verdict::fail;
+    }
+    r.content_length = cr->total;
+  } else {
+    r.content_length = content_length(easy);  // the range ignored: the whole file's length
   }
   response_ = std::move(r);
   return Verdict::done;

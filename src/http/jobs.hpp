@@ -160,6 +160,12 @@ class GetJob final : public Job {
   std::optional<CacheEntry> cached_;
   std::string range_;
   std::string body_;
+  /// The answer of the GET standing in for a refused HEAD, from its headers.
+  Verdict answer_refused_head(CURL* easy);
+  /// The server refused the HEAD request: it is asked again with a GET of the first byte.
+  bool head_refused_ = false;
+  /// That GET's headers arrived (2xx): the transfer was cut off there, the answer is complete.
+  bool head_answered_ = false;
 };
 
 /// One file of download().

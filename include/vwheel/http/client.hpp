@@ -65,6 +65,9 @@ struct Request {
   bool not_found_ok = false;
   /// A HEAD request: only the headers (Response::etag, last_modified, content_length), the body
   /// empty; never cached, never offline. For asking whether a file downloaded before changed.
+  /// A server that refuses HEAD (405, 501, or 403 as S3's URLs signed for GET answer) is asked
+  /// again with a GET of the first byte, whose answer gives the same headers, and the file's size
+  /// from its Content-Range; a server that ignores the range is cut off after its headers.
   bool head = false;
 
   Request() = default;

@@ -440,6 +440,65 @@ TEST_F(Get, HeadGivesTheValidatorsWithoutTheBodyAndIsNeverCached) {
   EXPECT_FALSE(fs::exists(tmp.path / "http"));
 }
 
+// A server refusing HEAD (S3's URLs signed for GET answer 403; others 405 or 501) is asked with a
+// GET of the first byte instead: the same validators, and the size from the Content-Range. One
+// that ignores the range is cut off after its headers: its Content-Length is the file's size.
+TEST(HeadRefused, IsAskedAgainWithAGetOfTheFirstByte) {
+  const std::uint64_t size = 50'000'000;  // never sent: the answer ends with its headers
+  for (const bool honours_range : {true, false}) {
+    for (const char* refusal : {"405 Method Not Allowed", "403 Forbidden", "501 Not Implemented"}) {
+      RawServer server([&](RawServer& srv, int fd, const std::string& req, int) {
+        if (req.rfind("HEAD ", 0) == 0) {
+          send_all(fd, fmt::format("HTTP/1.1 {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", refusal));
+          return;
+        }
+        if (honours_range && range_start(req) == 0) {
+          send_all(fd, fmt::format("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-0/{}\r\nContent-Length: 1\r\n"
+                                   "ETag: \"e1\"\r\nLast-Modified: Tue, 01 Dec 2026 10:00:00 GMT\r\n"
+                                   "Connection: close\r\n\r\nP",
+                                   size));
+          return;
+        }
+        send_all(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nETag: \"e1\"\r\n"
+                                 "Last-Modified: Tue, 01 Dec 2026 10:00:00 GMT\r\nConnection: close\r\n\r\n",
+                                 size));
+        for (int i = 0; i < 100 && !srv.stopping(); ++i) {
+          if (!send_all(fd, std::string(64 << 10, 'P'))) return;  // the client hangs up early
+        }
+      });
+      auto client = make_client();
+      Request req(server.url("/f.whl"), {}, false);
+      req.head = true;
+      auto r = client.get(req);
+      ASSERT_TRUE(r) << refusal << ": " << r.error().message;
+      EXPECT_EQ(r->body, "");
+      EXPECT_EQ(r->etag, "\"e1\"");
+      EXPECT_EQ(r->last_modified, "Tue, 01 Dec 2026 10:00:00 GMT");
+      ASSERT_TRUE(r->content_length) << refusal;
+      EXPECT_EQ(*r->content_length, size) << refusal << (honours_range ? " (range honoured)" : " (range ignored)");
+      const auto requests = server.requests();
+      ASSERT_EQ(requests.size(), 2U) << refusal;
+      EXPECT_EQ(requests[0].rfind("HEAD ", 0), 0U);
+      EXPECT_EQ(requests[1].rfind("GET ", 0), 0U);
+      EXPECT_EQ(range_start(requests[1]), 0);
+    }
+  }
+}
+
+// A HEAD refused for a reason that is not about the method (404) is not asked again.
+TEST(HeadRefused, NotFoundIsAnErrorWithoutAnotherRequest) {
+  RawServer server([&](RawServer&, int fd, const std::string&, int) {
+    send_all(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  });
+  auto client = make_client();
+  Request req(server.url("/f.whl"), {}, false);
+  req.head = true;
+  auto r = client.get(req);
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(contains(r.error().message, "404")) << r.error().message;
+  EXPECT_EQ(server.requests().size(), 1U);
+}
+
 TEST_F(Get, FreshAnswersAreReusedWithoutAsking) {
   TempDir tmp;
   auto o = test_options();
