@@ -313,7 +313,7 @@ Result<LockReport> lock(const LockRequest& request) {
       settings.preferred[name].insert(v ? v->to_string() : p.version);
     }
   }
-  auto made = plan::make_lock(*requirements, settings, *universal, targets);
+  auto made = plan::make_lock(*requirements, settings, *universal, targets, request.quiet);
   if (!made) {
     auto e = made.error();
     e.explained = true;

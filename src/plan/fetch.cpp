@@ -47,10 +47,6 @@ bool has_hole(const fs::path& path) {
   return hole;
 }
 
-/// Where the origin of a wheel downloaded without a sha256 is kept: beside the download, in its
-/// `archives/url-<sha256 of the URL>/` directory, which outlives the download itself.
-fs::path origin_path(const fs::path& download) { return fs::path(download.string() + ".origin.json"); }
-
 bool is_http_url(std::string_view url) {
   return ascii_istarts_with(url, "http://") || ascii_istarts_with(url, "https://");
 }
@@ -143,43 +139,23 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     }
     return &*client;
   };
-  auto url_dir = [&](const std::string& url) { return settings.cache_dir / "archives" / ("url-" + sha256_hex(url)); };
   // Wheels whose index gives no sha256 (a find-links page, an index without hashes) and that were
-  // downloaded before: a HEAD request each, all at once, tells whether the server's file is still
-  // the one downloaded (origin.hpp); offline, what was downloaded is taken as it is, as pip's and
-  // uv's caches do. Those unchanged are installed from the cache, by the sha256 they had. (The
-  // resolution may have asked already, when it read the wheel's METADATA from the cache.)
+  // downloaded before: those the server still has unchanged are installed from the cache, by the
+  // sha256 they had (origin.hpp).
   std::vector<std::optional<detail::Origin>> known(plan.packages.size());
   {
-    std::vector<http::Request> heads;
-    std::vector<std::size_t> asked;
+    std::vector<detail::Hashless> hashless;
+    std::vector<std::size_t> which;
     for (std::size_t i = 0; i < plan.packages.size(); ++i) {
       const auto& s = plan.packages[i];
       const auto& f = s.wheel;
       if (f.path || f.sha256() || !s.allowed_sha256.empty() || !is_http_url(f.url)) continue;
-      auto text = read_file(origin_path(url_dir(f.url) / f.filename));
-      if (!text) continue;
-      auto origin = detail::parse_origin(*text, f.url);
-      if (!origin || (f.size && *f.size != origin->validators.size)) continue;
-      known[i] = std::move(origin);
-      if (settings.http.offline) continue;
-      if (auto asked_before = plan.head_answers.find(f.url); asked_before != plan.head_answers.end()) {
-        if (!http::unchanged(known[i]->validators, asked_before->second)) known[i].reset();
-        continue;
-      }
-      http::Request head(f.url, {}, false);
-      head.head = true;
-      heads.push_back(std::move(head));
-      asked.push_back(i);
+      hashless.push_back({f.url, f.filename, f.size});
+      which.push_back(i);
     }
-    if (!heads.empty()) {
-      auto c = get_client();
-      if (!c) return fail(c.error());
-      const auto answers = (*c)->get_many(heads);
-      for (std::size_t j = 0; j < asked.size(); ++j) {
-        if (!answers[j] || !http::unchanged(known[asked[j]]->validators, *answers[j])) known[asked[j]].reset();
-      }
-    }
+    auto found = detail::known_origins(hashless, settings.cache_dir, settings.http.offline, plan.head_answers, get_client);
+    if (!found) return fail(found.error());
+    for (std::size_t j = 0; j < which.size(); ++j) known[which[j]] = std::move((*found)[j]);
   }
   std::vector<http::DownloadRequest> requests;
   std::vector<std::size_t> owners;  // requests[k] downloads plan.packages[owners[k]]
@@ -219,7 +195,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         return fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", f.location(), *expected));
       }
     }
-    const auto dir = expected ? settings.cache_dir / "archives" / *expected : url_dir(f.url);
+    const auto dir = expected ? settings.cache_dir / "archives" / *expected : detail::url_dir(settings.cache_dir, f.url);
     const auto dest = dir / f.filename;
     std::error_code ec;
     bool damaged = false;
@@ -247,6 +223,12 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         local.push_back({i, dest, std::nullopt, nullptr, std::nullopt});
         continue;
       }
+      // Downloaded by `vwheel lock` to hash it, and kept by that sha256 (lock_hashes.hpp).
+      if (const auto by_sha = settings.cache_dir / "archives" / known[i]->sha256 / f.filename;
+          fs::is_regular_file(by_sha, ec) && !has_hole(by_sha)) {
+        local.push_back({i, by_sha, known[i]->sha256, nullptr, std::nullopt});
+        continue;
+      }
       if (settings.unpacked_cache) {
         if (auto skeleton = install::cached_skeleton(*settings.unpacked_cache, known[i]->sha256)) {
           local.push_back({i, dest, known[i]->sha256, nullptr, std::move(skeleton)});
@@ -256,7 +238,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     }
     if (!expected) {
       // Whatever happens to the download below, the record no longer describes the file there.
-      fs::remove(origin_path(dest), ec);
+      fs::remove(detail::origin_path(dest), ec);
     }
     if (damaged && settings.http.offline) {
       return fail(
@@ -332,11 +314,11 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
           // directory with it. Best effort: without it, the next run downloads the wheel again.
           const bool record = !requests[k].sha256 && is_http_url(requests[k].url);
           if (auto origin = record ? detail::origin_of(requests[k].url, *r) : std::nullopt) {
-            (void)write_file_atomic(origin_path(r->path), detail::origin_json(*origin), Durability::none);
+            (void)write_file_atomic(detail::origin_path(r->path), detail::origin_json(*origin), Durability::none);
           }
           if (auto ok = ready(owners[k], r->path, r->sha256, arriving[k] != nullptr); !ok) {
             std::error_code ec;
-            if (record) fs::remove(origin_path(r->path), ec);
+            if (record) fs::remove(detail::origin_path(r->path), ec);
             refused = ok.error();
             return ok;
           }

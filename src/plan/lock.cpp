@@ -6,9 +6,11 @@
 #include <fmt/ranges.h>
 
 #include "choose.hpp"
+#include "lock_hashes.hpp"
 #include "provider.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/metadata/merge.hpp"
 #include "vwheel/plan/plan.hpp"
@@ -214,10 +216,30 @@ std::optional<std::string> lock_requires_python(const Requirements& requirements
 }  // namespace
 
 Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
-                             const selection::Selection& universal, const std::vector<selection::Selection>& targets) {
+                             const selection::Selection& universal, const std::vector<selection::Selection>& targets,
+                             bool quiet) {
   auto client = http::Client::create(settings.http);
   if (!client) return fail(client.error());
   lock::Lock out;
+  // Wheels from HTTP servers that give no sha256 for them: hashed once the lock is complete.
+  std::vector<detail::Hashless> hashless;
+  std::set<std::string> hashless_urls;
+  // The resolutions' HEAD answers about such wheels (finder::Finder::head_answers): not asked twice.
+  std::map<std::string, http::Response, std::less<>> answered;
+  auto finish = [&]() -> Result<lock::Lock> {
+    if (hashless.empty()) return std::move(out);
+    auto digests = detail::hash_hashless(hashless, settings, *client, answered, quiet);
+    if (!digests) return fail(digests.error());
+    for (auto& p : out.packages) {
+      for (auto& w : p.wheels) {
+        auto d = w.url ? digests->find(*w.url) : digests->end();
+        if (d == digests->end() || w.hashes.contains("sha256")) continue;
+        w.hashes["sha256"] = d->second.sha256;
+        w.size = d->second.size;
+      }
+    }
+    return std::move(out);
+  };
   for (const auto& r : requirements.roots) out.requirements.push_back(r.to_string());
 
   auto locked_file = [&](const finder::File& f) -> Result<lock::LockedWheel> {
@@ -225,16 +247,22 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     w.name = f.filename;
     if (f.path) {
       w.path = fs::absolute(*f.path).string();
-      auto data = read_file(*f.path);
-      if (!data) return fail(data.error());
-      w.hashes["sha256"] = sha256_hex(*data);
-      w.size = data->size();
+      // Streamed through a bounded buffer: a 2 GB wheel must not cost 2 GB of memory.
+      auto digest = sha256_file(*f.path);
+      if (!digest) return fail(digest.error());
+      w.hashes["sha256"] = std::move(digest->sha256);
+      w.size = digest->size;
     } else {
       w.url = f.url;
       w.hashes = f.hashes;
       w.size = f.size;
       w.upload_time = f.upload_time;
-      if (!f.sha256()) return fail(fmt::format("{}: the index gives no sha256 for it; a lock needs one", f.url));
+      if (!f.sha256()) {
+        if (!ascii_istarts_with(f.url, "http://") && !ascii_istarts_with(f.url, "https://")) {
+          return fail(fmt::format("{}: the index gives no sha256 for it; a lock needs one", f.url));
+        }
+        if (hashless_urls.insert(f.url).second) hashless.push_back({f.url, f.filename, f.size});
+      }
     }
     return w;
   };
@@ -381,7 +409,10 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     }
     set_dependencies(out, edges, written, wheel_deps);
     out.requires_python = lock_requires_python(requirements, out);
-    return out;
+    for (const auto& [url, answer] : finder.head_answers()) {
+      if (answer) answered.emplace(url, *answer);
+    }
+    return finish();
   }
 
   // One plan per target; the lock lists the union (several versions of a project where the
@@ -392,6 +423,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
   for (const auto& t : targets) {
     auto plan = resolve_plan(requirements, settings, t);
     if (!plan) return fail(plan.error().with_context(t.description));
+    answered.insert(plan->head_answers.begin(), plan->head_answers.end());
     for (auto& s : plan->packages) {
       const Node node{s.name, normalized_version(s.version)};
       add_edges(s.name, node.second, s.required_by);
@@ -454,7 +486,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       out.environments.push_back(std::move(marker));
     }
   }
-  return out;
+  return finish();
 }
 
 }  // namespace vwheel::plan

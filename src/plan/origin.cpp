@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 
@@ -35,6 +36,48 @@ std::optional<Origin> parse_origin(std::string_view text, std::string_view url) 
   auto validators = http::get_validators(j);
   if (!validators) return std::nullopt;
   return Origin{std::string(url), hex, std::move(*validators)};
+}
+
+std::filesystem::path url_dir(const std::filesystem::path& cache_dir, std::string_view url) {
+  return cache_dir / "archives" / ("url-" + sha256_hex(url));
+}
+
+std::filesystem::path origin_path(const std::filesystem::path& download) {
+  return {download.string() + ".origin.json"};
+}
+
+Result<std::vector<std::optional<Origin>>> known_origins(
+    const std::vector<Hashless>& wheels, const std::filesystem::path& cache_dir, bool offline,
+    const std::map<std::string, http::Response, std::less<>>& answered,
+    const std::function<Result<http::Client*>()>& client) {
+  std::vector<std::optional<Origin>> known(wheels.size());
+  std::vector<http::Request> heads;
+  std::vector<std::size_t> asked;
+  for (std::size_t i = 0; i < wheels.size(); ++i) {
+    const auto& w = wheels[i];
+    auto text = read_file(origin_path(url_dir(cache_dir, w.url) / w.filename));
+    if (!text) continue;
+    auto origin = parse_origin(*text, w.url);
+    if (!origin || (w.size && *w.size != origin->validators.size)) continue;
+    known[i] = std::move(origin);
+    if (offline) continue;
+    if (auto before = answered.find(w.url); before != answered.end()) {
+      if (!http::unchanged(known[i]->validators, before->second)) known[i].reset();
+      continue;
+    }
+    http::Request head(w.url, {}, false);
+    head.head = true;
+    heads.push_back(std::move(head));
+    asked.push_back(i);
+  }
+  if (heads.empty()) return known;
+  auto c = client();
+  if (!c) return tl::unexpected(c.error());
+  const auto answers = (*c)->get_many(heads);
+  for (std::size_t j = 0; j < asked.size(); ++j) {
+    if (!answers[j] || !http::unchanged(known[asked[j]]->validators, *answers[j])) known[asked[j]].reset();
+  }
+  return known;
 }
 
 }  // namespace vwheel::plan::detail

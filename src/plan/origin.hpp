@@ -4,9 +4,15 @@
 // server whether the file changed (a HEAD request) instead of downloading it again.
 
 #include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "vwheel/core/error.hpp"
 
 #include "vwheel/http/client.hpp"
 #include "vwheel/http/validators.hpp"
@@ -30,6 +36,31 @@ struct Origin {
 /// `url`, a sha256 of 64 lowercase hex digits, and at least one validator. A damaged record is only
 /// a download again.
 [[nodiscard]] std::optional<Origin> parse_origin(std::string_view text, std::string_view url);
+
+/// Where a wheel downloaded from `url` without a sha256 goes in the cache:
+/// `<cache>/archives/url-<sha256 of the URL>/`, which outlives the download itself.
+[[nodiscard]] std::filesystem::path url_dir(const std::filesystem::path& cache_dir, std::string_view url);
+
+/// Where the origin of the download at `download` is kept: beside it.
+[[nodiscard]] std::filesystem::path origin_path(const std::filesystem::path& download);
+
+/// A wheel from an HTTP server that gives no sha256 for it.
+struct Hashless {
+  std::string url;
+  std::string filename;
+  std::optional<std::uint64_t> size;  ///< what the index said, when it said
+};
+
+/// For each wheel, its origin when one was recorded and the server's file is still that one: the
+/// server is asked with a HEAD request each, all at once (an answer in `answered`, by URL, is
+/// taken instead: the resolution may have asked already); offline, the record is taken as it is,
+/// as pip's and uv's caches do. nullopt where there is no record, the record does not check out
+/// or disagrees with the index's size, or the server's answer says the file changed or fails.
+/// `client` makes the HTTP client, only when a request is needed.
+[[nodiscard]] Result<std::vector<std::optional<Origin>>> known_origins(
+    const std::vector<Hashless>& wheels, const std::filesystem::path& cache_dir, bool offline,
+    const std::map<std::string, http::Response, std::less<>>& answered,
+    const std::function<Result<http::Client*>()>& client);
 
 
 }  // namespace vwheel::plan::detail

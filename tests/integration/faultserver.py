@@ -33,7 +33,8 @@ counts as a request and gets the fault applied to the range.
 
 A fault made with `full_only=True` leaves requests with a Range header alone (a download's fault,
 not its tail's). `FaultServer(root, ranges=False)` ignores Range headers, as a server without range
-support does (200 and the whole file); `validators=False` sends neither ETag nor Last-Modified.
+support does (200 and the whole file); `validators=False` sends neither ETag nor Last-Modified;
+`head=False` answers HEAD with 405 Method Not Allowed, as some object stores and proxies do.
 
 Run as a script to serve by hand: `python3 faultserver.py DIR [--port N] [--fault PATTERN=MODE[:TIMES[:DELAY]]]...`
 """
@@ -175,6 +176,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path, ctype = self._resolve(urlpath)
         if path == "redirect":
             return self._simple(301, b"", [("Location", ctype)])
+        if head and not self.server.owner.head:
+            return self._simple(405, b"", [("Allow", "GET")])
         fault = self._fault_for(urlpath)
         mode = fault.mode if fault else None
         if mode == "slow":
@@ -294,10 +297,11 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 class FaultServer:
-    def __init__(self, root, port=0, ranges=True, validators=True):
+    def __init__(self, root, port=0, ranges=True, validators=True, head=True):
         self.root = Path(root)
         self.ranges = ranges
         self.validators = validators
+        self.head = head
         self.faults = []
         self.requests = []
         self.lock = threading.Lock()

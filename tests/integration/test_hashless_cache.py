@@ -3,6 +3,7 @@ listing, or an index without hashes) are not downloaded again on every run: vwhe
 the server said of each download (ETag, Last-Modified) and the sha256 it had, asks with a HEAD
 request whether the file is still the same, and installs the cached copy when it is. A file
 changed on the server is downloaded again; offline, the cached copy is used as it is."""
+import hashlib
 import json
 import os
 import re
@@ -152,16 +153,20 @@ def test_a_wheel_without_sha256_is_asked_about_not_downloaded_again(vwheel, tmp_
         assert len(server.hits(f"*/{WHEEL}", method="HEAD")) == heads
 
 
+def install_from_links(vwheel, server, cache, venv):
+    """`vwheel install hashless` into `venv` from the server's find-links page; it must succeed."""
+    r = vwheel("install", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache,
+               "--python", venv / "bin" / "python", "hashless")
+    assert r.rc == 0, r.err
+
+
 def test_a_server_without_validators_means_a_download_every_time(vwheel, tmp_path):
     # Nothing to ask the server with: no record is kept, and the wheel is downloaded each run.
     links = links_dir(tmp_path)
     cache = tmp_path / "vwcache"
     with FaultServer(links, validators=False) as server:
         for n in range(2):
-            venv = new_venv(tmp_path, f"v{n}")
-            r = vwheel("install", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache,
-                       "--python", venv / "bin" / "python", "hashless")
-            assert r.rc == 0, r.err
+            install_from_links(vwheel, server, cache, new_venv(tmp_path, f"v{n}"))
             assert wheel_gets(server) == n + 1, server.requests
     assert not list((cache / "archives").glob("url-*/*.origin.json"))
 
@@ -211,3 +216,105 @@ def test_an_index_without_metadata_files_is_read_by_range_once(vwheel, tmp_path)
         assert r.rc == 0, r.err
         assert installed_name(again) == "NAME = 'the first upload'\n"
         assert range_gets(server) > ranges and kept.read_bytes() == text
+
+
+def test_a_server_refusing_head_is_asked_with_a_get_of_one_byte(vwheel, tmp_path):
+    # Some object stores and proxies answer HEAD with 405 (S3's URLs signed for GET with 403): the
+    # second install asks with a GET of the wheel's first byte instead, and downloads nothing.
+    links = links_dir(tmp_path)
+    cache = tmp_path / "vwcache"
+    with FaultServer(links, head=False) as server:
+        for n in range(2):
+            venv = new_venv(tmp_path, f"v{n}")
+            install_from_links(vwheel, server, cache, venv)
+            assert installed_name(venv) == "NAME = 'the first upload'\n"
+            assert wheel_gets(server) == 1, server.requests
+        assert [h[3] for h in server.hits(f"*/{WHEEL}", method="HEAD")] == [405]
+        assert [h for h in server.hits(f"*/{WHEEL}", method="GET") if h[2] == "bytes=0-0"], server.requests
+
+
+def lock_sha256(lock):
+    """The sha256 and size the lock gives the wheel."""
+    text = lock.read_text()
+    sha = re.search(r'hashes = \{ *sha256 = "([0-9a-f]{64})" *\}', text)
+    size = re.search(r"size = (\d+)", text)
+    assert sha and size, text
+    return sha.group(1), int(size.group(1))
+
+
+@pytest.mark.parametrize("source", ["find-links", "index"])
+def test_a_lock_hashes_the_wheels_its_index_gives_no_sha256_for(vwheel, tmp_path, source):
+    # PEP 751 wants a hash for every wheel: as `pip lock` does, vwheel downloads the wheel and
+    # hashes it; the download is recorded (ETag, Last-Modified) and kept under its sha256, so that
+    # the next lock asks with one HEAD request and the sync of the lock downloads nothing.
+    if source == "find-links":
+        served = wheels = links_dir(tmp_path)
+    else:
+        served, wheels = hashless_index(vwheel, tmp_path)
+    cache = tmp_path / "vwcache"
+    with FaultServer(served) as server:
+        where = (["--no-index", "--find-links", server.base + "/"] if source == "find-links"
+                 else ["--index-url", server.base + "/simple/"])
+
+        def lock(out, *extra):
+            return vwheel("lock", "-q", *where, "--cache-dir", cache, "--python", PY, "-o", out, "hashless", *extra)
+
+        first = tmp_path / "first.toml"
+        r = lock(first)
+        assert r.rc == 0, r.err
+        assert wheel_gets(server) == 1, server.requests
+        data = (wheels / WHEEL).read_bytes()
+        assert lock_sha256(first) == (hashlib.sha256(data).hexdigest(), len(data))
+
+        # Again: one HEAD, nothing downloaded, the same lock.
+        second = tmp_path / "second.toml"
+        r = lock(second)
+        assert r.rc == 0, r.err
+        assert wheel_gets(server) == 1, server.requests
+        assert len(server.hits(f"*/{WHEEL}", method="HEAD")) == 1, server.requests
+        assert second.read_text() == first.read_text()
+
+        # The sync of the lock installs the download the lock kept.
+        venv = new_venv(tmp_path, "synced")
+        r = vwheel("sync", first, "--python", venv / "bin" / "python", "--cache-dir", cache, "-q")
+        assert r.rc == 0, r.err
+        assert installed_name(venv) == "NAME = 'the first upload'\n"
+        assert wheel_gets(server) == 1, server.requests
+
+        # A re-upload under the same name: downloaded again, its own sha256 in the lock.
+        replace_wheel(wheels, "NAME = 'the second upload'\n")
+        third = tmp_path / "third.toml"
+        r = lock(third)
+        assert r.rc == 0, r.err
+        assert wheel_gets(server) == 2, server.requests
+        data = (wheels / WHEEL).read_bytes()
+        assert lock_sha256(third) == (hashlib.sha256(data).hexdigest(), len(data))
+
+        # Offline: what was recorded serves; without a record, one line says why there is no lock.
+        requests = len(server.requests)
+        r = lock(tmp_path / "offline.toml", "--offline")
+        assert r.rc == 0, r.err
+        assert lock_sha256(tmp_path / "offline.toml") == lock_sha256(third)
+        for record in (cache / "archives").glob("url-*/*.origin.json"):
+            record.unlink()
+        r = lock(tmp_path / "none.toml", "--offline")
+        assert r.rc != 0
+        assert len(r.err.strip().splitlines()) == 1, r.err
+        assert WHEEL in r.err and "sha256" in r.err and "--offline" in r.err, r.err
+        assert not (tmp_path / "none.toml").exists()
+        assert len(server.requests) == requests, server.requests[requests:]
+
+
+def test_a_lock_that_cannot_download_a_wheel_to_hash_it_fails_in_one_line(vwheel, tmp_path):
+    links = links_dir(tmp_path)
+    cache = tmp_path / "vwcache"
+    with FaultServer(links) as server:
+        server.fault(f"*/{WHEEL}", "404", full_only=True)
+        out = tmp_path / "pylock.toml"
+        r = vwheel("lock", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache,
+                   "--python", PY, "-o", out, "hashless")
+        assert r.rc != 0
+        assert len(r.err.strip().splitlines()) == 1, r.err
+        assert WHEEL in r.err and "404" in r.err and "sha256" in r.err, r.err
+        assert not out.exists()
+        assert not list(cache.rglob("*.part")) and not list(cache.rglob("*.origin.json"))

@@ -49,6 +49,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
       r.sources = o->index.request;
       r.upgrade = o->upgrade;
       r.upgrade_packages = o->upgrade_packages;
+      r.quiet = o->index.quiet;
       auto done = api::lock(r);
       if (!done) return report_failure(done.error());
       if (!o->index.quiet) {

@@ -98,6 +98,7 @@ struct LockRequest {
   /// for every project with `upgrade`, and for these (canonical or not) with `upgrade_packages`.
   bool upgrade = false;
   std::vector<std::string> upgrade_packages;
+  bool quiet = false;  ///< no progress output (wheels downloaded to hash them)
 };
 
 struct LockReport {

@@ -149,10 +149,12 @@ struct Plan {
 /// needs, all wheels of each (`universal`'s `no_variants` applies), and each entry's
 /// `dependencies` edges with their markers. With targets, the union of their plans, listing only
 /// the wheels some target can use (several versions of a project where the targets differ).
-/// An unchanged index gives a byte-identical lock.
+/// An unchanged index gives a byte-identical lock. Wheels their index gives no sha256 for are
+/// downloaded and hashed (once: see the installer's record of such downloads), with a progress
+/// display unless `quiet`.
 [[nodiscard]] Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
                                            const selection::Selection& universal,
-                                           const std::vector<selection::Selection>& targets);
+                                           const std::vector<selection::Selection>& targets, bool quiet = false);
 
 /// Chooses, from a lock alone, the wheel of every package the lock's roots reach on `target`:
 /// the resolver runs over the lock's entries (those whose `marker` holds), choosing each entry's

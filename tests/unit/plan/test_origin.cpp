@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 
 #include "plan/origin.hpp"
+#include "vwheel/core/fs.hpp"
 
 namespace vwheel::plan::detail {
 namespace {
@@ -69,6 +73,52 @@ TEST(Origin, RoundTripsAndRefusesAnythingElse) {
   // Without any validator there is nothing to ask the server.
   EXPECT_FALSE(parse_origin(record(sha, "1234", R"("")", R"("")"), kUrl));
   EXPECT_FALSE(parse_origin(R"({"url":")" + kUrl + R"(","sha256":)" + sha + R"(,"size":1,"etag":"\"a\""})", kUrl));
+}
+
+// Which records still describe the server's file: without asking when offline or when the
+// resolution asked already, and never one that disagrees with the index's size.
+TEST(Origin, KnownOriginsAskOnlyWhatNobodyAnswered) {
+  const auto cache = std::filesystem::temp_directory_path() / ("vwheel-origin-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(cache);
+  const std::string name = "pkg-1.0-py3-none-any.whl";
+  const std::vector<Hashless> wheels = {{kUrl, name, std::nullopt},
+                                        {kUrl + "?2", name, 99},  // the index says another size
+                                        {kUrl + "?3", name, std::nullopt}};  // never downloaded
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto o = origin_of(wheels[i].url, downloaded("\"abc\"", ""));
+    const auto dir = url_dir(cache, wheels[i].url);
+    std::filesystem::create_directories(dir);
+    ASSERT_TRUE(write_file_atomic(origin_path(dir / name), origin_json(*o), Durability::none));
+  }
+  int clients = 0;
+  const std::function<Result<http::Client*>()> no_client = [&]() -> Result<http::Client*> {
+    ++clients;
+    return fail("no network in this test");
+  };
+  auto offline = known_origins(wheels, cache, true, {}, no_client);
+  ASSERT_TRUE(offline);
+  ASSERT_TRUE((*offline)[0]);
+  EXPECT_EQ((*offline)[0]->sha256, kSha);
+  EXPECT_FALSE((*offline)[1]);
+  EXPECT_FALSE((*offline)[2]);
+
+  http::Response same;
+  same.status = 200;
+  same.etag = "\"abc\"";
+  same.content_length = 1234;
+  auto changed = same;
+  changed.etag = "\"def\"";
+  for (const auto& [answer, kept] : {std::pair{same, true}, std::pair{changed, false}}) {
+    const std::map<std::string, http::Response, std::less<>> answered{{kUrl, answer}};
+    auto online = known_origins(wheels, cache, false, answered, no_client);
+    ASSERT_TRUE(online);
+    EXPECT_EQ((*online)[0].has_value(), kept);
+  }
+  EXPECT_EQ(clients, 0);
+  // Online, a record nobody asked about needs the client: its error is the answer.
+  EXPECT_FALSE(known_origins(wheels, cache, false, {}, no_client));
+  EXPECT_EQ(clients, 1);
+  std::filesystem::remove_all(cache);
 }
 
 }  // namespace
