@@ -58,6 +58,7 @@ constexpr CommandEntry kCommands[] = {
     {"export", add_export_command},
     {"build", add_build_command},
     {"index", add_index_commands},
+    {"cache", add_cache_commands},
 };
 
 // `vwheel help [COMMAND]`: only registered with all the others, since it describes them.

@@ -1,11 +1,13 @@
 #include "vwheel/api/install.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/http/client.hpp"
 #include "vwheel/http/preload.hpp"
@@ -47,6 +49,17 @@ Result<std::optional<TempDir>> no_cache_dir(const SourceRequest& sources, plan::
 install::InstallOptions with_cache(install::InstallOptions options, const SourceRequest& sources) {
   options.cache_dir = cache_root(sources);
   return options;
+}
+
+/// A shared lock on the run's cache (none with --no-cache), held while the run uses it, so that
+/// `vwheel cache clean|prune` never removes what a run is reading or writing (core/file_lock.hpp).
+std::optional<CacheLock> use_cache(const SourceRequest& sources) {
+  auto root = cache_root(sources);
+  if (!root) return std::nullopt;
+  return CacheLock::shared(*root, [&] {
+    std::fputs(fmt::format("waiting for `vwheel cache clean` or `prune` to finish with {}\n", root->string()).c_str(), stderr);
+    std::fflush(stderr);
+  });
 }
 
 /// The interpreter of `python` (or the default one), or nullopt when there is none.
@@ -246,6 +259,7 @@ bool all_wheel_files(const std::vector<std::string>& items) {
 }
 
 Result<InstallReport> install(const InstallRequest& request, const Observer& observer) {
+  const auto cache_lock = use_cache(request.sources);
   // The interpreter query is cached under the run's cache root (--cache-dir; none with --no-cache).
   if (all_wheel_files(request.items) && request.requirement_files.empty()) {
     auto opened = install::open_environment(request.python, cache_root(request.sources));
@@ -267,7 +281,10 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
 }
 
 Result<LockReport> lock(const LockRequest& request) {
+  const auto cache_lock = use_cache(request.sources);
   auto settings = make_settings(request.sources);
+  auto scratch = no_cache_dir(request.sources, settings);
+  if (!scratch) return fail(scratch.error());
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to lock: give requirements or -r FILE");
   if (!requirements) return fail(requirements.error());
@@ -338,6 +355,7 @@ Result<LockReport> lock(const LockRequest& request) {
 }
 
 Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
+  const auto cache_lock = use_cache(request.sources);
   auto settings = make_settings(request.sources);
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
@@ -367,6 +385,7 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
 }
 
 Result<std::string> export_lock(const SyncRequest& request, const std::optional<fs::path>& output) {
+  const auto cache_lock = use_cache(request.sources);
   auto lock = read_lock(request);
   if (!lock) return fail(lock.error());
   auto interpreter = find_and_query(request.python, request.sources);

@@ -93,6 +93,15 @@ std::filesystem::path default_cache_dir() {
   return std::filesystem::temp_directory_path() / "vwheel-cache";
 }
 
+bool has_hole_before_end(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  const bool hole = ::fstat(fd, &st) == 0 && ::lseek(fd, 0, SEEK_HOLE) < st.st_size;
+  ::close(fd);
+  return hole;
+}
+
 Result<TempDir> TempDir::create(const std::filesystem::path& parent, std::string_view prefix) {
   std::string pattern = (parent / (std::string(prefix) + "XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {

@@ -1,18 +1,16 @@
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "detail.hpp"
+#include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/process.hpp"
@@ -72,45 +70,12 @@ Result<OpenedEnvironment> open_environment(const std::optional<fs::path>& python
   return open_environment(python, default_cache_dir());
 }
 
-namespace {
-
-Result<EnvironmentLock> lock_impl(const fs::path& dir, bool wait, auto make) {
-  const auto file = dir / ".vwheel.lock";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
-  while (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
-    if (errno == EINTR) continue;
-    const int err = errno;
-    ::close(fd);
-    if (err == EWOULDBLOCK) return fail(fmt::format("{}: another vwheel process holds the lock", file.string()));
-    return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
-  }
-  return make(fd);
-}
-
-}  // namespace
-
-Result<EnvironmentLock> EnvironmentLock::acquire(const fs::path& dir) {
-  return lock_impl(dir, true, [](int fd) { return EnvironmentLock(fd); });
-}
+Result<EnvironmentLock> EnvironmentLock::acquire(const fs::path& dir) { return acquire(dir, {}); }
 
 Result<EnvironmentLock> EnvironmentLock::acquire(const fs::path& dir, const std::function<void()>& on_wait) {
-  const auto file = dir / ".vwheel.lock";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
-  bool told = false;
-  while (::flock(fd, LOCK_EX | (told ? 0 : LOCK_NB)) != 0) {
-    if (errno == EINTR) continue;
-    if (errno == EWOULDBLOCK && !told) {
-      told = true;
-      if (on_wait) on_wait();
-      continue;
-    }
-    const int err = errno;
-    ::close(fd);
-    return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
-  }
-  return EnvironmentLock(fd);
+  auto fd = lock_file(dir / ".vwheel.lock", LOCK_EX, true, on_wait);
+  if (!fd) return fail(fd.error());
+  return EnvironmentLock(*fd);
 }
 
 void print_lock_wait(const Environment& env) {
@@ -119,7 +84,9 @@ void print_lock_wait(const Environment& env) {
 }
 
 Result<EnvironmentLock> EnvironmentLock::try_acquire(const fs::path& dir) {
-  return lock_impl(dir, false, [](int fd) { return EnvironmentLock(fd); });
+  auto fd = lock_file(dir / ".vwheel.lock", LOCK_EX, false);
+  if (!fd) return fail(fd.error());
+  return EnvironmentLock(*fd);
 }
 
 EnvironmentLock::EnvironmentLock(EnvironmentLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }

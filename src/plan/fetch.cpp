@@ -1,7 +1,3 @@
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -31,20 +27,6 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
   names.reserve(plan.packages.size());
   for (const auto& s : plan.packages) names.push_back(s.wheel.filename);
   return names;
-}
-
-/// Whether the file has a hole before its end. A download kept in the archive cache never has
-/// one, unless members were punched out of it while it was unpacked as it arrived
-/// (zip::Archive::punch_out) and the process was killed before it removed the download: such a
-/// file must not be trusted as the verified wheel. (A file system that stores runs of zeros as
-/// holes makes this answer true for a sound file now and then: the wheel is downloaded again.)
-bool has_hole(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st {};
-  const bool hole = ::fstat(fd, &st) == 0 && ::lseek(fd, 0, SEEK_HOLE) < st.st_size;
-  ::close(fd);
-  return hole;
 }
 
 bool is_http_url(std::string_view url) {
@@ -200,7 +182,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     std::error_code ec;
     bool damaged = false;
     if (expected && fs::is_regular_file(dest, ec)) {
-      if (!has_hole(dest)) {
+      if (!has_hole_before_end(dest)) {
         local.push_back({i, dest, expected, nullptr, std::nullopt});
         continue;
       }
@@ -219,13 +201,13 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
       // else the unpacked copy of the file with that sha256. The kept file is handed on without
       // the record's sha256, so that the installer hashes it (once: it remembers the digest by
       // the file's stat): another run may have downloaded a newer file to the same place.
-      if (fs::is_regular_file(dest, ec) && !has_hole(dest)) {
+      if (fs::is_regular_file(dest, ec) && !has_hole_before_end(dest)) {
         local.push_back({i, dest, std::nullopt, nullptr, std::nullopt});
         continue;
       }
       // Downloaded by `vwheel lock` to hash it, and kept by that sha256 (lock_hashes.hpp).
       if (const auto by_sha = settings.cache_dir / "archives" / known[i]->sha256 / f.filename;
-          fs::is_regular_file(by_sha, ec) && !has_hole(by_sha)) {
+          fs::is_regular_file(by_sha, ec) && !has_hole_before_end(by_sha)) {
         local.push_back({i, by_sha, known[i]->sha256, nullptr, std::nullopt});
         continue;
       }

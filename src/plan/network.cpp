@@ -2,6 +2,7 @@
 // so that the use cases can start loading libcurl while they do other work.
 #include <system_error>
 
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/preload.hpp"
@@ -37,7 +38,11 @@ bool lock_may_download(const lock::Lock& lock, const Settings& settings) {
       const auto hex = ascii_lower(sha->second);
       if (!is_sha256_hex(hex) || wheel.name.empty() || wheel.name.find('/') != std::string::npos) return true;
       std::error_code ec;
-      if (fs::is_regular_file(settings.cache_dir / "archives" / hex / wheel.name, ec)) continue;
+      // A download with holes (punched while it was unpacked, then the run killed) is fetched again.
+      if (const auto kept = settings.cache_dir / "archives" / hex / wheel.name;
+          fs::is_regular_file(kept, ec) && !has_hole_before_end(kept)) {
+        continue;
+      }
       // A guess, so only the skeleton's presence: not every file of the entry, as fetch_wheels checks.
       if (!settings.unpacked_cache || !install::cached_skeleton(*settings.unpacked_cache, hex, false)) return true;
     }

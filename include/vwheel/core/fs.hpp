@@ -29,6 +29,14 @@ enum class Durability {
 /// live below it.
 [[nodiscard]] std::filesystem::path default_cache_dir();
 
+/// Whether a regular file has a hole before its end (lseek SEEK_HOLE). A download kept in the
+/// archive cache never has one, unless members were punched out of it while it was unpacked as
+/// it arrived (zip::Archive::punch_out) and the process was killed before it removed the
+/// download: such a file must not be trusted as the verified wheel. (A file system that stores
+/// runs of zeros as holes, such as ZFS with compression, makes this true for a sound file now and
+/// then: the wheel is downloaded again.) False when the file cannot be opened.
+[[nodiscard]] bool has_hole_before_end(const std::filesystem::path& path);
+
 /// "<pid>-<12 hex digits>": a token for naming temporary files that no other process or thread
 /// picks at the same time (a per-thread generator, seeded once).
 [[nodiscard]] std::string unique_token();

@@ -1,0 +1,69 @@
+#include "vwheel/core/file_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace vwheel {
+namespace {
+
+/// The cache's lock file, with `operation` taken (waiting), or the error.
+Result<int> take(const std::filesystem::path& cache_dir, int operation, const std::function<void()>& on_wait) {
+  std::error_code ec;
+  std::filesystem::create_directories(cache_dir, ec);
+  return lock_file(cache_dir / ".lock", operation, true, on_wait);
+}
+
+}  // namespace
+
+Result<int> lock_file(const std::filesystem::path& file, int operation, bool wait, const std::function<void()>& on_wait) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
+  bool told = false;
+  while (::flock(fd, operation | (told ? 0 : LOCK_NB)) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK && wait && !told) {
+      told = true;
+      if (on_wait) on_wait();
+      continue;
+    }
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) return fail(fmt::format("{}: another vwheel process holds the lock", file.string()));
+    return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
+  }
+  return fd;
+}
+
+CacheLock CacheLock::shared(const std::filesystem::path& cache_dir, const std::function<void()>& on_wait) {
+  auto fd = take(cache_dir, LOCK_SH, on_wait);
+  return CacheLock(fd ? *fd : -1);
+}
+
+Result<CacheLock> CacheLock::exclusive(const std::filesystem::path& cache_dir, const std::function<void()>& on_wait) {
+  auto fd = take(cache_dir, LOCK_EX, on_wait);
+  if (!fd) return tl::unexpected(fd.error());
+  return CacheLock(*fd);
+}
+
+CacheLock::CacheLock(CacheLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+CacheLock& CacheLock::operator=(CacheLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+CacheLock::~CacheLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace vwheel
