@@ -8,6 +8,8 @@
 #      bytecode unless asked either)
 #   3. `dd` of the installed tree's size into a new file: the page cache's own cost here (see below),
 #      then `vwheel install --no-deps`, empty cache, fresh venv
+#   3b. the same with every byte of the download written to disk (VWHEEL_HOLD_MIB=0), as before
+#      vwheel held in memory the bytes it unpacks once
 #   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
 #   5. the same two with `--keep-archives` (the download kept beside the tree) into another cache,
 #      and both caches' size on disk: which layout wins
@@ -87,6 +89,12 @@ one_round() {
   measure vwheel-empty-cache "$VWHEEL" install -q --no-deps --cache-dir "$R/vwcache" --index-url "$URL" \
     --python "$R/vw1/bin/python" torch
   installed "$R/vw1"
+  # The same with VWHEEL_HOLD_MIB=0: every byte of the download written to its part file, as before
+  # the unpacking took the bytes it reads once from memory (core/growing_file.hpp).
+  "$VWHEEL" venv "$R/vw6" --python "$PYTHON" >/dev/null
+  measure vwheel-empty-all-written env VWHEEL_HOLD_MIB=0 "$VWHEEL" install -q --no-deps --cache-dir "$R/vwcache-written" \
+    --index-url "$URL" --python "$R/vw6/bin/python" torch
+  installed "$R/vw6"
   "$VWHEEL" venv "$R/vw2" --python "$PYTHON" >/dev/null
   measure vwheel-warm-cache "$VWHEEL" install -q --no-deps --cache-dir "$R/vwcache" --index-url "$URL" \
     --python "$R/vw2/bin/python" torch
@@ -148,6 +156,8 @@ v, each = ratio(lambda r: r["pip"][0] / r["vwheel-empty-cache"][0])
 print(f"pip / vwheel empty cache:            {v:.1f}x (target >= 4x){each}")
 v, each = ratio(lambda r: r["pip"][0] / max(r["vwheel-warm-cache"][0], 0.001))
 print(f"pip / vwheel warm cache:             {v:.1f}x (target >= 20x){each}")
+v, each = ratio(lambda r: r["vwheel-empty-all-written"][0] / r["vwheel-empty-cache"][0])
+print(f"all written / held in memory:        {v:.2f}x{each}")
 if "before-empty-cache" in rounds[0]:
     v, each = ratio(lambda r: r["before-empty-cache"][0] / r["vwheel-empty-cache"][0])
     print(f"BEFORE / vwheel empty cache:         {v:.2f}x{each}")

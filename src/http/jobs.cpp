@@ -405,8 +405,10 @@ Result<void> DownloadJob::prepare() {
   }
   have_ = 0;
   if (!fs::exists(part_, ec)) return {};
-  if (!request_.sha256) {
-    // Without a digest a stale part file could not be told from the right one: start afresh.
+  if (!request_.sha256 || has_hole_before_end(part_)) {
+    // Without a digest a stale part file could not be told from the right one, and one with holes
+    // (bytes an install unpacked from memory, or punched out, before it was killed) lacks bytes:
+    // start afresh.
     remove_part();
     return {};
   }
@@ -499,10 +501,11 @@ Verdict DownloadJob::mismatch(std::string what) {
 }
 
 void DownloadJob::reset_part() {
+  // Readers of the growing file opened the part file about to be removed (and nothing they hold
+  // in memory is to be written into it).
+  if (request_.growing) request_.growing->restart();
   close_file();
   remove_part();
-  // Readers of the growing file opened the part file just removed.
-  if (request_.growing) request_.growing->restart();
   spool_.reset();
   have_ = 0;
   resumed_ = false;

@@ -70,23 +70,33 @@ void AsyncSha256::run() {
 
 bool Spool::open(const std::filesystem::path& path, bool append, std::uint64_t have) {
   (void)close();
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644);
   if (fd_ < 0) return false;
   written_ = append ? have : 0;
   if (growing_ != nullptr) growing_->advance(written_);
   return true;
 }
 
-bool Spool::flush() {
-  std::string_view rest(buffer_);
-  while (!rest.empty()) {
-    const auto n = ::write(fd_, rest.data(), rest.size());
+bool Spool::write_at(std::uint64_t offset, std::string_view bytes) const {
+  while (!bytes.empty()) {
+    const auto n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
     }
-    rest.remove_prefix(static_cast<std::size_t>(n));
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
   }
+  return true;
+}
+
+bool Spool::flush() {
+  const auto write = [this](std::uint64_t at, std::string_view bytes) { return write_at(at, bytes); };
+  // A reader that unpacks the download as it arrives, and does not keep it, may take the bytes
+  // from memory (GrowingFile::hold): those it gives back are never written.
+  const bool ok = growing_ != nullptr && growing_->holding() ? growing_->hold(written_, buffer_, write)
+                                                              : write_at(written_, buffer_);
+  if (!ok) return false;
   written_ += buffer_.size();
   if (growing_ != nullptr) growing_->advance(written_);
   buffer_ = hasher_.submit(std::move(buffer_));
@@ -109,6 +119,10 @@ void Spool::hash_only(std::string_view data) { (void)hasher_.submit(std::string(
 bool Spool::close() {
   if (fd_ < 0) return true;
   bool ok = buffer_.empty() || flush();
+  // What readers did not give back goes to the file before it is closed (and then verified).
+  if (ok && growing_ != nullptr) {
+    ok = growing_->write_held([this](std::uint64_t at, std::string_view bytes) { return write_at(at, bytes); });
+  }
   const int saved = errno;
   if (::close(fd_) != 0 && ok) {
     ok = false;

@@ -63,7 +63,7 @@ class Spool {
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;
 
-  /// Opens `path` for writing, appended to (after `have` bytes already there) or truncated;
+  /// Opens `path` for writing, written on after `have` bytes already there or truncated;
   /// false with errno set on failure.
   [[nodiscard]] bool open(const std::filesystem::path& path, bool append, std::uint64_t have = 0);
   /// Tells `growing` (when set) how many bytes are in the file after each write.
@@ -91,6 +91,8 @@ class Spool {
 
  private:
   [[nodiscard]] bool flush();
+  // Every write is positioned: bytes held in memory (GrowingFile::hold) leave holes behind them.
+  [[nodiscard]] bool write_at(std::uint64_t offset, std::string_view bytes) const;
 
   int fd_ = -1;
   std::uint64_t written_ = 0;

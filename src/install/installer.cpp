@@ -248,6 +248,15 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
     if (arriving) return ea.local_header_offset < eb.local_header_offset;
     return ea.uncompressed_size > eb.uncompressed_size;
   });
+  // Members that are not unpacked (directories) are never read: what the download holds of them
+  // in memory goes now (Archive::read_once), else each would keep its buffer to the end.
+  std::vector<bool> planned(entries.size());
+  for (const auto& f : p.files) {
+    if (f.entry < planned.size()) planned[f.entry] = true;
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!planned[i]) w.archive.release(entries[i]);
+  }
   return for_each_file(
       p, jobs,
       [&](const PlannedFile& f) -> Result<void> {
@@ -255,6 +264,7 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
         auto ok = detail::extract_member(w.archive, e, p.stage(f.key) / f.relative, f.mode, f.hash,
                                          detail::extraction_budget(), settings);
         if (ok && written) written(static_cast<std::size_t>(&f - p.files.data()));
+        if (ok) w.archive.release(e);
         // Its pages go back to the kernel at once, for the files still to be written: on a VM
         // whose host takes back memory the guest frees (balloon free-page reporting), pages
         // reused within seconds cost a tenth of new ones. Only large members: a syscall each.
@@ -391,6 +401,10 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
     if (punched != nullptr) punched->generation = generation;
     auto archive = zip::Archive::open_arriving(request.arriving);
     if (!archive) return fail(archive.error());
+    // A download that is not kept is read once: the bytes may go from the network to the
+    // unpacking through memory, never written (Archive::read_once). The skeleton's members are
+    // copied from the file into the cache after the download.
+    if (!options.keep_archives && punched != nullptr) archive->read_once(skeleton_keeps);
     w = wheel::open_wheel(request.path, std::move(*archive));
   } else if (skeleton) {
     auto archive = zip::Archive::open(*skeleton);
@@ -407,6 +421,11 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
     w = wheel::open_wheel(request.path);
   }
   if (!w) return fail(w.error());
+  // On every way out, whatever was not read yet is written by the download (read_once).
+  struct DoneReading {
+    const zip::Archive& archive;
+    ~DoneReading() { archive.done_reading(); }
+  } done_reading{w->archive};
   Prepared p;
   p.wheel_path = request.path;
   p.dist_info = w->dist_info;
@@ -523,6 +542,9 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
       if (arriving == nullptr) forget_bad_archive(request.path, options, ok.error());
       return fail(ok.error());
     }
+    w->archive.done_reading();
+    // Bytes read from memory and given back were never written: like members punched out.
+    if (punched != nullptr && w->archive.dropped()) punched->any = true;
     // Nothing goes into the cache before the download is verified.
     if (arriving != nullptr) {
       if (auto ok = confirm_arrival(*arriving, generation); !ok) return fail(ok.error());
@@ -532,6 +554,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
       archive_cached = fill->finish(sha) && drop_archive;
     }
   } else if (arriving != nullptr) {
+    w->archive.done_reading();  // linked from the cache: nothing to read
     if (auto ok = confirm_arrival(*arriving, generation); !ok) return fail(ok.error());
   }
   if (meter) meter->finish();
@@ -557,9 +580,10 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
     auto p = prepare_once(env, request, options, jobs, installed, run_dir, index, request.arriving.get(), &punched);
     if (p) return p;
     auto done = request.arriving->growing->wait_finished();
-    if (punched.any && request.arriving->growing->generation() == punched.generation) {
-      // The download lacks the members punched out of it: it cannot be judged again, and no
-      // later run may find it in the cache.
+    const auto& growing = *request.arriving->growing;
+    if ((punched.any || growing.dropped(punched.generation)) && growing.generation() == punched.generation) {
+      // The download lacks the members punched out of it, or read from memory and never
+      // written: it cannot be judged again, and no later run may find it in the cache.
       const auto& download = request.arriving->final_path;
       if (options.cache_dir && in_archive_cache(download, *options.cache_dir)) {
         (void)::unlink(request.arriving->path.c_str());  // the part file, when interrupted before the end

@@ -96,6 +96,14 @@ struct Archive::Impl {
   std::uint64_t arrived_tail_at = 0;
   // The same file opened for writing, for punch_out (-1 when it could not be).
   UniqueFd punch_fd;
+  // read_once(): members that are not given back (null: read_once was not called).
+  std::function<bool(const Entry&)> keep;
+
+  // Gives back the member's bytes [local header, `to`) after read_once(), short of the tail.
+  void release_until(const Entry& entry, std::uint64_t to) const {
+    if (!keep || keep(entry)) return;
+    arriving->growing->release(entry.local_header_offset, std::min(to, arrived_tail_at), generation);
+  }
 
   // Reads exactly `len` bytes at `offset` into `buf`; fails on an I/O error or a short file.
   [[nodiscard]] Result<void> read_at(char* buf, std::size_t len, std::uint64_t offset) const {
@@ -113,10 +121,21 @@ struct Archive::Impl {
         len = static_cast<std::size_t>(from - offset);
         if (len == 0) return {};
       }
-      if (auto ok = arriving->growing->wait_for(offset + len, generation); !ok) {
-        return fail(ok.error().with_context(name));
-      }
+      // Bytes the writer still holds in memory come from there (read_once), the rest from the file.
+      bool named = false;  // read_file's errors name the file already
+      auto ok = arriving->growing->read(buf, len, offset, generation,
+                                        [this, &named](char* b, std::size_t l, std::uint64_t at) {
+                                          auto r = read_file(b, l, at);
+                                          named = !r;
+                                          return r;
+                                        });
+      if (!ok && !named) return fail(ok.error().with_context(name));
+      return ok;
     }
+    return read_file(buf, len, offset);
+  }
+
+  [[nodiscard]] Result<void> read_file(char* buf, std::size_t len, std::uint64_t offset) const {
     const long long n = pread_full(fd.get(), buf, len, offset);
     if (n < 0) return fail(fmt::format("{}: read error at offset {}: {}", name, offset, std::strerror(errno)));
     bytes_read.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
@@ -224,6 +243,22 @@ bool Archive::punch_out(const Entry& entry) const noexcept {
   return ::fallocate(impl_->punch_fd.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
                      static_cast<off_t>(to - from)) == 0;
 }
+
+void Archive::read_once(std::function<bool(const Entry&)> keep) {
+  if (!impl_->arriving || !keep) return;
+  impl_->keep = std::move(keep);
+  impl_->arriving->growing->read_once(impl_->generation);
+}
+
+void Archive::release(const Entry& entry) const {
+  if (impl_->keep) impl_->release_until(entry, entry.span_end);
+}
+
+void Archive::done_reading() const {
+  if (impl_->keep) impl_->arriving->growing->done_reading(impl_->generation);
+}
+
+bool Archive::dropped() const { return impl_->keep && impl_->arriving->growing->dropped(impl_->generation); }
 
 const Entry* Archive::find(std::string_view name) const noexcept { return impl_->find(name); }
 
@@ -650,7 +685,12 @@ Result<void> Archive::read_streamed(const Entry& entry, const ChunkSink& sink, s
   if (auto r = impl.read_at(header.data(), header.size(), offset); !r) return fail(r.error());
   auto data_at = impl.check_local_header(header, entry, *end);
   if (!data_at) return fail(data_at.error());
-  const auto read = [&impl](char* buf, std::size_t len, std::uint64_t at) { return impl.read_at(buf, len, at); };
+  // After read_once(), each piece read is given back at once (the stream reads each byte once).
+  const auto read = [&impl, &entry](char* buf, std::size_t len, std::uint64_t at) -> Result<void> {
+    auto ok = impl.read_at(buf, len, at);
+    if (ok && impl.keep) impl.release_until(entry, at + len);
+    return ok;
+  };
   return stream_member(impl.name, entry, offset + *data_at, read, sink, std::max<std::size_t>(chunk, 4096));
 }
 

@@ -136,6 +136,21 @@ class Archive {
   /// system without holes).
   bool punch_out(const Entry& entry) const noexcept;
 
+  /// For an archive opened with open_arriving() only: every member is read once, and the file is
+  /// not kept, except members `keep` selects (read again later, e.g. copied into a cache). The
+  /// writer may then keep bytes that arrive in memory until they are read, instead of writing
+  /// them (GrowingFile::read_once); read_streamed gives back each piece of a member it read, and
+  /// release() the whole member. Call done_reading() when nothing more will be read.
+  void read_once(std::function<bool(const Entry&)> keep);
+  /// After read_once(): the member's bytes will not be read again (short of the tail fetched
+  /// apart; nothing for a member `keep` selects).
+  void release(const Entry& entry) const;
+  /// After read_once(): no member will be read any more.
+  void done_reading() const;
+  /// Whether bytes given back were never written to the file (it has holes: it cannot be read
+  /// again whole, or kept).
+  [[nodiscard]] bool dropped() const;
+
  private:
   friend struct ArchiveAccess;  // src/zip: lets write_archive copy from the open file descriptor
   struct Impl;

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
+#include <gmock/gmock.h>
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "vwheel/core/growing_file.hpp"
 
@@ -74,3 +79,176 @@ TEST(GrowingFile, ARestartInvalidatesWhatReadersOpened) {
 }
 
 }  // namespace
+
+// Holding (read_once): what the writer hands over stays in memory until released, and only what
+// no reader released reaches the file.
+namespace holding {
+
+// A file in memory standing for the part file: what was written where.
+struct FakeFile {
+  std::mutex mutex;
+  std::string bytes;
+  std::vector<std::pair<std::uint64_t, std::size_t>> writes;
+  GrowingFile::WriteAt writer() {
+    return [this](std::uint64_t at, std::string_view b) {
+      std::lock_guard lock(mutex);
+      if (bytes.size() < at + b.size()) bytes.resize(at + b.size(), '\0');
+      bytes.replace(at, b.size(), b);
+      writes.emplace_back(at, b.size());
+      return true;
+    };
+  }
+  GrowingFile::ReadAt reader() {
+    return [this](char* buf, std::size_t len, std::uint64_t at) -> vwheel::Result<void> {
+      std::lock_guard lock(mutex);
+      if (at + len > bytes.size()) return vwheel::fail("short file");
+      bytes.copy(buf, len, at);
+      return {};
+    };
+  }
+  std::uint64_t written() {
+    std::lock_guard lock(mutex);
+    std::uint64_t n = 0;
+    for (const auto& w : writes) n += w.second;
+    return n;
+  }
+};
+
+std::string piece(char c, std::size_t n = 1000) { return std::string(n, c); }
+
+// Hands `data` over in pieces of `size` at `from`, announcing each.
+void hand_over(GrowingFile& file, FakeFile& disk, std::uint64_t from, std::string_view data, std::size_t size) {
+  for (std::size_t at = 0; at < data.size(); at += size) {
+    const auto part = data.substr(at, size);
+    ASSERT_TRUE(file.hold(from + at, part, disk.writer()));
+    file.advance(from + at + part.size());
+  }
+}
+
+struct Budget {
+  explicit Budget(std::uint64_t bytes) { GrowingFile::set_hold_budget(bytes); }
+  ~Budget() { GrowingFile::set_hold_budget(GrowingFile::kHoldBudget); }
+};
+
+TEST(GrowingFileHolding, ReleasedBytesNeverReachTheFile) {
+  Budget budget(1 << 20);
+  GrowingFile file;
+  FakeFile disk;
+  const auto gen = file.generation();
+  EXPECT_FALSE(file.holding());
+  file.read_once(gen);
+  ASSERT_TRUE(file.holding());
+  const std::string data = piece('a') + piece('b') + piece('c') + piece('d');
+  hand_over(file, disk, 0, data, 1000);
+  EXPECT_EQ(disk.written(), 0u);
+  EXPECT_EQ(GrowingFile::held_now(), 4000u);
+  // A read across buffers comes from memory.
+  std::string out(1500, '\0');
+  ASSERT_TRUE(file.read(out.data(), out.size(), 500, gen, disk.reader()));
+  EXPECT_EQ(out, data.substr(500, 1500));
+  // Released in two overlapping ranges: the first two buffers go, the third stays (half released).
+  file.release(0, 1200, gen);
+  file.release(1000, 2500, gen);
+  EXPECT_EQ(GrowingFile::held_now(), 2000u);
+  EXPECT_TRUE(file.dropped(gen));
+  // Read again after release: an error, not bytes from a hole.
+  auto again = file.read(out.data(), 100, 100, gen, disk.reader());
+  ASSERT_FALSE(again);
+  EXPECT_THAT(again.error().message, ::testing::HasSubstr("read after being given back"));
+  // The rest is written at the end, once the reader is done.
+  file.done_reading(gen);
+  EXPECT_FALSE(file.holding());
+  ASSERT_TRUE(file.write_held(disk.writer()));
+  EXPECT_EQ(disk.written(), 2000u);
+  EXPECT_EQ(disk.bytes.substr(2000), data.substr(2000));
+  EXPECT_EQ(GrowingFile::held_now(), 0u);
+  // Still readable: now from the file.
+  ASSERT_TRUE(file.read(out.data(), 1000, 3000, gen, disk.reader()));
+  EXPECT_EQ(out.substr(0, 1000), piece('d'));
+}
+
+TEST(GrowingFileHolding, AFullBudgetWritesWhenAReaderWaitsForNewerBytes) {
+  Budget budget(2000);
+  GrowingFile file;
+  FakeFile disk;
+  const auto gen = file.generation();
+  file.read_once(gen);
+  hand_over(file, disk, 0, piece('a') + piece('b'), 1000);
+  // A reader waits for bytes past what arrived; the writer, out of room, writes the next ones.
+  std::string out(1000, '\0');
+  std::thread reader([&] { EXPECT_TRUE(file.read(out.data(), 1000, 2000, gen, disk.reader())); });
+  while (file.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  hand_over(file, disk, 2000, piece('c'), 1000);
+  reader.join();
+  EXPECT_EQ(out, piece('c'));
+  ASSERT_EQ(disk.writes.size(), 1u);
+  EXPECT_EQ(disk.writes[0].first, 2000u);
+  EXPECT_EQ(GrowingFile::held_now(), 2000u);
+  // Written because a reader waited, not because the writer gave up on the readers: with no
+  // reader waiting, the next bytes wait for a release and are held.
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    file.release(0, 1000, gen);
+  });
+  hand_over(file, disk, 3000, piece('d'), 1000);
+  releaser.join();
+  EXPECT_EQ(disk.writes.size(), 1u);
+  file.done_reading(gen);
+  ASSERT_TRUE(file.write_held(disk.writer()));
+  EXPECT_EQ(disk.bytes.substr(1000), piece('b') + piece('c') + piece('d'));
+}
+
+TEST(GrowingFileHolding, AFullBudgetWaitsForTheReaderToGiveBack) {
+  Budget budget(2000);
+  GrowingFile file;
+  FakeFile disk;
+  const auto gen = file.generation();
+  file.read_once(gen);
+  hand_over(file, disk, 0, piece('a') + piece('b'), 1000);
+  std::thread reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    file.release(0, 1000, gen);
+  });
+  hand_over(file, disk, 2000, piece('c'), 1000);  // waits for the release, then holds
+  reader.join();
+  EXPECT_EQ(disk.written(), 0u);
+  EXPECT_EQ(GrowingFile::held_now(), 2000u);
+  file.restart();  // what was held belongs to the removed file
+  EXPECT_EQ(GrowingFile::held_now(), 0u);
+  EXPECT_FALSE(file.holding());
+  EXPECT_FALSE(file.dropped(file.generation()));
+}
+
+TEST(GrowingFileHolding, AReaderThatGivesNothingBackDoesNotStallTheWriter) {
+  Budget budget(1000);
+  GrowingFile file;
+  FakeFile disk;
+  const auto gen = file.generation();
+  file.read_once(gen);
+  const auto start = std::chrono::steady_clock::now();
+  // Busy elsewhere: after kStallMs without a release the writer writes, and goes on writing.
+  hand_over(file, disk, 0, piece('a') + piece('b') + piece('c') + piece('d'), 1000);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::milliseconds(GrowingFile::kStallMs));
+  EXPECT_LT(took, std::chrono::milliseconds(3 * GrowingFile::kStallMs));
+  EXPECT_EQ(disk.written(), 3000u);
+  // At the end, the reader neither done nor giving back: written after kStallMs too.
+  ASSERT_TRUE(file.write_held(disk.writer()));
+  EXPECT_EQ(disk.bytes, piece('a') + piece('b') + piece('c') + piece('d'));
+  EXPECT_FALSE(file.dropped(gen));
+}
+
+TEST(GrowingFileHolding, NothingIsHeldUnlessAReaderAsks) {
+  GrowingFile file;
+  FakeFile disk;
+  const auto gen = file.generation();
+  file.read_once(gen + 1);  // another incarnation's reader
+  EXPECT_FALSE(file.holding());
+  ASSERT_TRUE(file.hold(0, piece('a'), disk.writer()));
+  EXPECT_EQ(disk.written(), 1000u);
+  file.done_reading(gen);
+  file.read_once(gen);  // too late: the reader said it was done
+  EXPECT_FALSE(file.holding());
+}
+
+}  // namespace holding

@@ -52,7 +52,7 @@ TEST(Spool, ResumesAfterBytesOnDiskAndForgetsOnReset) {
   ASSERT_TRUE(write_file_atomic(file, head));
   Spool spool;
   spool.hash_only(head);  // as a resumed download hashes its part file
-  ASSERT_TRUE(spool.open(file, true));
+  ASSERT_TRUE(spool.open(file, true, head.size()));
   ASSERT_TRUE(spool.append(tail));
   ASSERT_TRUE(spool.close());
   EXPECT_EQ(to_hex(spool.finish()), sha256_hex(head + tail));

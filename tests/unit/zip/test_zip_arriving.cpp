@@ -212,3 +212,63 @@ TEST(ZipArriving, PunchOutStopsAtTheTailFetchedApart) {
 }
 
 }  // namespace
+
+// read_once(): the writer holds what arrives in memory; each member read is given back and never
+// reaches the file, the members `keep` selects and the tail do.
+TEST(ZipArriving, ReadOnceTakesMembersFromMemoryAndTheFileGetsOnlyWhatIsKept) {
+  TempDir dir;
+  const auto bytes = sample_archive();
+  auto growing = std::make_shared<vwheel::GrowingFile>();
+  const auto file = arriving_for(dir, bytes, growing, 1500);
+  const int fd = ::open(file.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  growing->advance(0);
+  auto archive = Archive::open_arriving(std::make_shared<const Arriving>(file));
+  ASSERT_TRUE(archive) << archive.error().message;
+  const auto keep = [](const Entry& e) { return e.name.ends_with("RECORD") || e.name == "pkg/m5"; };
+  archive->read_once(keep);
+  const vwheel::GrowingFile::WriteAt write = [fd](std::uint64_t at, std::string_view b) {
+    return ::pwrite(fd, b.data(), b.size(), static_cast<off_t>(at)) == static_cast<ssize_t>(b.size());
+  };
+  std::thread writer([&] {
+    constexpr std::size_t piece = 7001;
+    for (std::size_t at = 0; at < bytes.size(); at += piece) {
+      const auto n = std::min(piece, bytes.size() - at);
+      ASSERT_TRUE(growing->holding());
+      ASSERT_TRUE(growing->hold(at, std::string_view(bytes).substr(at, n), write));
+      growing->advance(at + n);
+    }
+    ASSERT_TRUE(growing->write_held(write));
+  });
+  const auto& entries = archive->entries();
+  for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
+    std::string got;
+    auto ok = archive->read_streamed(entries[i], [&](std::string_view p) -> vwheel::Result<void> {
+      got.append(p);
+      return {};
+    }, 4096);
+    ASSERT_TRUE(ok) << entries[i].name << ": " << ok.error().message;
+    EXPECT_EQ(got, noise(40000, static_cast<int>(i))) << entries[i].name;
+    archive->release(entries[i]);
+  }
+  archive->done_reading();
+  writer.join();
+  ::close(fd);
+  growing->finish({});
+  EXPECT_TRUE(archive->dropped());
+  EXPECT_EQ(vwheel::GrowingFile::held_now(), 0u);
+  // The member kept, the RECORD and the tail are in the file; the others' middles are not.
+  const auto on_disk = read_bytes(file.path);
+  ASSERT_EQ(on_disk.size(), bytes.size());
+  const auto span = [&](const Entry& e) { return std::pair(e.local_header_offset, e.span_end); };
+  for (const auto& e : entries) {
+    const auto [from, to] = span(e);
+    const auto mid = from + (to - from) / 2;
+    if (keep(e) || mid >= bytes.size() - file.tail.size()) {
+      EXPECT_EQ(on_disk.substr(from, to - from), bytes.substr(from, to - from)) << e.name;
+    } else {
+      EXPECT_EQ(on_disk.substr(mid, 100), std::string(100, '\0')) << e.name;
+    }
+  }
+  EXPECT_EQ(on_disk.substr(on_disk.size() - file.tail.size()), file.tail);
+}
