@@ -117,6 +117,30 @@ def install_paused_halfway(vwheel_bin, tmp_path, server, venv, cache, look, extr
     return rc, err, seen[0] if seen else None
 
 
+def start_paused(vwheel_bin, tmp_path, server, venv, cache, member, extra_env=None):
+    """Starts an install whose download waits halfway, and returns (process, pause) once `member`
+    is staged. The caller releases the pause."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config"), **(extra_env or {})}
+    pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
+    args = ["install", "-q", "--no-deps", "--index-url", server.base + "/simple/", "--cache-dir", cache,
+            "--python", venv / "bin" / "python", "arrive"]
+    proc = subprocess.Popen([str(vwheel_bin), *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert pause.arrived.wait(60), "the download never reached the pause"
+        deadline = time.monotonic() + 60
+        while not list(site_packages(venv).glob(f".vwheel-tmp-*/**/{member}")):
+            assert proc.poll() is None and time.monotonic() < deadline, "no member was staged"
+            time.sleep(0.02)
+    except BaseException:
+        pause.release()
+        proc.kill()
+        proc.communicate()
+        raise
+    return proc, pause
+
+
 def test_members_are_unpacked_while_the_rest_downloads(vwheel_bin, tmp_path, index):
     site, files = index
     venv = new_venv(tmp_path)
@@ -216,20 +240,9 @@ def test_a_signal_while_members_wait_for_their_bytes(vwheel_bin, tmp_path, index
     venv = new_venv(tmp_path)
     before = tree(venv)
     cache = tmp_path / "vwcache"
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
-           "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     with FaultServer(site) as server:
-        pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
-        args = ["install", "-q", "--no-deps", "--index-url", server.base + "/simple/", "--cache-dir", cache,
-                "--python", venv / "bin" / "python", "arrive"]
-        proc = subprocess.Popen([str(vwheel_bin), *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True, env=env)
+        proc, pause = start_paused(vwheel_bin, tmp_path, server, venv, cache, "m000.bin")
         try:
-            assert pause.arrived.wait(60), "the download never reached the pause"
-            deadline = time.monotonic() + 60
-            while not list(site_packages(venv).glob(".vwheel-tmp-*/**/m000.bin")):
-                assert proc.poll() is None and time.monotonic() < deadline, "no member was staged"
-                time.sleep(0.02)
             proc.send_signal(sig)
             _, err = proc.communicate(timeout=60)
         finally:
@@ -406,22 +419,11 @@ def test_a_run_killed_while_holding_the_download_leaves_a_part_file_that_is_not_
     site, files = build_index(vwheel, tmp_path, members=24, size=PUNCHED)
     venv = new_venv(tmp_path)
     cache = tmp_path / "vwcache"
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
-           "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     with FaultServer(site) as server:
-        pause = server.fault(f"*/{WHEEL}", "pause", times=1, delay=60, full_only=True)
-        args = ["install", "-q", "--no-deps", "--index-url", server.base + "/simple/", "--cache-dir", cache,
-                "--python", venv / "bin" / "python", "arrive"]
-        proc = subprocess.Popen([str(vwheel_bin), *map(str, args)], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env={**env, "VWHEEL_HOLD_MIB": "1"})
+        proc, pause = start_paused(vwheel_bin, tmp_path, server, venv, cache, "m002.bin", {"VWHEEL_HOLD_MIB": "1"})
         try:
-            assert pause.arrived.wait(60), "the download never reached the pause"
-            deadline = time.monotonic() + 60
-            while not list(site_packages(venv).glob(".vwheel-tmp-*/**/m002.bin")):
-                assert proc.poll() is None and time.monotonic() < deadline, "no member was staged"
-                time.sleep(0.02)
             proc.kill()
-            proc.wait(60)
+            proc.communicate(timeout=60)
         finally:
             pause.release()
         part = part_file(cache)

@@ -167,13 +167,20 @@ TEST(GrowingFileHolding, ReleasedBytesNeverReachTheFile) {
   EXPECT_EQ(out.substr(0, 1000), piece('d'));
 }
 
-TEST(GrowingFileHolding, AFullBudgetWritesWhenAReaderWaitsForNewerBytes) {
-  Budget budget(2000);
+// Two buffers held, the budget full.
+class FullBudget : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    file.read_once(gen);
+    hand_over(file, disk, 0, piece('a') + piece('b'), 1000);
+  }
+  Budget budget{2000};
   GrowingFile file;
   FakeFile disk;
-  const auto gen = file.generation();
-  file.read_once(gen);
-  hand_over(file, disk, 0, piece('a') + piece('b'), 1000);
+  const std::uint64_t gen = file.generation();
+};
+
+TEST_F(FullBudget, WritesWhenAReaderWaitsForNewerBytes) {
   // A reader waits for bytes past what arrived; the writer, out of room, writes the next ones.
   std::string out(1000, '\0');
   std::thread reader([&] { EXPECT_TRUE(file.read(out.data(), 1000, 2000, gen, disk.reader())); });
@@ -198,13 +205,7 @@ TEST(GrowingFileHolding, AFullBudgetWritesWhenAReaderWaitsForNewerBytes) {
   EXPECT_EQ(disk.bytes.substr(1000), piece('b') + piece('c') + piece('d'));
 }
 
-TEST(GrowingFileHolding, AFullBudgetWaitsForTheReaderToGiveBack) {
-  Budget budget(2000);
-  GrowingFile file;
-  FakeFile disk;
-  const auto gen = file.generation();
-  file.read_once(gen);
-  hand_over(file, disk, 0, piece('a') + piece('b'), 1000);
+TEST_F(FullBudget, WaitsForTheReaderToGiveBack) {
   std::thread reader([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     file.release(0, 1000, gen);
