@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +16,9 @@
 #include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/wheel_name/names.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
+#include "vwheel/zip/zip.hpp"
 
 namespace vwheel::api {
 namespace fs = std::filesystem;
@@ -187,6 +191,146 @@ Result<std::optional<CacheLock>> lock_for_removal(const CacheRequest& request, c
   return std::optional<CacheLock>(std::move(*lock));
 }
 
+/// Moves each path aside (`<root>/.trash-*`, one rename each), then removes them: a removal
+/// killed midway leaves only `.trash-*`, which the next clean or prune takes, never a
+/// half-removed entry that a run could take for a whole one.
+Result<void> remove_aside(const fs::path& root, const std::vector<fs::path>& doomed) {
+  std::error_code ec;
+  std::vector<fs::path> aside;
+  for (const auto& p : doomed) {
+    if (p.parent_path() == root && starts_with(p, kAside)) {
+      aside.push_back(p);
+      continue;
+    }
+    auto to = root / fmt::format("{}{}-{}", kAside, unique_token(), p.filename().string());
+    fs::rename(p, to, ec);
+    if (ec) return fail(with_kind(Error(fmt::format("{}: cannot move it aside to remove it: {}", p.string(), ec.message())),
+                                  ErrorKind::environment));
+    aside.push_back(std::move(to));
+  }
+  for (const auto& p : aside) {
+    if (auto ok = remove_tree(p); !ok) return fail(ok.error());
+  }
+  return {};
+}
+
+/// Removes the directories under `area` that are left empty.
+void remove_empty_dirs(const fs::path& area) {
+  std::error_code ec;
+  for (const auto& dir : children(area)) {
+    if (fs::is_directory(dir, ec) && !fs::is_symlink(dir, ec) && fs::is_empty(dir, ec)) fs::remove(dir, ec);
+  }
+}
+
+// --- Which project a cache file belongs to (cache_clean_projects) ---
+
+/// The normalized project of a wheel file name, possibly followed by a suffix of vwheel's
+/// (`.part`, `.origin.json`) or PEP 658's (`.metadata`); "" for anything else.
+std::string wheel_file_project(std::string_view file) {
+  const auto end = file.find(".whl");
+  if (end == std::string_view::npos) return {};
+  auto name = wheel_name::parse_wheel_name(file.substr(0, end + 4));
+  return name ? wheel_name::canonicalize_name(name->name) : std::string();
+}
+
+/// The normalized project a URL is about: a wheel (or its `.metadata`), a `*-variants.json`, or
+/// a project page (`.../simple/NAME/`); "" when it names none.
+std::string url_project(std::string_view url) {
+  url = url.substr(0, std::min(url.find('#'), url.find('?')));
+  while (url.ends_with('/')) url.remove_suffix(1);
+  const auto slash = url.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  const auto last = url.substr(slash + 1);
+  if (auto project = wheel_file_project(last); !project.empty()) return project;
+  if (last.ends_with("-variants.json")) {
+    const auto namever = last.substr(0, last.size() - std::string_view("-variants.json").size());
+    const auto dash = namever.find('-');
+    const auto name = namever.substr(0, dash);
+    return dash != std::string_view::npos && wheel_name::is_valid_project_name(name) ? wheel_name::canonicalize_name(name)
+                                                                                      : std::string();
+  }
+  return wheel_name::is_valid_project_name(last) ? wheel_name::canonicalize_name(last) : std::string();
+}
+
+/// The first line of a file (at most 64 KiB), or "".
+std::string first_line(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  head.resize(std::min(head.find('\n'), head.size()));
+  return head;
+}
+
+/// The `url` of vwheel's JSON first line (index pages in `http/`, members in `wheel-members/`).
+std::string recorded_url(const fs::path& path) {
+  const auto j = nlohmann::json::parse(first_line(path), nullptr, false);
+  if (!j.is_object() || !j.contains("url") || !j["url"].is_string()) return {};
+  return j["url"].get<std::string>();
+}
+
+/// The normalized `Name:` of a METADATA file's headers, or "".
+std::string metadata_project(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  for (int n = 0; n < 200 && std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) break;  // the end of the headers
+    if (line.size() > 5 && (line.compare(0, 5, "Name:") == 0 || line.compare(0, 5, "name:") == 0)) {
+      auto name = std::string_view(line).substr(5);
+      while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.remove_prefix(1);
+      while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+      return wheel_name::is_valid_project_name(name) ? wheel_name::canonicalize_name(name) : std::string();
+    }
+  }
+  return {};
+}
+
+/// The normalized project of an unpacked wheel `<cache>/unpacked/<sha256>/`: its skeleton's
+/// `NAME-VERSION.dist-info/`, else the wheel kept in `<cache>/archives/<sha256>/`; "" when neither.
+std::string unpacked_project(const fs::path& root, const fs::path& entry) {
+  if (auto skeleton = zip::Archive::open(entry / "wheel-skeleton")) {
+    for (const auto& e : skeleton->entries()) {
+      const auto top = std::string_view(e.name).substr(0, e.name.find('/'));
+      if (top.size() == e.name.size() || !top.ends_with(".dist-info")) continue;
+      const auto name = top.substr(0, top.find('-'));
+      if (wheel_name::is_valid_project_name(name)) return wheel_name::canonicalize_name(name);
+    }
+  }
+  for (const auto& f : children(root / "archives" / entry.filename())) {
+    if (auto project = wheel_file_project(f.filename().string()); !project.empty()) return project;
+  }
+  return {};
+}
+
+/// Every file or entry of the cache that belongs to one of `wanted` (normalized names), by project.
+std::map<std::string, std::vector<fs::path>> project_files(const fs::path& root, const std::set<std::string>& wanted) {
+  std::map<std::string, std::vector<fs::path>> out;
+  auto take = [&](const std::string& project, const fs::path& p) {
+    if (!project.empty() && wanted.count(project) != 0) out[project].push_back(p);
+  };
+  std::error_code ec;
+  auto hidden = [](const fs::path& p) { return p.filename().string().starts_with('.'); };
+  for (const auto& entry : children(root / "unpacked")) {
+    if (!hidden(entry) && fs::is_directory(entry, ec)) take(unpacked_project(root, entry), entry);
+  }
+  for (const auto& dir : children(root / "archives")) {
+    for (const auto& f : children(dir)) take(wheel_file_project(f.filename().string()), f);
+  }
+  for (const auto& f : children(root / "metadata")) {
+    if (!hidden(f)) take(metadata_project(f), f);
+  }
+  for (const auto& dir : children(root / "wheel-members")) {
+    for (const auto& f : children(dir)) {
+      if (!hidden(f)) take(url_project(recorded_url(f)), f);
+    }
+  }
+  for (const auto& f : children(root / "http")) {
+    if (!hidden(f)) take(url_project(recorded_url(f)), f);
+  }
+  return out;
+}
+
 }  // namespace
 
 fs::path cache_dir(const CacheRequest& request) {
@@ -245,30 +389,48 @@ Result<Usage> cache_clean(const CacheRequest& request) {
   auto lock = lock_for_removal(request, root);
   if (!lock) return fail(lock.error());
   if (!*lock) return Usage{};
-  std::error_code ec;
   std::vector<fs::path> doomed;
   for (const auto& p : children(root)) {
     if (is_known(p.filename().string()) || starts_with(p, kAside)) doomed.push_back(p);
   }
   UsageCounter counter;
   for (const auto& p : doomed) counter.add(p);
-  // Aside first (one rename each), then removed: a clean killed midway leaves only `.trash-*`.
-  std::vector<fs::path> aside;
-  for (const auto& p : doomed) {
-    if (starts_with(p, kAside)) {
-      aside.push_back(p);
-      continue;
-    }
-    auto to = root / fmt::format("{}{}-{}", kAside, unique_token(), p.filename().string());
-    fs::rename(p, to, ec);
-    if (ec) return fail(with_kind(Error(fmt::format("{}: cannot move it aside to remove it: {}", p.string(), ec.message())),
-                                  ErrorKind::environment));
-    aside.push_back(std::move(to));
-  }
-  for (const auto& p : aside) {
-    if (auto ok = remove_tree(p); !ok) return fail(ok.error());
-  }
+  if (auto ok = remove_aside(root, doomed); !ok) return fail(ok.error());
   return counter.usage();
+}
+
+Result<std::vector<ProjectUsage>> cache_clean_projects(const CacheRequest& request,
+                                                       const std::vector<std::string>& projects) {
+  std::set<std::string> wanted;
+  for (const auto& name : projects) {
+    if (!wheel_name::is_valid_project_name(name)) {
+      return fail(fmt::format("{}: not a valid project name (expected letters, digits and . _ - inside, such as torch)", name));
+    }
+    wanted.insert(wheel_name::canonicalize_name(name));
+  }
+  std::vector<ProjectUsage> out;  // a name given twice (in any spelling) once
+  std::set<std::string> listed;
+  for (const auto& name : projects) {
+    if (listed.insert(wheel_name::canonicalize_name(name)).second) out.push_back({name, {}});
+  }
+  const auto root = cache_dir(request);
+  auto lock = lock_for_removal(request, root);
+  if (!lock) return fail(lock.error());
+  if (!*lock) return out;
+  auto found = project_files(root, wanted);
+  std::vector<fs::path> doomed;
+  for (auto& r : out) {
+    const auto it = found.find(wheel_name::canonicalize_name(r.project));
+    if (it == found.end()) continue;
+    UsageCounter counter;
+    for (const auto& p : it->second) counter.add(p);
+    r.usage = counter.usage();
+    doomed.insert(doomed.end(), it->second.begin(), it->second.end());
+  }
+  if (auto ok = remove_aside(root, doomed); !ok) return fail(ok.error());
+  remove_empty_dirs(root / "archives");
+  remove_empty_dirs(root / "wheel-members");
+  return out;
 }
 
 Result<Usage> cache_prune(const CacheRequest& request) {
@@ -276,17 +438,13 @@ Result<Usage> cache_prune(const CacheRequest& request) {
   auto lock = lock_for_removal(request, root);
   if (!lock) return fail(lock.error());
   if (!*lock) return Usage{};
-  std::error_code ec;
   const auto doomed = prunable(root);
   UsageCounter counter;
   for (const auto& p : doomed) counter.add(p);
   for (const auto& p : doomed) {
     if (auto ok = remove_tree(p); !ok) return fail(ok.error());
   }
-  // Directories of the archive cache left empty.
-  for (const auto& dir : children(root / "archives")) {
-    if (fs::is_directory(dir, ec) && fs::is_empty(dir, ec)) fs::remove(dir, ec);
-  }
+  remove_empty_dirs(root / "archives");  // directories of the archive cache left empty
   return counter.usage();
 }
 

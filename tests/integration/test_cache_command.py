@@ -186,3 +186,50 @@ def test_a_cache_dir_that_is_a_file_is_one_line(vwheel, tmp_path):
         assert r.rc != 0, (sub, r.out)
         assert len(r.err.strip().splitlines()) == 1 and str(f) in r.err and "not a directory" in r.err, r.err
     assert f.read_text() == "x"
+
+
+def test_clean_of_named_projects_removes_only_theirs(vwheel, tmp_path):
+    links = tmp_path / "links"
+    links.mkdir()
+    other = "Other_Pkg-2.0-py3-none-any.whl"
+    make_wheel(links, WHEEL, {"cached/__init__.py": b"VALUE = 'cached'\n"})
+    make_wheel(links, other, {"other_pkg/__init__.py": b"VALUE = 'other'\n"})
+    (links / "index.html").write_text("".join(f'<a href="{w}">{w}</a>\n' for w in (WHEEL, other)))
+    cache = tmp_path / "vwcache"
+    with FaultServer(links) as server:
+        def install(venv, project):
+            r = vwheel("install", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache,
+                       "--python", venv / "bin" / "python", project)
+            assert r.rc == 0, r.err
+
+        def gets(wheel):
+            return len([h for h in server.hits(f"*/{wheel}") if h[2] is None])
+
+        install(new_venv(tmp_path, "first"), "cached")
+        install(new_venv(tmp_path, "second"), "other-pkg")
+        assert len(list((cache / "unpacked").iterdir())) == 2
+        assert gets(WHEEL) == 1 and gets(other) == 1
+
+        r = vwheel("cache", "clean", "--cache-dir", cache, "other.pkg", "nothing-here", "OTHER-pkg")
+        assert r.rc == 0, r.err
+        lines = r.out.splitlines()
+        assert len(lines) == 2, r.out
+        assert lines[0].startswith("other.pkg: removed ") and lines[0].endswith(f" from {cache}"), r.out
+        assert lines[1] == f"nothing-here: nothing cached in {cache}", r.out
+        assert len(list((cache / "unpacked").iterdir())) == 1
+        assert not list((cache / "archives").glob(f"url-*/{other}.origin.json"))
+        assert list((cache / "archives").glob(f"url-*/{WHEEL}.origin.json"))
+        assert not [p for p in cache.iterdir() if p.name.startswith(".trash-")]
+
+        # The project kept still installs from the cache; the one cleaned is downloaded again.
+        third = new_venv(tmp_path, "third")
+        install(third, "cached")
+        assert gets(WHEEL) == 1 and "VALUE = 'cached'" in module(third)
+        install(new_venv(tmp_path, "fourth"), "other-pkg")
+        assert gets(other) == 2
+
+        before = sorted(str(p) for p in cache.rglob("*"))
+        r = vwheel("cache", "clean", "--cache-dir", cache, "cached", "bad name!")
+        assert r.rc != 0 and r.out == "", (r.out, r.err)
+        assert len(r.err.strip().splitlines()) == 1 and "bad name!: not a valid project name" in r.err, r.err
+        assert sorted(str(p) for p in cache.rglob("*")) == before

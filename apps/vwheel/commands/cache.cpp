@@ -74,12 +74,29 @@ void add_cache_commands(CLI::App& app, Dispatch& dispatch) {
 
   auto quiet = std::make_shared<bool>(false);
   CLI::App* clean = cache->add_subcommand(
-      "clean", "Remove everything vwheel put in the cache (after the runs using it end; runs that start meanwhile wait)");
+      "clean",
+      "Remove everything vwheel put in the cache, or only what it holds for the projects named (after the runs using it "
+      "end; runs that start meanwhile wait)");
   auto clean_request = cache_request(*clean);
+  auto projects = std::make_shared<std::vector<std::string>>();
+  clean->add_option("projects", *projects,
+                    "Projects whose unpacked wheels, downloads, metadata and index pages to remove (default: everything)");
   clean->add_flag("-q,--quiet", *quiet, "Print nothing");
-  clean->callback([clean_request, quiet, &dispatch] {
-    dispatch.action = [clean_request, quiet]() -> int {
-      return report_cache_removed(api::cache_clean(*clean_request), *clean_request, *quiet);
+  clean->callback([clean_request, projects, quiet, &dispatch] {
+    dispatch.action = [clean_request, projects, quiet]() -> int {
+      if (projects->empty()) return report_cache_removed(api::cache_clean(*clean_request), *clean_request, *quiet);
+      auto removed = api::cache_clean_projects(*clean_request, *projects);
+      if (!removed) return report_failure(removed.error());
+      if (*quiet) return kOk;
+      const auto root = api::cache_dir(*clean_request).string();
+      for (const auto& r : *removed) {
+        if (r.usage.files == 0) {
+          fmt::print("{}: nothing cached in {}\n", r.project, root);
+        } else {
+          fmt::print("{}: removed {} from {}\n", r.project, usage_text(r.usage), root);
+        }
+      }
+      return kOk;
     };
   });
 

@@ -61,6 +61,23 @@ struct CacheInfo {
 /// aside goes with the next clean or prune). Returns what was removed.
 [[nodiscard]] Result<Usage> cache_clean(const CacheRequest& request);
 
+/// What `cache_clean_projects` removed for one project.
+struct ProjectUsage {
+  std::string project;  ///< as named on the command line
+  Usage usage;          ///< nothing found: zero files
+};
+
+/// Removes, under the same lock and in the same way as `cache_clean`, only what the cache holds
+/// for these projects (names compared PEP 503 normalized): their unpacked wheels (the project
+/// read from each entry's skeleton `.dist-info`, or from the wheel kept beside it), kept
+/// downloads and their records, PEP 658 METADATA (its `Name:`), members read by range, and index
+/// pages (the project page, the wheels' `*-variants.json`). What no project can be told for
+/// (interpreter queries, platform detection) stays. An invalid project name is an input error,
+/// before anything is locked or removed. One result per project (a name given twice, in any
+/// spelling, once), in the order given.
+[[nodiscard]] Result<std::vector<ProjectUsage>> cache_clean_projects(const CacheRequest& request,
+                                                                     const std::vector<std::string>& projects);
+
 /// Removes, under the same lock, what no run will use: leftovers of interrupted runs (part
 /// files, temporary directories, what a killed clean left aside), downloads with holes (which are
 /// never trusted), and records of downloads without a sha256 whose file and unpacked tree are
