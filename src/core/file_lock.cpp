@@ -13,7 +13,7 @@ namespace vwheel {
 namespace {
 
 /// The cache's lock file, with `operation` taken (waiting), or the error.
-Result<int> take(const std::filesystem::path& cache_dir, int operation, const std::function<void()>& on_wait) {
+Result<FileLock> take(const std::filesystem::path& cache_dir, int operation, const std::function<void()>& on_wait) {
   std::error_code ec;
   std::filesystem::create_directories(cache_dir, ec);
   return lock_file(cache_dir / ".lock", operation, true, on_wait);
@@ -21,7 +21,22 @@ Result<int> take(const std::filesystem::path& cache_dir, int operation, const st
 
 }  // namespace
 
-Result<int> lock_file(const std::filesystem::path& file, int operation, bool wait, const std::function<void()>& on_wait) {
+FileLock::FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<FileLock> lock_file(const std::filesystem::path& file, int operation, bool wait, const std::function<void()>& on_wait) {
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
   bool told = false;
@@ -37,33 +52,18 @@ Result<int> lock_file(const std::filesystem::path& file, int operation, bool wai
     if (err == EWOULDBLOCK) return fail(fmt::format("{}: another vwheel process holds the lock", file.string()));
     return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
   }
-  return fd;
+  return FileLock(fd);
 }
 
 CacheLock CacheLock::shared(const std::filesystem::path& cache_dir, const std::function<void()>& on_wait) {
-  auto fd = take(cache_dir, LOCK_SH, on_wait);
-  return CacheLock(fd ? *fd : -1);
+  auto lock = take(cache_dir, LOCK_SH, on_wait);
+  return CacheLock(lock ? std::move(*lock) : FileLock());
 }
 
 Result<CacheLock> CacheLock::exclusive(const std::filesystem::path& cache_dir, const std::function<void()>& on_wait) {
-  auto fd = take(cache_dir, LOCK_EX, on_wait);
-  if (!fd) return tl::unexpected(fd.error());
-  return CacheLock(*fd);
-}
-
-CacheLock::CacheLock(CacheLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-
-CacheLock& CacheLock::operator=(CacheLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-CacheLock::~CacheLock() {
-  if (fd_ >= 0) ::close(fd_);
+  auto lock = take(cache_dir, LOCK_EX, on_wait);
+  if (!lock) return tl::unexpected(lock.error());
+  return CacheLock(std::move(*lock));
 }
 
 }  // namespace vwheel

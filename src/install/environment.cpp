@@ -1,7 +1,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -73,9 +72,9 @@ Result<OpenedEnvironment> open_environment(const std::optional<fs::path>& python
 Result<EnvironmentLock> EnvironmentLock::acquire(const fs::path& dir) { return acquire(dir, {}); }
 
 Result<EnvironmentLock> EnvironmentLock::acquire(const fs::path& dir, const std::function<void()>& on_wait) {
-  auto fd = lock_file(dir / ".vwheel.lock", LOCK_EX, true, on_wait);
-  if (!fd) return fail(fd.error());
-  return EnvironmentLock(*fd);
+  auto lock = lock_file(dir / ".vwheel.lock", LOCK_EX, true, on_wait);
+  if (!lock) return fail(lock.error());
+  return EnvironmentLock(std::move(*lock));
 }
 
 void print_lock_wait(const Environment& env) {
@@ -84,24 +83,9 @@ void print_lock_wait(const Environment& env) {
 }
 
 Result<EnvironmentLock> EnvironmentLock::try_acquire(const fs::path& dir) {
-  auto fd = lock_file(dir / ".vwheel.lock", LOCK_EX, false);
-  if (!fd) return fail(fd.error());
-  return EnvironmentLock(*fd);
-}
-
-EnvironmentLock::EnvironmentLock(EnvironmentLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-
-EnvironmentLock& EnvironmentLock::operator=(EnvironmentLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-EnvironmentLock::~EnvironmentLock() {
-  if (fd_ >= 0) ::close(fd_);
+  auto lock = lock_file(dir / ".vwheel.lock", LOCK_EX, false);
+  if (!lock) return fail(lock.error());
+  return EnvironmentLock(std::move(*lock));
 }
 
 }  // namespace vwheel::install

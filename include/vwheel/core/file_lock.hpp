@@ -6,17 +6,38 @@
 
 #include <filesystem>
 #include <functional>
+#include <utility>
 
 #include "vwheel/core/error.hpp"
 
 namespace vwheel {
 
+/// A flock(2) held through an open descriptor, until destruction (or the process's end: the
+/// kernel releases it, even after kill -9). Move-only; a default-constructed one holds nothing.
+class FileLock {
+ public:
+  FileLock() noexcept = default;
+  FileLock(FileLock&& other) noexcept;
+  FileLock& operator=(FileLock&& other) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+  /// Whether a lock is held.
+  [[nodiscard]] bool held() const noexcept { return fd_ >= 0; }
+
+ private:
+  friend Result<FileLock> lock_file(const std::filesystem::path&, int, bool, const std::function<void()>&);
+  explicit FileLock(int fd) noexcept : fd_(fd) {}
+  int fd_ = -1;
+};
+
 /// Opens `file` (creating it) and takes the flock(2) `operation` (LOCK_SH or LOCK_EX) on it: at
 /// once when no other process holds a conflicting lock; else, with `wait`, calls `on_wait` (when
-/// set) once and waits; without, fails ("another vwheel process holds the lock"). Returns the
-/// descriptor, which holds the lock until closed. Errors name the file.
-[[nodiscard]] Result<int> lock_file(const std::filesystem::path& file, int operation, bool wait,
-                                    const std::function<void()>& on_wait = {});
+/// set) once and waits; without, fails ("another vwheel process holds the lock"). Errors name
+/// the file.
+[[nodiscard]] Result<FileLock> lock_file(const std::filesystem::path& file, int operation, bool wait,
+                                         const std::function<void()>& on_wait = {});
 
 /// A flock(2) on `<cache>/.lock`, held until destruction.
 class CacheLock {
@@ -30,18 +51,12 @@ class CacheLock {
   [[nodiscard]] static Result<CacheLock> exclusive(const std::filesystem::path& cache_dir,
                                                    const std::function<void()>& on_wait = {});
 
-  CacheLock(CacheLock&& other) noexcept;
-  CacheLock& operator=(CacheLock&& other) noexcept;
-  CacheLock(const CacheLock&) = delete;
-  CacheLock& operator=(const CacheLock&) = delete;
-  ~CacheLock();
-
   /// Whether a lock is held (false for a shared lock that could not be made).
-  [[nodiscard]] bool held() const noexcept { return fd_ >= 0; }
+  [[nodiscard]] bool held() const noexcept { return lock_.held(); }
 
  private:
-  explicit CacheLock(int fd) noexcept : fd_(fd) {}
-  int fd_ = -1;
+  explicit CacheLock(FileLock lock) noexcept : lock_(std::move(lock)) {}
+  FileLock lock_;
 };
 
 }  // namespace vwheel

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/file_lock.hpp"
 #include "vwheel/install/layout.hpp"
 #include "vwheel/python/interpreter.hpp"
 
@@ -79,15 +80,10 @@ class EnvironmentLock {
                                                        const std::function<void()>& on_wait);
   /// Does not block: nullopt-like error when another process holds it.
   [[nodiscard]] static Result<EnvironmentLock> try_acquire(const std::filesystem::path& dir);
-  EnvironmentLock(EnvironmentLock&& other) noexcept;
-  EnvironmentLock& operator=(EnvironmentLock&& other) noexcept;
-  EnvironmentLock(const EnvironmentLock&) = delete;
-  EnvironmentLock& operator=(const EnvironmentLock&) = delete;
-  ~EnvironmentLock();
 
  private:
-  explicit EnvironmentLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit EnvironmentLock(FileLock lock) noexcept : lock_(std::move(lock)) {}
+  FileLock lock_;
 };
 
 /// Prints `waiting for the lock on PREFIX held by another process` to stderr (the default
