@@ -87,6 +87,7 @@ void GrowingFile::restart() {
     held_bytes_ = 0;
     released_.clear();
     holding_ = reading_done_ = dropped_ = stalled_ = false;
+    progress_ = 0;
   }
   changed_.notify_all();
 }
@@ -166,8 +167,8 @@ bool GrowingFile::hold(std::uint64_t offset, std::string_view bytes, const Write
   {
     std::unique_lock lock(mutex_);
     using Clock = std::chrono::steady_clock;
-    std::uint64_t seen = releases_;
-    auto deadline = Clock::now() + std::chrono::milliseconds(kStallMs);
+    std::uint64_t seen = progress_;
+    auto deadline = Clock::now() + std::chrono::milliseconds(progress_ == 0 ? kStartMs : kStallMs);
     while (holding_) {
       if (g_held.load(std::memory_order_relaxed) + bytes.size() <= g_budget.load(std::memory_order_relaxed)) {
         std::string copy;
@@ -182,11 +183,12 @@ bool GrowingFile::hold(std::uint64_t offset, std::string_view bytes, const Write
         return true;
       }
       // Written instead: a reader waits for newer bytes (the ones held are not what it needs; or
-      // a reader of another download this thread also writes), this file holds nothing (another one has the budget), or nothing was released for a
-      // while (the readers are busy elsewhere, e.g. with another wheel).
+      // a reader of another download this thread also writes), this file holds nothing (another
+      // one has the budget), or the readers made no progress for a while (they are busy
+      // elsewhere, e.g. with another wheel).
       if (starving() || held_bytes_ == 0 || stalled_ || interrupted()) break;
-      if (releases_ != seen) {
-        seen = releases_;
+      if (progress_ != seen) {
+        seen = progress_;
         deadline = Clock::now() + std::chrono::milliseconds(kStallMs);
       } else if (Clock::now() >= deadline) {
         stalled_ = true;
@@ -201,12 +203,12 @@ bool GrowingFile::hold(std::uint64_t offset, std::string_view bytes, const Write
 bool GrowingFile::write_held(const WriteAt& write) {
   std::unique_lock lock(mutex_);
   using Clock = std::chrono::steady_clock;
-  std::uint64_t seen = releases_;
-  auto deadline = Clock::now() + std::chrono::milliseconds(kStallMs);
+  std::uint64_t seen = progress_;
+  auto deadline = Clock::now() + std::chrono::milliseconds(progress_ == 0 ? kStartMs : kStallMs);
   // What the reader is still to read would be written for nothing: let it read first.
   while (holding_ && !held_.empty() && !stalled_ && !starving() && !interrupted()) {
-    if (releases_ != seen) {
-      seen = releases_;
+    if (progress_ != seen) {
+      seen = progress_;
       deadline = Clock::now() + std::chrono::milliseconds(kStallMs);
     } else if (Clock::now() >= deadline) {
       break;
@@ -259,6 +261,7 @@ Result<void> GrowingFile::read(char* buf, std::size_t len, std::uint64_t offset,
   {
     std::unique_lock lock(mutex_);
     if (auto ok = wait_arrived(lock, offset + len, generation); !ok) return ok;
+    made_progress();
     const std::uint64_t end = offset + len;
     std::uint64_t pos = offset;
     auto it = held_.upper_bound(pos);
@@ -318,12 +321,14 @@ void GrowingFile::release(std::uint64_t from, std::uint64_t to, std::uint64_t ge
         ++h;
       }
     }
-    if (freed) {
-      ++releases_;
-      stalled_ = false;
-    }
+    made_progress();
   }
   if (freed) changed_.notify_all();
+}
+
+void GrowingFile::made_progress() const {
+  ++progress_;
+  stalled_ = false;  // the readers are here: wait for them again
 }
 
 void GrowingFile::done_reading(std::uint64_t generation) const {

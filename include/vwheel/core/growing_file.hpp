@@ -17,9 +17,17 @@
 /// and released bytes never reach the file. On the 2-core VM of issue 17, perf put 12.7% of an
 /// empty-cache torch install's CPU in the kernel copying the download into page-cache pages
 /// (the tree's own writes were 31%); holding, 169 of its 885 MiB were written, and the install
-/// took 11.9 CPU seconds against 13.1 (bench/install_torch.sh, three rounds). Bytes go to the file as before when the budget is full and a
-/// reader is waiting for newer ones (or none released anything for a while: readers busy
-/// elsewhere must not stall the writer), and at the end for whatever no reader released.
+/// took 11.9 CPU seconds against 13.1 (bench/install_torch.sh, three rounds). Bytes go to the file
+/// as before when the budget is full and a reader is waiting for newer ones, or when the readers
+/// make no progress for a while (readers busy elsewhere must not stall the writer), and at the
+/// end for whatever no reader released.
+///
+/// Progress is any read or release of this file, not only one that frees held bytes: readers
+/// going through a part that was written (or planning the wheel before their first read) will
+/// reach the held bytes. Counting only freeing releases, one stall fed the next: a torch install
+/// whose workers were still creating the wheel's 12,000 directories when the budget filled
+/// wrote 712 of the 885 MiB (one core, VWHEEL_HOLD_MIB counters), because the readers then spent
+/// their time in the written part and freed nothing; counting every read, 4 MiB.
 
 #include <condition_variable>
 #include <cstdint>
@@ -67,11 +75,11 @@ class GrowingFile {
   /// Writer: whether bytes should go through hold() (a reader asked for read_once).
   [[nodiscard]] bool holding() const;
   /// Writer: takes bytes [offset, offset + bytes.size()) before announcing them (advance): kept in
-  /// memory when the budget allows, else, once no reader frees any or a reader waits for newer
-  /// bytes, written with `write`. False when that write failed.
+  /// memory when the budget allows, else, once the readers make no progress or one waits for
+  /// newer bytes, written with `write`. False when that write failed.
   [[nodiscard]] bool hold(std::uint64_t offset, std::string_view bytes, const WriteAt& write);
-  /// Writer, before closing the file: waits until the reader is done (done_reading) or frees
-  /// nothing for a while, then writes what is still held with `write` and holds nothing more.
+  /// Writer, before closing the file: waits until the reader is done (done_reading) or makes no
+  /// progress for a while, then writes what is still held with `write` and holds nothing more.
   /// False when a write failed.
   [[nodiscard]] bool write_held(const WriteAt& write);
 
@@ -103,8 +111,12 @@ class GrowingFile {
   GrowingFile(const GrowingFile&) = delete;
   GrowingFile& operator=(const GrowingFile&) = delete;
   ~GrowingFile();
-  /// How long a writer with a full budget waits for a release before writing instead.
+  /// How long a writer with a full budget waits for the readers' progress (a read or a release)
+  /// before writing instead...
   static constexpr int kStallMs = 100;
+  /// ...and, before their first read or release, for the readers to start (they plan the wheel
+  /// and make its directories first: 0.1-0.6 s for torch's 12,000 on this project's VM).
+  static constexpr int kStartMs = 1000;
 
  private:
   struct Held {
@@ -114,6 +126,8 @@ class GrowingFile {
   [[nodiscard]] Result<void> wait_arrived(std::unique_lock<std::mutex>& lock, std::uint64_t end,
                                           std::uint64_t generation) const;
   void drop(std::map<std::uint64_t, Held>::iterator it) const;
+  // A read or a release (call with mutex_ held): the writer waits for the readers again.
+  void made_progress() const;
   // Whether a reader waits for bytes the writer has not handed over (call with mutex_ held).
   [[nodiscard]] bool starving() const;
   void stop_holding() const;
@@ -129,8 +143,8 @@ class GrowingFile {
   mutable bool holding_ = false;
   mutable bool reading_done_ = false;
   mutable bool dropped_ = false;
-  mutable bool stalled_ = false;  // no release for kStallMs with the budget full: write, do not wait
-  mutable std::uint64_t releases_ = 0;  // release() calls that freed something: the writer's progress
+  mutable bool stalled_ = false;  // no progress for kStallMs with the budget full: write, do not wait
+  mutable std::uint64_t progress_ = 0;  // reads and releases since read_once: the readers' progress
   // The end each waiting reader waits for (UINT64_MAX: the verdict).
   mutable std::multiset<std::uint64_t> wanted_;
   mutable std::map<std::uint64_t, Held> held_;                    // by offset

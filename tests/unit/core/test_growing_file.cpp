@@ -220,23 +220,57 @@ TEST_F(FullBudget, WaitsForTheReaderToGiveBack) {
   EXPECT_FALSE(file.dropped(file.generation()));
 }
 
-TEST(GrowingFileHolding, AReaderThatGivesNothingBackDoesNotStallTheWriter) {
+TEST(GrowingFileHolding, AReaderThatNeverStartsDoesNotStallTheWriter) {
   Budget budget(1000);
   GrowingFile file;
   FakeFile disk;
   const auto gen = file.generation();
   file.read_once(gen);
   const auto start = std::chrono::steady_clock::now();
-  // Busy elsewhere: after kStallMs without a release the writer writes, and goes on writing.
+  // Busy elsewhere: after kStartMs without a read or release the writer writes, and goes on writing.
   hand_over(file, disk, 0, piece('a') + piece('b') + piece('c') + piece('d'), 1000);
   const auto took = std::chrono::steady_clock::now() - start;
-  EXPECT_GE(took, std::chrono::milliseconds(GrowingFile::kStallMs));
-  EXPECT_LT(took, std::chrono::milliseconds(3 * GrowingFile::kStallMs));
+  EXPECT_GE(took, std::chrono::milliseconds(GrowingFile::kStartMs));
+  EXPECT_LT(took, std::chrono::milliseconds(GrowingFile::kStartMs + 2 * GrowingFile::kStallMs));
   EXPECT_EQ(disk.written(), 3000u);
-  // At the end, the reader neither done nor giving back: written after kStallMs too.
+  // At the end, the reader neither done nor giving back: written after a while too.
   ASSERT_TRUE(file.write_held(disk.writer()));
   EXPECT_EQ(disk.bytes, piece('a') + piece('b') + piece('c') + piece('d'));
   EXPECT_FALSE(file.dropped(gen));
+}
+
+TEST_F(FullBudget, AReaderGoingThroughWrittenBytesKeepsTheWriterWaiting) {
+  // Bytes 2000-2999 were written (a reader waited for them); the reader reads and gives them
+  // back for longer than kStallMs, freeing nothing held: progress all the same, so the next
+  // bytes wait for room instead of being written.
+  std::string out(1000, '\0');
+  std::thread first([&] { EXPECT_TRUE(file.read(out.data(), 1000, 2000, gen, disk.reader())); });
+  while (file.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  hand_over(file, disk, 2000, piece('c'), 1000);
+  first.join();
+  ASSERT_EQ(disk.written(), 1000u);
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3 * GrowingFile::kStallMs);
+    std::string piece_read(100, '\0');
+    for (std::uint64_t at = 2000; std::chrono::steady_clock::now() < until && !stop; at = at >= 2900 ? 2000 : at + 100) {
+      EXPECT_TRUE(file.read(piece_read.data(), 100, at, gen, disk.reader()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(GrowingFile::kStallMs / 5));
+    }
+    file.release(0, 3000, gen);  // then it reaches the held bytes
+  });
+  hand_over(file, disk, 3000, piece('d'), 1000);
+  stop = true;
+  reader.join();
+  EXPECT_EQ(disk.written(), 1000u);
+  EXPECT_EQ(GrowingFile::held_now(), 1000u);
+  // Once reading started, kStallMs without progress is enough to write.
+  const auto start = std::chrono::steady_clock::now();
+  hand_over(file, disk, 4000, piece('e') + piece('f'), 1000);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::milliseconds(GrowingFile::kStallMs));
+  EXPECT_LT(took, std::chrono::milliseconds(GrowingFile::kStartMs));
+  EXPECT_EQ(disk.written(), 2000u);  // 'e' held (room after the release), 'f' written
 }
 
 TEST(GrowingFileHolding, NothingIsHeldUnlessAReaderAsks) {
