@@ -26,8 +26,9 @@
 /// going through a part that was written (or planning the wheel before their first read) will
 /// reach the held bytes. Counting only freeing releases, one stall fed the next: a torch install
 /// whose workers were still creating the wheel's 12,000 directories when the budget filled
-/// wrote 712 of the 885 MiB (one core, VWHEEL_HOLD_MIB counters), because the readers then spent
-/// their time in the written part and freed nothing; counting every read, 4 MiB.
+/// wrote 712 of the 885 MiB (one core; counters added to hold() for the measurement), because
+/// the readers then spent their time in the written part and freed nothing; counting every read,
+/// 4 MiB.
 
 #include <condition_variable>
 #include <cstdint>
