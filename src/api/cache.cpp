@@ -402,16 +402,12 @@ Result<Usage> cache_clean(const CacheRequest& request) {
 Result<std::vector<ProjectUsage>> cache_clean_projects(const CacheRequest& request,
                                                        const std::vector<std::string>& projects) {
   std::set<std::string> wanted;
+  std::vector<ProjectUsage> out;  // a name given twice (in any spelling) once
   for (const auto& name : projects) {
     if (!wheel_name::is_valid_project_name(name)) {
       return fail(fmt::format("{}: not a valid project name (expected letters, digits and . _ - inside, such as torch)", name));
     }
-    wanted.insert(wheel_name::canonicalize_name(name));
-  }
-  std::vector<ProjectUsage> out;  // a name given twice (in any spelling) once
-  std::set<std::string> listed;
-  for (const auto& name : projects) {
-    if (listed.insert(wheel_name::canonicalize_name(name)).second) out.push_back({name, {}});
+    if (wanted.insert(wheel_name::canonicalize_name(name)).second) out.push_back({name, {}});
   }
   const auto root = cache_dir(request);
   auto lock = lock_for_removal(request, root);

@@ -86,7 +86,7 @@ void GrowingFile::restart() {
     held_.clear();
     held_bytes_ = 0;
     released_.clear();
-    holding_ = reading_done_ = dropped_ = stalled_ = false;
+    holding_ = reading_done_ = dropped_ = stalled_ = read_yet_ = false;
     progress_ = 0;
   }
   changed_.notify_all();
@@ -168,7 +168,7 @@ bool GrowingFile::hold(std::uint64_t offset, std::string_view bytes, const Write
     std::unique_lock lock(mutex_);
     using Clock = std::chrono::steady_clock;
     std::uint64_t seen = progress_;
-    auto deadline = Clock::now() + std::chrono::milliseconds(progress_ == 0 ? kStartMs : kStallMs);
+    auto deadline = stall_deadline();
     while (holding_) {
       if (g_held.load(std::memory_order_relaxed) + bytes.size() <= g_budget.load(std::memory_order_relaxed)) {
         std::string copy;
@@ -189,7 +189,7 @@ bool GrowingFile::hold(std::uint64_t offset, std::string_view bytes, const Write
       if (starving() || held_bytes_ == 0 || stalled_ || interrupted()) break;
       if (progress_ != seen) {
         seen = progress_;
-        deadline = Clock::now() + std::chrono::milliseconds(kStallMs);
+        deadline = stall_deadline();
       } else if (Clock::now() >= deadline) {
         stalled_ = true;
         break;
@@ -204,12 +204,12 @@ bool GrowingFile::write_held(const WriteAt& write) {
   std::unique_lock lock(mutex_);
   using Clock = std::chrono::steady_clock;
   std::uint64_t seen = progress_;
-  auto deadline = Clock::now() + std::chrono::milliseconds(progress_ == 0 ? kStartMs : kStallMs);
+  auto deadline = stall_deadline();
   // What the reader is still to read would be written for nothing: let it read first.
   while (holding_ && !held_.empty() && !stalled_ && !starving() && !interrupted()) {
     if (progress_ != seen) {
       seen = progress_;
-      deadline = Clock::now() + std::chrono::milliseconds(kStallMs);
+      deadline = stall_deadline();
     } else if (Clock::now() >= deadline) {
       break;
     }
@@ -262,6 +262,7 @@ Result<void> GrowingFile::read(char* buf, std::size_t len, std::uint64_t offset,
     std::unique_lock lock(mutex_);
     if (auto ok = wait_arrived(lock, offset + len, generation); !ok) return ok;
     made_progress();
+    read_yet_ = true;
     const std::uint64_t end = offset + len;
     std::uint64_t pos = offset;
     auto it = held_.upper_bound(pos);
@@ -324,6 +325,10 @@ void GrowingFile::release(std::uint64_t from, std::uint64_t to, std::uint64_t ge
     made_progress();
   }
   if (freed) changed_.notify_all();
+}
+
+std::chrono::steady_clock::time_point GrowingFile::stall_deadline() const {
+  return std::chrono::steady_clock::now() + std::chrono::milliseconds(read_yet_ ? kStallMs : kStartMs);
 }
 
 void GrowingFile::made_progress() const {

@@ -30,6 +30,7 @@
 /// the readers then spent their time in the written part and freed nothing; counting every read,
 /// 4 MiB.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -115,8 +116,9 @@ class GrowingFile {
   /// How long a writer with a full budget waits for the readers' progress (a read or a release)
   /// before writing instead...
   static constexpr int kStallMs = 100;
-  /// ...and, before their first read or release, for the readers to start (they plan the wheel
-  /// and make its directories first: 0.1-0.6 s for torch's 12,000 on this project's VM).
+  /// ...and, before their first read, for the readers to start (they plan the wheel and make its
+  /// directories first: 0.1-0.6 s for torch's 12,000 on this project's VM; the members they will
+  /// not unpack, directories, are released before that).
   static constexpr int kStartMs = 1000;
 
  private:
@@ -129,6 +131,9 @@ class GrowingFile {
   void drop(std::map<std::uint64_t, Held>::iterator it) const;
   // A read or a release (call with mutex_ held): the writer waits for the readers again.
   void made_progress() const;
+  // When a writer out of room stops waiting for the readers' progress: kStartMs before their
+  // first read, else kStallMs (call with mutex_ held).
+  [[nodiscard]] std::chrono::steady_clock::time_point stall_deadline() const;
   // Whether a reader waits for bytes the writer has not handed over (call with mutex_ held).
   [[nodiscard]] bool starving() const;
   void stop_holding() const;
@@ -146,6 +151,7 @@ class GrowingFile {
   mutable bool dropped_ = false;
   mutable bool stalled_ = false;  // no progress for kStallMs with the budget full: write, do not wait
   mutable std::uint64_t progress_ = 0;  // reads and releases since read_once: the readers' progress
+  mutable bool read_yet_ = false;       // a reader has read: kStallMs from now on, not kStartMs
   // The end each waiting reader waits for (UINT64_MAX: the verdict).
   mutable std::multiset<std::uint64_t> wanted_;
   mutable std::map<std::uint64_t, Held> held_;                    // by offset
