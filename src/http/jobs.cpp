@@ -347,7 +347,8 @@ bool DownloadJob::on_body(std::string_view data) {
 }
 
 Verdict DownloadJob::end(CURL* easy, CURLcode code) {
-  if (!close_file()) {
+  // The file stays open: the next attempt may resume it (finish_file or reset_part closes it).
+  if (!spool_.pause()) {
     cause_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
     return Verdict::fail;
   }
@@ -467,6 +468,11 @@ bool DownloadJob::start_body() {
 }
 
 Verdict DownloadJob::finish_file() {
+  if (!close_file()) {
+    cause_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+    remove_part();
+    return Verdict::fail;
+  }
   const std::string actual = to_hex(spool_.finish());
   if (request_.size && have_ != *request_.size) {
     return mismatch(fmt::format("size mismatch: expected {} bytes, got {}", *request_.size, have_));

@@ -69,6 +69,7 @@ void AsyncSha256::run() {
 }
 
 bool Spool::open(const std::filesystem::path& path, bool append, std::uint64_t have) {
+  if (fd_ >= 0 && append && have == written_ && buffer_.empty()) return true;  // resumed after pause()
   (void)close();
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644);
   if (fd_ < 0) return false;

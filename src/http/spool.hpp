@@ -64,7 +64,8 @@ class Spool {
   Spool& operator=(const Spool&) = delete;
 
   /// Opens `path` for writing, written on after `have` bytes already there or truncated;
-  /// false with errno set on failure.
+  /// false with errno set on failure. A spool paused after `have` bytes goes on with its open
+  /// file when asked to append (`path` is the same: one spool serves one part file).
   [[nodiscard]] bool open(const std::filesystem::path& path, bool append, std::uint64_t have = 0);
   /// Tells `growing` (when set) how many bytes are in the file after each write.
   void publish_to(GrowingFile* growing) noexcept { growing_ = growing; }
@@ -74,8 +75,14 @@ class Spool {
   [[nodiscard]] bool append(std::string_view data);
   /// Hashes bytes already on disk (a part file being resumed) without writing them.
   void hash_only(std::string_view data);
-  /// Writes what is buffered and closes the file; false with errno set when a write or the
-  /// close failed. Closing a closed spool succeeds.
+  /// The end of an attempt that may be resumed: hands over what is buffered (written, or held
+  /// by the growing file) and keeps the file open and the held bytes held, so that a download
+  /// resumed after a dropped connection is still unpacked from memory. Before, each attempt
+  /// closed the file, which wrote every held byte and stopped the holding for good: the rest of
+  /// the download went to the disk. False with errno set when a write failed.
+  [[nodiscard]] bool pause() { return buffer_.empty() || flush(); }
+  /// Writes what is buffered and what is still held, and closes the file; false with errno set
+  /// when a write or the close failed. Closing a closed spool succeeds.
   [[nodiscard]] bool close();
   /// The digest of every byte appended or hashed since the last finish()/reset(); call after close().
   [[nodiscard]] Sha256Digest finish() { return hasher_.finish(); }

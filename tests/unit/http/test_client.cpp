@@ -2,6 +2,7 @@
 // a raw socket server with scripted bytes for dropped connections, truncated bodies and stalls.
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "vwheel/core/growing_file.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/http/client.hpp"
 
@@ -1014,6 +1016,94 @@ TEST(DownloadRaw, ConnectionRefusedIsRetried) {
   ASSERT_FALSE(rs[0]);
   EXPECT_TRUE(contains(rs[0].error().message, url)) << rs[0].error().message;
   EXPECT_TRUE(contains(rs[0].error().message, "3 attempts")) << rs[0].error().message;
+}
+
+// Bytes in the file from `from` to its end (SEEK_DATA/SEEK_HOLE: what was written, not holes).
+std::uint64_t data_bytes_after(const fs::path& p, std::uint64_t from) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot open " + p.string());
+  const auto end = static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_END));
+  std::uint64_t data = 0;
+  for (auto at = static_cast<off_t>(from); static_cast<std::uint64_t>(at) < end;) {
+    const off_t start = ::lseek(fd, at, SEEK_DATA);
+    if (start < 0) break;  // only a hole is left
+    const off_t stop = ::lseek(fd, start, SEEK_HOLE);
+    data += static_cast<std::uint64_t>(stop - start);
+    at = stop;
+  }
+  ::close(fd);
+  return data;
+}
+
+TEST(DownloadRaw, AResumedDownloadIsStillHeldInMemory) {
+  // A reader that reads each byte once (an install unpacking a download it does not keep) takes
+  // the bytes from memory and gives them back, so they are never written; a dropped connection
+  // halfway must not end that: before, each attempt closed the part file, which wrote what was
+  // held and stopped the holding, so everything after the resume went to the disk.
+  const std::size_t mib = std::size_t{1} << 20;
+  const auto c = make_data(6 * mib + 123, 21);
+  const std::size_t dropped_at = 3 * mib + 500;
+  RawServer server([&](RawServer&, int fd, const std::string& req, int) {
+    const long long start = range_start(req);
+    if (start < 0) {
+      send_all(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nAccept-Ranges: bytes\r\nETag: \"r1\"\r\n"
+                               "Connection: close\r\n\r\n",
+                               c.size()));
+      send_all(fd, std::string_view(c).substr(0, dropped_at));
+      return;
+    }
+    const auto s = static_cast<std::size_t>(start);
+    send_all(fd, fmt::format("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes {}-{}/{}\r\nContent-Length: {}\r\n"
+                             "Connection: close\r\n\r\n",
+                             s, c.size() - 1, c.size(), c.size() - s));
+    send_all(fd, std::string_view(c).substr(s));
+  });
+  TempDir tmp;
+  const auto dest = tmp.path / "f.whl";
+  const auto part = fs::path(dest.string() + ".part");
+  DownloadRequest request{server.url("/f.whl"), dest, sha256_hex(c), c.size()};
+  request.growing = std::make_shared<GrowingFile>();
+  GrowingFile& growing = *request.growing;
+  const auto generation = growing.generation();
+  growing.read_once(generation);
+  std::string got;
+  std::string failure;
+  std::thread reader([&] {
+    int fd = -1;
+    const auto read_file = [&](char* buf, std::size_t len, std::uint64_t offset) -> Result<void> {
+      if (fd < 0) fd = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || ::pread(fd, buf, len, static_cast<off_t>(offset)) != static_cast<ssize_t>(len)) {
+        return fail("cannot read the part file");
+      }
+      return {};
+    };
+    std::string buf(64 << 10, '\0');
+    for (std::uint64_t at = 0; at < c.size() && failure.empty();) {
+      const auto len = std::min<std::uint64_t>(buf.size(), c.size() - at);
+      if (auto r = growing.read(buf.data(), len, at, generation, read_file); !r) {
+        failure = r.error().message;
+        break;
+      }
+      got.append(buf.data(), len);
+      growing.release(at, at + len, generation);
+      at += len;
+    }
+    growing.done_reading(generation);
+    if (fd >= 0) ::close(fd);
+  });
+  auto client = make_client();
+  auto rs = client.download({request});
+  growing.finish(rs[0] ? Result<void>{} : fail(rs[0].error().message));
+  reader.join();
+  ASSERT_TRUE(rs[0]) << rs[0].error().message;
+  ASSERT_TRUE(failure.empty()) << failure;
+  EXPECT_EQ(rs[0]->attempts, 2U);
+  EXPECT_TRUE(rs[0]->resumed);
+  EXPECT_EQ(got, c);
+  // What the reader gave back was not written after the resume either (all of it, unless the
+  // reader was kept from running for GrowingFile::kStallMs, which a loaded machine may do once).
+  const auto resumed_part = c.size() - dropped_at;
+  EXPECT_LT(data_bytes_after(dest, dropped_at), resumed_part / 2) << "the resumed bytes went to the disk";
 }
 
 // ---------------------------------------------------------------------------------------------

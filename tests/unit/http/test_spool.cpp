@@ -68,6 +68,34 @@ TEST(Spool, ResumesAfterBytesOnDiskAndForgetsOnReset) {
   fs::remove_all(file.parent_path());
 }
 
+TEST(Spool, APausedSpoolGoesOnWithItsFileWhenResumed) {
+  // An attempt that ends (a dropped connection) pauses the spool; the next one appends after the
+  // bytes it has. A paused spool opened to start again from nothing truncates as ever.
+  const auto file = scratch("c.part");
+  const auto first = pattern(Spool::kBuffer + 999, 4);
+  const auto second = pattern(Spool::kBuffer / 3, 5);
+  Spool spool;
+  ASSERT_TRUE(spool.open(file, false));
+  ASSERT_TRUE(spool.append(first));
+  ASSERT_TRUE(spool.pause());
+  EXPECT_TRUE(spool.is_open());
+  EXPECT_EQ(read_file(file).value_or(""), first);  // the partial buffer was handed over
+  ASSERT_TRUE(spool.open(file, true, first.size()));
+  ASSERT_TRUE(spool.append(second));
+  ASSERT_TRUE(spool.close());
+  EXPECT_EQ(to_hex(spool.finish()), sha256_hex(first + second));
+  EXPECT_EQ(read_file(file).value_or(""), first + second);
+  ASSERT_TRUE(spool.open(file, false));
+  ASSERT_TRUE(spool.append("x"));
+  ASSERT_TRUE(spool.pause());
+  spool.reset();
+  ASSERT_TRUE(spool.open(file, false));
+  ASSERT_TRUE(spool.append("yz"));
+  ASSERT_TRUE(spool.close());
+  EXPECT_EQ(read_file(file).value_or(""), "yz");
+  fs::remove_all(file.parent_path());
+}
+
 TEST(Spool, AFailedOpenIsReported) {
   Spool spool;
   EXPECT_FALSE(spool.open("/nonexistent-dir-for-vwheel/x.part", false));
