@@ -894,15 +894,16 @@ TEST_F(Download, FromFileUrl) {
   EXPECT_EQ(read_all(dest), c);
 }
 
-TEST(DownloadRaw, DroppedConnectionResumesWithRange) {
-  const auto c = make_data(50000, 11);
-  RawServer server([&](RawServer&, int fd, const std::string& req, int) {
+/// A server of `c` (ETag "x1") that drops the first connection after `dropped_at` bytes and
+/// answers a range request with the rest.
+RawServer::Handler drops_then_resumes(const std::string& c, std::size_t dropped_at) {
+  return [&c, dropped_at](RawServer&, int fd, const std::string& req, int) {
     const long long start = range_start(req);
     if (start < 0) {
       send_all(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nAccept-Ranges: bytes\r\nETag: \"x1\"\r\n"
                                "Connection: close\r\n\r\n",
                                c.size()));
-      send_all(fd, std::string_view(c).substr(0, 20000));  // then the connection drops
+      send_all(fd, std::string_view(c).substr(0, dropped_at));  // then the connection drops
       return;
     }
     const auto s = static_cast<std::size_t>(start);
@@ -910,7 +911,12 @@ TEST(DownloadRaw, DroppedConnectionResumesWithRange) {
                              "Connection: close\r\n\r\n",
                              s, c.size() - 1, c.size(), c.size() - s));
     send_all(fd, std::string_view(c).substr(s));
-  });
+  };
+}
+
+TEST(DownloadRaw, DroppedConnectionResumesWithRange) {
+  const auto c = make_data(50000, 11);
+  RawServer server(drops_then_resumes(c, 20000));
   TempDir tmp;
   auto client = make_client();
   const auto dest = tmp.path / "f.whl";
@@ -1043,21 +1049,7 @@ TEST(DownloadRaw, AResumedDownloadIsStillHeldInMemory) {
   const std::size_t mib = std::size_t{1} << 20;
   const auto c = make_data(6 * mib + 123, 21);
   const std::size_t dropped_at = 3 * mib + 500;
-  RawServer server([&](RawServer&, int fd, const std::string& req, int) {
-    const long long start = range_start(req);
-    if (start < 0) {
-      send_all(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nAccept-Ranges: bytes\r\nETag: \"r1\"\r\n"
-                               "Connection: close\r\n\r\n",
-                               c.size()));
-      send_all(fd, std::string_view(c).substr(0, dropped_at));
-      return;
-    }
-    const auto s = static_cast<std::size_t>(start);
-    send_all(fd, fmt::format("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes {}-{}/{}\r\nContent-Length: {}\r\n"
-                             "Connection: close\r\n\r\n",
-                             s, c.size() - 1, c.size(), c.size() - s));
-    send_all(fd, std::string_view(c).substr(s));
-  });
+  RawServer server(drops_then_resumes(c, dropped_at));
   TempDir tmp;
   const auto dest = tmp.path / "f.whl";
   const auto part = fs::path(dest.string() + ".part");
