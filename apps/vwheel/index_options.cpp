@@ -68,6 +68,20 @@ void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources) {
   cmd.add_flag("-q,--quiet", o.quiet, "Print only errors");
 }
 
+void WheelCacheOptions::apply(install::InstallOptions& options) const {
+  options.keep_archives = keep_archives;
+  options.link_mode = install::parse_link_mode(link_mode).value_or(install::LinkMode::automatic);
+}
+
+void add_wheel_cache_options(CLI::App& cmd, WheelCacheOptions& o) {
+  cmd.add_flag("--keep-archives", o.keep_archives,
+               "Keep downloaded wheels in the cache beside their unpacked files (by default only the unpacked files)");
+  cmd.add_option("--link-mode", o.link_mode,
+                 "How files come from the wheel cache: auto (reflink where the file system can, else hardlink), "
+                 "hardlink, copy, reflink")
+      ->check(CLI::IsMember({"auto", "hardlink", "copy", "reflink"}));
+}
+
 void print_plan(const plan::Plan& plan, bool explain) {
   for (const auto& s : plan.packages) {
     fmt::print("{}\n", plan::describe(s));

@@ -40,6 +40,19 @@ struct IndexOptions {
 /// Adds the options to `cmd`; `sources` false leaves out the index/find-links options (sync/export).
 void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources);
 
+/// `--keep-archives` and `--link-mode` (install, sync): what the wheel cache keeps, and how its
+/// files reach the environment.
+struct WheelCacheOptions {
+  bool keep_archives = false;
+  std::string link_mode = "auto";
+
+  /// Sets both on `options` (`link_mode` was checked by the option's validator).
+  void apply(install::InstallOptions& options) const;
+};
+
+/// Adds `--keep-archives` and `--link-mode` to `cmd`.
+void add_wheel_cache_options(CLI::App& cmd, WheelCacheOptions& o);
+
 /// Prints one line per chosen wheel (`NAME VERSION: FILE (WHY)`), with the variant explanation
 /// under each variant choice when `explain`, and flushes stdout (download progress goes to stderr).
 void print_plan(const plan::Plan& plan, bool explain);

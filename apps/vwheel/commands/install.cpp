@@ -30,8 +30,7 @@ struct InstallCommandOptions {
   bool explain = false;
   bool json = false;
   bool no_cache = false;
-  bool keep_archives = false;
-  std::string link_mode = "auto";
+  WheelCacheOptions wheel_cache;
   unsigned jobs = 0;
   std::uint64_t max_total_size = std::uint64_t{8} << 30;
   std::uint64_t max_ratio = 1000;
@@ -55,8 +54,7 @@ api::InstallRequest make_request(const InstallCommandOptions& o) {
   if (!o.report.empty()) r.report_file = o.report;
   r.want_report = o.json;
   r.options.compile = o.compile;
-  r.options.keep_archives = o.keep_archives;
-  r.options.link_mode = install::parse_link_mode(o.link_mode).value_or(install::LinkMode::automatic);
+  o.wheel_cache.apply(r.options);
   r.options.force_reinstall = o.force_reinstall;
   r.options.jobs = o.jobs;
   r.options.limits.max_total_size = o.max_total_size;
@@ -104,12 +102,7 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");
-  cmd->add_flag("--keep-archives", o->keep_archives,
-                "Keep downloaded wheels in the cache beside their unpacked files (by default only the unpacked files)");
-  cmd->add_option("--link-mode", o->link_mode,
-                  "How files come from the wheel cache: auto (reflink where the file system can, else hardlink), "
-                  "hardlink, copy, reflink")
-      ->check(CLI::IsMember({"auto", "hardlink", "copy", "reflink"}));
+  add_wheel_cache_options(*cmd, o->wheel_cache);
   cmd->add_option("-j,--jobs", o->jobs, "Worker threads (default: the number of CPUs)");
   cmd->add_option("--max-total-size", o->max_total_size, "Largest total uncompressed size of one wheel, bytes (default 8 GiB)");
   cmd->add_option("--max-ratio", o->max_ratio, "Largest compression ratio of a member over 1 MiB (default 1000)");

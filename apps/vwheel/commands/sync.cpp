@@ -23,8 +23,7 @@ struct LockOptions {
   bool explain = false;
   bool compile = false;
   bool no_cache = false;
-  bool keep_archives = false;
-  std::string link_mode = "auto";
+  WheelCacheOptions wheel_cache;
   SelectionOptions selection;
   IndexOptions index;
 
@@ -40,8 +39,7 @@ struct LockOptions {
     r.quiet = index.quiet;
     if (!report.empty()) r.report_file = report;
     r.options.compile = compile;
-    r.options.keep_archives = keep_archives;
-    r.options.link_mode = install::parse_link_mode(link_mode).value_or(install::LinkMode::automatic);
+    wheel_cache.apply(r.options);
     return r;
   }
 };
@@ -60,12 +58,7 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--explain", o->explain, "Explain each variant choice");
   cmd->add_flag("--compile", o->compile, "Compile .py files to bytecode");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache");
-  cmd->add_flag("--keep-archives", o->keep_archives,
-                "Keep downloaded wheels in the cache beside their unpacked files (by default only the unpacked files)");
-  cmd->add_option("--link-mode", o->link_mode,
-                  "How files come from the wheel cache: auto (reflink where the file system can, else hardlink), "
-                  "hardlink, copy, reflink")
-      ->check(CLI::IsMember({"auto", "hardlink", "copy", "reflink"}));
+  add_wheel_cache_options(*cmd, o->wheel_cache);
   add_index_options(*cmd, o->index, false);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
