@@ -13,7 +13,9 @@
 #   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
 #   5. the same two with `--keep-archives` (the download kept beside the tree) into another cache,
 #      and both caches' size on disk: which layout wins
-#   6. with BEFORE=path/to/another/vwheel: that binary's empty-cache install too (an A/B in one run)
+#   6. with BEFORE=path/to/another/vwheel: that binary's empty-cache install too (an A/B in one run;
+#      the last slot of a round, which on the 2-core VM ran the same binary 3-11% faster than the
+#      slot of step 3: swap the binaries to tell a change from the slot)
 # Each timed command starts after `sync`; wall time and peak RSS from GNU time. Nothing is deleted
 # until the end: on an ext4 without a journal (this project's machines), each new inode is found
 # by skipping every inode of its group freed in the last 30-60 s, one buffer lookup each, so a
