@@ -69,7 +69,9 @@ void AsyncSha256::run() {
 }
 
 bool Spool::open(const std::filesystem::path& path, bool append, std::uint64_t have) {
-  if (fd_ >= 0 && append && have == written_ && buffer_.empty()) return true;  // resumed after pause()
+  // After pause(): an attempt resumed where the last one stopped, or one starting afresh after
+  // attempts that got no byte (a 503), goes on with the open file. Closing it would end the holding.
+  if (fd_ >= 0 && buffer_.empty() && (append ? have == written_ : written_ == 0)) return true;
   (void)close();
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644);
   if (fd_ < 0) return false;

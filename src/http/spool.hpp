@@ -64,8 +64,9 @@ class Spool {
   Spool& operator=(const Spool&) = delete;
 
   /// Opens `path` for writing, written on after `have` bytes already there or truncated;
-  /// false with errno set on failure. A spool paused after `have` bytes goes on with its open
-  /// file when asked to append (`path` is the same: one spool serves one part file).
+  /// false with errno set on failure. A paused spool goes on with its open file when asked to
+  /// append after the bytes it has, or to start afresh when it has none (`path` is the same: one
+  /// spool serves one part file).
   [[nodiscard]] bool open(const std::filesystem::path& path, bool append, std::uint64_t have = 0);
   /// Tells `growing` (when set) how many bytes are in the file after each write.
   void publish_to(GrowingFile* growing) noexcept { growing_ = growing; }

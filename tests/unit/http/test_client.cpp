@@ -895,9 +895,13 @@ TEST_F(Download, FromFileUrl) {
 }
 
 /// A server of `c` (ETag "x1") that drops the first connection after `dropped_at` bytes and
-/// answers a range request with the rest.
-RawServer::Handler drops_then_resumes(const std::string& c, std::size_t dropped_at) {
-  return [&c, dropped_at](RawServer&, int fd, const std::string& req, int) {
+/// answers a range request with the rest; with `refuse_first`, the very first request gets a 503.
+RawServer::Handler drops_then_resumes(const std::string& c, std::size_t dropped_at, bool refuse_first = false) {
+  return [&c, dropped_at, refuse_first](RawServer&, int fd, const std::string& req, int index) {
+    if (refuse_first && index == 0) {
+      send_all(fd, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      return;
+    }
     const long long start = range_start(req);
     if (start < 0) {
       send_all(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nAccept-Ranges: bytes\r\nETag: \"x1\"\r\n"
@@ -1041,15 +1045,16 @@ std::uint64_t data_bytes_after(const fs::path& p, std::uint64_t from) {
   return data;
 }
 
-TEST(DownloadRaw, AResumedDownloadIsStillHeldInMemory) {
-  // A reader that reads each byte once (an install unpacking a download it does not keep) takes
-  // the bytes from memory and gives them back, so they are never written; a dropped connection
-  // halfway must not end that: before, each attempt closed the part file, which wrote what was
-  // held and stopped the holding, so everything after the resume went to the disk.
+// A reader that reads each byte once (an install unpacking a download it does not keep) takes
+// the bytes from memory and gives them back, so they are never written; a dropped connection
+// halfway (after a 503, with `refused_first`) must not end that: before, each attempt closed the
+// part file, which wrote what was held and stopped the holding, so everything after the resume
+// went to the disk.
+void expect_held_through_a_resume(bool refused_first) {
   const std::size_t mib = std::size_t{1} << 20;
   const auto c = make_data(6 * mib + 123, 21);
   const std::size_t dropped_at = 3 * mib + 500;
-  RawServer server(drops_then_resumes(c, dropped_at));
+  RawServer server(drops_then_resumes(c, dropped_at, refused_first));
   TempDir tmp;
   const auto dest = tmp.path / "f.whl";
   const auto part = fs::path(dest.string() + ".part");
@@ -1089,7 +1094,7 @@ TEST(DownloadRaw, AResumedDownloadIsStillHeldInMemory) {
   reader.join();
   ASSERT_TRUE(rs[0]) << rs[0].error().message;
   ASSERT_TRUE(failure.empty()) << failure;
-  EXPECT_EQ(rs[0]->attempts, 2U);
+  EXPECT_EQ(rs[0]->attempts, refused_first ? 3U : 2U);
   EXPECT_TRUE(rs[0]->resumed);
   EXPECT_EQ(got, c);
   // What the reader gave back was not written after the resume either (all of it, unless the
@@ -1097,6 +1102,10 @@ TEST(DownloadRaw, AResumedDownloadIsStillHeldInMemory) {
   const auto resumed_part = c.size() - dropped_at;
   EXPECT_LT(data_bytes_after(dest, dropped_at), resumed_part / 2) << "the resumed bytes went to the disk";
 }
+
+TEST(DownloadRaw, AResumedDownloadIsStillHeldInMemory) { expect_held_through_a_resume(false); }
+
+TEST(DownloadRaw, ADownloadRefusedFirstIsStillHeldInMemory) { expect_held_through_a_resume(true); }
 
 // ---------------------------------------------------------------------------------------------
 // ProgressDisplay
