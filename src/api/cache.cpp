@@ -15,7 +15,7 @@
 
 #include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
-#include "vwheel/core/hash.hpp"
+#include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
 #include "vwheel/zip/zip.hpp"
@@ -102,16 +102,6 @@ std::vector<fs::path> children(const fs::path& dir) {
 
 bool starts_with(const fs::path& p, std::string_view prefix) { return p.filename().string().starts_with(prefix); }
 
-/// The sha256 a record of a download without one names (archives/url-*/NAME.origin.json), or "".
-std::string recorded_sha256(const fs::path& record) {
-  auto text = read_file(record);
-  if (!text) return {};
-  const auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_object() || !j.contains("sha256") || !j["sha256"].is_string()) return {};
-  auto sha = j["sha256"].get<std::string>();
-  return is_sha256_hex(sha) ? sha : std::string();
-}
-
 /// What prune removes (see cache_prune), each path once.
 std::vector<fs::path> prunable(const fs::path& root) {
   std::vector<fs::path> out;
@@ -151,7 +141,7 @@ std::vector<fs::path> prunable(const fs::path& root) {
       if (!by_url || !name.ends_with(".origin.json")) continue;
       // A record serves only while a copy of the file it describes is there.
       const auto file = name.substr(0, name.size() - std::string_view(".origin.json").size());
-      const auto sha = recorded_sha256(f);
+      const auto sha = plan::origin_record_sha256(f).value_or("");
       const bool copy = fs::exists(dir / file, ec) ||
                         (!sha.empty() && (fs::exists(archives / sha / file, ec) || fs::exists(root / "unpacked" / sha, ec)));
       if (!copy) out.push_back(f);

@@ -24,18 +24,24 @@ std::string origin_json(const Origin& origin) {
   return j.dump() + "\n";
 }
 
-std::optional<Origin> parse_origin(std::string_view text, std::string_view url) {
+std::optional<Origin> parse_origin(std::string_view text) {
   // vwheel's own small file (a few hundred bytes): nlohmann's parser, not the one for untrusted input.
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) return std::nullopt;
   const auto u = j.find("url");
   const auto sha = j.find("sha256");
-  if (u == j.end() || !u->is_string() || *u != url || sha == j.end() || !sha->is_string()) return std::nullopt;
+  if (u == j.end() || !u->is_string() || sha == j.end() || !sha->is_string()) return std::nullopt;
   const auto& hex = sha->get_ref<const std::string&>();
   if (!is_sha256_hex(hex) || ascii_lower(hex) != hex) return std::nullopt;
   auto validators = http::get_validators(j);
   if (!validators) return std::nullopt;
-  return Origin{std::string(url), hex, std::move(*validators)};
+  return Origin{u->get<std::string>(), hex, std::move(*validators)};
+}
+
+std::optional<Origin> parse_origin(std::string_view text, std::string_view url) {
+  auto origin = parse_origin(text);
+  if (!origin || origin->url != url) return std::nullopt;
+  return origin;
 }
 
 std::filesystem::path url_dir(const std::filesystem::path& cache_dir, std::string_view url) {
@@ -81,3 +87,15 @@ Result<std::vector<std::optional<Origin>>> known_origins(
 }
 
 }  // namespace vwheel::plan::detail
+
+namespace vwheel::plan {
+
+std::optional<std::string> origin_record_sha256(const std::filesystem::path& record) {
+  auto text = read_file(record);
+  if (!text) return std::nullopt;
+  auto origin = detail::parse_origin(*text);
+  if (!origin) return std::nullopt;
+  return std::move(origin->sha256);
+}
+
+}  // namespace vwheel::plan

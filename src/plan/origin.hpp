@@ -32,9 +32,11 @@ struct Origin {
 /// The record's text (JSON, one object).
 [[nodiscard]] std::string origin_json(const Origin& origin);
 
-/// A record read back: nullopt unless it is one object with the fields origin_json writes, for
-/// `url`, a sha256 of 64 lowercase hex digits, and at least one validator. A damaged record is only
-/// a download again.
+/// A record read back: nullopt unless it is one object with the fields origin_json writes, a
+/// sha256 of 64 lowercase hex digits, and at least one validator. A damaged record is only a
+/// download again.
+[[nodiscard]] std::optional<Origin> parse_origin(std::string_view text);
+/// The same, and nullopt unless the record is for `url`.
 [[nodiscard]] std::optional<Origin> parse_origin(std::string_view text, std::string_view url);
 
 /// Where a wheel downloaded from `url` without a sha256 goes in the cache:

@@ -194,6 +194,13 @@ struct Fetched {
   std::optional<std::filesystem::path> skeleton;
 };
 
+/// The sha256 of the wheel that a record in the archive cache describes
+/// (`<cache>/archives/url-*/NAME.origin.json`, kept for a wheel whose index gave no sha256, so that
+/// the next run can ask the server whether it changed), or nullopt when the record cannot serve
+/// (unreadable, or not what fetch_wheels writes). `vwheel cache prune` keeps a record only while
+/// a copy of that wheel is in the cache.
+[[nodiscard]] std::optional<std::string> origin_record_sha256(const std::filesystem::path& record);
+
 /// Downloads (or finds in the cache) and verifies the planned wheels; returns their local paths in
 /// plan order. `on_ready` (when set) is called on the calling thread for each wheel as soon as it
 /// is verified (those already on disk first, then each download as it completes), so the caller

@@ -10,6 +10,7 @@
 
 #include "plan/origin.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/plan/plan.hpp"
 
 namespace vwheel::plan::detail {
 namespace {
@@ -119,6 +120,24 @@ TEST(Origin, KnownOriginsAskOnlyWhatNobodyAnswered) {
   EXPECT_FALSE(known_origins(wheels, cache, false, {}, no_client));
   EXPECT_EQ(clients, 1);
   std::filesystem::remove_all(cache);
+}
+
+// What `vwheel cache prune` reads of a record (plan::origin_record_sha256): the sha256 of a record
+// as written, for whatever URL; nothing of a damaged one.
+TEST(Origin, ARecordsSha256IsReadFromTheFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vwheel-origin-sha-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto o = origin_of(kUrl, downloaded("\"abc\"", ""));
+  ASSERT_TRUE(o);
+  ASSERT_TRUE(write_file_atomic(dir / "good.origin.json", origin_json(*o)));
+  ASSERT_TRUE(write_file_atomic(dir / "no-validator.origin.json",
+                                R"({"url":")" + kUrl + R"(","sha256":")" + kSha + R"(","size":1})"));
+  ASSERT_TRUE(write_file_atomic(dir / "bad.origin.json", "{not json"));
+  EXPECT_EQ(plan::origin_record_sha256(dir / "good.origin.json"), kSha);
+  EXPECT_FALSE(plan::origin_record_sha256(dir / "no-validator.origin.json"));
+  EXPECT_FALSE(plan::origin_record_sha256(dir / "bad.origin.json"));
+  EXPECT_FALSE(plan::origin_record_sha256(dir / "missing.origin.json"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
