@@ -10,6 +10,7 @@
 
 #include "http/spool.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/growing_file.hpp"
 #include "vwheel/core/hash.hpp"
 
 namespace vwheel::http::detail {
@@ -93,6 +94,37 @@ TEST(Spool, APausedSpoolGoesOnWithItsFileWhenResumed) {
   ASSERT_TRUE(spool.append("yz"));
   ASSERT_TRUE(spool.close());
   EXPECT_EQ(read_file(file).value_or(""), "yz");
+  fs::remove_all(file.parent_path());
+}
+
+TEST(Spool, WhatIsHeldStaysHeldAcrossAttempts) {
+  // The point of pause(): a reader unpacking the download from memory (GrowingFile::read_once)
+  // keeps it there through attempts that got nothing (a 503) and through a resume. Closing the
+  // file between attempts would write what is held and end the holding.
+  const auto file = scratch("d.part");
+  const auto first = pattern(Spool::kBuffer + 999, 6);
+  const auto second = pattern(Spool::kBuffer / 3, 7);
+  GrowingFile growing;
+  const auto generation = growing.generation();
+  growing.read_once(generation);
+  Spool spool;
+  spool.publish_to(&growing);
+  ASSERT_TRUE(spool.open(file, false));
+  ASSERT_TRUE(spool.pause());  // an attempt that got no byte
+  ASSERT_TRUE(spool.open(file, false));
+  EXPECT_TRUE(growing.holding());
+  ASSERT_TRUE(spool.append(first));
+  ASSERT_TRUE(spool.pause());  // a dropped connection
+  ASSERT_TRUE(spool.open(file, true, first.size()));
+  EXPECT_TRUE(growing.holding());
+  ASSERT_TRUE(spool.append(second));
+  ASSERT_TRUE(spool.pause());
+  EXPECT_EQ(fs::file_size(file), 0U) << "held bytes were written";
+  // The reader is done without giving anything back: the close writes it all, in place.
+  growing.done_reading(generation);
+  ASSERT_TRUE(spool.close());
+  EXPECT_EQ(read_file(file).value_or(""), first + second);
+  EXPECT_EQ(to_hex(spool.finish()), sha256_hex(first + second));
   fs::remove_all(file.parent_path());
 }
 
