@@ -176,6 +176,9 @@ bool GrowingFile::hold(std::uint64_t offset, std::string_view bytes, const Write
           copy = std::move(spare_.back());
           spare_.pop_back();
         }
+        // Allocated before it is counted (the pages are touched only by the copy below): the copy
+        // itself then allocates nothing, and a failed allocation leaves the count as it was.
+        copy.reserve(bytes.size());
         held_bytes_ += bytes.size();
         g_held.fetch_add(bytes.size(), std::memory_order_relaxed);
         // Counted now, copied with the lock let go: until the budget was first full, each copy

@@ -136,7 +136,6 @@ class GrowingFile {
   [[nodiscard]] std::chrono::steady_clock::time_point stall_deadline() const;
   // Whether a reader waits for bytes the writer has not handed over (call with mutex_ held).
   [[nodiscard]] bool starving() const;
-  void stop_holding() const;
 
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
