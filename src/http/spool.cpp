@@ -4,8 +4,60 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace vwheel::http::detail {
+
+namespace {
+
+// The spools' buffers (Spool::kBuffer each), given back by whoever lets one go last: the hasher,
+// or a reader of a held download (GrowingFile::release). A few are kept for the next fill, whose
+// pages are then already the process's; the rest are freed.
+class BufferPool {
+ public:
+  static BufferPool& instance() {
+    static auto* pool = new BufferPool;  // never destroyed: a buffer may come back at exit
+    return *pool;
+  }
+  // An emptied buffer (with its capacity, when one was kept).
+  std::string take() {
+    std::lock_guard lock(mutex_);
+    if (free_.empty()) return {};
+    std::string s = std::move(free_.back());
+    free_.pop_back();
+    return s;
+  }
+  // `filled`, shared; back to the pool when its last holder lets it go.
+  GrowingFile::Bytes share(std::string&& filled) {
+    return GrowingFile::Bytes(new std::string(std::move(filled)), [](std::string* s) { instance().give_back(s); });
+  }
+
+ private:
+  void give_back(std::string* s) noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      if (free_.size() < kKept) {
+        s->clear();
+        try {
+          free_.push_back(std::move(*s));
+        } catch (...) {
+          // Not kept: the next fill allocates.
+        }
+      }
+    }
+    delete s;
+  }
+
+  // Enough for the hasher's queue and the buffers being filled; the held ones come back at the
+  // pace the readers go, and a new buffer then costs what a copy into a kept one did before.
+  static constexpr std::size_t kKept = 16;
+  std::mutex mutex_;
+  std::vector<std::string> free_;
+};
+
+}  // namespace
 
 AsyncSha256::~AsyncSha256() {
   {
@@ -16,21 +68,14 @@ AsyncSha256::~AsyncSha256() {
   if (worker_.joinable()) worker_.join();
 }
 
-std::string AsyncSha256::submit(std::string&& buffer) {
-  if (buffer.empty()) return std::move(buffer);
+void AsyncSha256::submit(GrowingFile::Bytes buffer) {
+  if (buffer->empty()) return;
   std::unique_lock lock(mutex_);
   if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
   changed_.wait(lock, [&] { return queue_.size() < kQueued; });
   queue_.push_back(std::move(buffer));
-  std::string next;
-  if (!spare_.empty()) {
-    next = std::move(spare_.back());
-    spare_.pop_back();
-  }
   lock.unlock();
   changed_.notify_all();
-  next.clear();
-  return next;
 }
 
 void AsyncSha256::drain(std::unique_lock<std::mutex>& lock) {
@@ -54,15 +99,14 @@ void AsyncSha256::run() {
   for (;;) {
     changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, nothing left
-    std::string buffer = std::move(queue_.front());
+    GrowingFile::Bytes buffer = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
     changed_.notify_all();  // room in the queue
-    sha_.update(buffer);    // only this thread touches sha_ while busy_
-    buffer.clear();
+    sha_.update(*buffer);   // only this thread touches sha_ while busy_
+    buffer.reset();         // back to the pool unless a reader still holds it
     lock.lock();
-    if (spare_.size() < kQueued) spare_.push_back(std::move(buffer));
     busy_ = false;
     changed_.notify_all();
   }
@@ -95,14 +139,16 @@ bool Spool::write_at(std::uint64_t offset, std::string_view bytes) const {
 
 bool Spool::flush() {
   const auto write = [this](std::uint64_t at, std::string_view bytes) { return write_at(at, bytes); };
+  auto bytes = BufferPool::instance().share(std::move(buffer_));
+  buffer_ = BufferPool::instance().take();
   // A reader that unpacks the download as it arrives, and does not keep it, may take the bytes
   // from memory (GrowingFile::hold): those it gives back are never written.
-  const bool ok = growing_ != nullptr && growing_->holding() ? growing_->hold(written_, buffer_, write)
-                                                              : write_at(written_, buffer_);
+  const bool ok = growing_ != nullptr && growing_->holding() ? growing_->hold(written_, bytes, write)
+                                                              : write_at(written_, *bytes);
   if (!ok) return false;
-  written_ += buffer_.size();
+  written_ += bytes->size();
   if (growing_ != nullptr) growing_->advance(written_);
-  buffer_ = hasher_.submit(std::move(buffer_));
+  hasher_.submit(std::move(bytes));
   return true;
 }
 
@@ -117,7 +163,7 @@ bool Spool::append(std::string_view data) {
   return true;
 }
 
-void Spool::hash_only(std::string_view data) { (void)hasher_.submit(std::string(data)); }
+void Spool::hash_only(std::string_view data) { hasher_.submit(std::make_shared<const std::string>(data)); }
 
 bool Spool::close() {
   if (fd_ < 0) return true;

@@ -13,7 +13,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <vector>
 
 #include "vwheel/core/growing_file.hpp"
 #include "vwheel/core/hash.hpp"
@@ -22,7 +21,8 @@ namespace vwheel::http::detail {
 
 /// SHA-256 of bytes handed over in buffers, computed on a worker thread (started by the first
 /// buffer, so that a job that never receives a byte costs no thread). At most `kQueued` buffers
-/// wait for it: a producer faster than the hash waits, so memory stays bounded.
+/// wait for it: a producer faster than the hash waits, so memory stays bounded. The buffers are
+/// shared, not copied: the same bytes may be held for the download's readers meanwhile.
 class AsyncSha256 {
  public:
   AsyncSha256() = default;
@@ -30,9 +30,8 @@ class AsyncSha256 {
   AsyncSha256(const AsyncSha256&) = delete;
   AsyncSha256& operator=(const AsyncSha256&) = delete;
 
-  /// Hashes `buffer` after everything handed over before it. Returns an emptied buffer with
-  /// capacity to fill next (a recycled one when there is one).
-  [[nodiscard]] std::string submit(std::string&& buffer);
+  /// Hashes `buffer` after everything handed over before it.
+  void submit(GrowingFile::Bytes buffer);
   /// The digest of everything submitted since the last finish() or reset(); then starts afresh.
   [[nodiscard]] Sha256Digest finish();
   /// Forgets what was submitted.
@@ -46,8 +45,7 @@ class AsyncSha256 {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::string> queue_;
-  std::vector<std::string> spare_;
+  std::deque<GrowingFile::Bytes> queue_;
   bool busy_ = false;  // the worker is hashing a buffer it took off the queue
   bool stop_ = false;
   Sha256 sha_;

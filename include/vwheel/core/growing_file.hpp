@@ -35,12 +35,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "vwheel/core/error.hpp"
 
@@ -76,10 +76,14 @@ class GrowingFile {
   void read_once(std::uint64_t generation) const;
   /// Writer: whether bytes should go through hold() (a reader asked for read_once).
   [[nodiscard]] bool holding() const;
-  /// Writer: takes bytes [offset, offset + bytes.size()) before announcing them (advance): kept in
-  /// memory when the budget allows, else, once the readers make no progress or one waits for
+  /// Bytes handed to hold(): shared, not copied, so that the writer's buffer is the one readers
+  /// copy from (the download thread also hashes it meanwhile) and is freed by whoever lets it go
+  /// last. Nobody changes it once handed over.
+  using Bytes = std::shared_ptr<const std::string>;
+  /// Writer: takes bytes [offset, offset + bytes->size()) before announcing them (advance): kept
+  /// in memory when the budget allows, else, once the readers make no progress or one waits for
   /// newer bytes, written with `write`. False when that write failed.
-  [[nodiscard]] bool hold(std::uint64_t offset, std::string_view bytes, const WriteAt& write);
+  [[nodiscard]] bool hold(std::uint64_t offset, Bytes bytes, const WriteAt& write);
   /// Writer, before closing the file: waits until the reader is done (done_reading) or makes no
   /// progress for a while, then writes what is still held with `write` and holds nothing more.
   /// False when a write failed.
@@ -123,7 +127,7 @@ class GrowingFile {
 
  private:
   struct Held {
-    std::string bytes;
+    Bytes bytes;
     bool writing = false;  // write_held is writing it out: readable meanwhile, erased after
   };
   [[nodiscard]] Result<void> wait_arrived(std::unique_lock<std::mutex>& lock, std::uint64_t end,
@@ -156,7 +160,6 @@ class GrowingFile {
   mutable std::map<std::uint64_t, Held> held_;                    // by offset
   mutable std::map<std::uint64_t, std::uint64_t> released_;       // disjoint [from, to) ranges
   mutable std::uint64_t held_bytes_ = 0;
-  mutable std::vector<std::string> spare_;  // emptied buffers, for the next hold()
 };
 
 }  // namespace vwheel

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -120,7 +121,7 @@ std::string piece(char c, std::size_t n = 1000) { return std::string(n, c); }
 void hand_over(GrowingFile& file, FakeFile& disk, std::uint64_t from, std::string_view data, std::size_t size) {
   for (std::size_t at = 0; at < data.size(); at += size) {
     const auto part = data.substr(at, size);
-    ASSERT_TRUE(file.hold(from + at, part, disk.writer()));
+    ASSERT_TRUE(file.hold(from + at, std::make_shared<const std::string>(part), disk.writer()));
     file.advance(from + at + part.size());
   }
 }
@@ -165,6 +166,34 @@ TEST(GrowingFileHolding, ReleasedBytesNeverReachTheFile) {
   // Still readable: now from the file.
   ASSERT_TRUE(file.read(out.data(), 1000, 3000, gen, disk.reader()));
   EXPECT_EQ(out.substr(0, 1000), piece('d'));
+}
+
+TEST(GrowingFileHolding, HoldsTheWritersBufferItselfUntilReleased) {
+  Budget budget(1 << 20);
+  GrowingFile file;
+  FakeFile disk;
+  const auto gen = file.generation();
+  file.read_once(gen);
+  const auto first = std::make_shared<const std::string>(piece('a'));
+  const auto second = std::make_shared<const std::string>(piece('b'));
+  ASSERT_TRUE(file.hold(0, first, disk.writer()));
+  ASSERT_TRUE(file.hold(1000, second, disk.writer()));
+  file.advance(2000);
+  // Shared, not copied: the writer's buffers are what the file holds.
+  EXPECT_EQ(first.use_count(), 2);
+  EXPECT_EQ(second.use_count(), 2);
+  std::string out(1000, '\0');
+  ASSERT_TRUE(file.read(out.data(), out.size(), 500, gen, disk.reader()));
+  EXPECT_EQ(out, piece('a', 500) + piece('b', 500));
+  // A release lets the first go; writing out at the end lets the second go.
+  file.release(0, 1000, gen);
+  EXPECT_EQ(first.use_count(), 1);
+  EXPECT_EQ(second.use_count(), 2);
+  file.done_reading(gen);
+  ASSERT_TRUE(file.write_held(disk.writer()));
+  EXPECT_EQ(second.use_count(), 1);
+  EXPECT_EQ(disk.written(), 1000u);
+  EXPECT_EQ(disk.bytes.substr(1000), piece('b'));
 }
 
 // Two buffers held, the budget full.
@@ -281,7 +310,7 @@ TEST(GrowingFileHolding, NothingIsHeldUnlessAReaderAsks) {
   const auto gen = file.generation();
   file.read_once(gen + 1);  // another incarnation's reader
   EXPECT_FALSE(file.holding());
-  ASSERT_TRUE(file.hold(0, piece('a'), disk.writer()));
+  ASSERT_TRUE(file.hold(0, std::make_shared<const std::string>(piece('a')), disk.writer()));
   EXPECT_EQ(disk.written(), 1000u);
   file.done_reading(gen);
   file.read_once(gen);  // too late: the reader said it was done
