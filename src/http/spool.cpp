@@ -139,6 +139,9 @@ bool Spool::write_at(std::uint64_t offset, std::string_view bytes) const {
 
 bool Spool::flush() {
   const auto write = [this](std::uint64_t at, std::string_view bytes) { return write_at(at, bytes); };
+  // The hold budget counts a buffer's bytes, not its capacity: an attempt's last, partial buffer
+  // (a dropped connection resumed, a few bytes in a 1 MiB buffer) is cut to its size first.
+  if (buffer_.size() < kBuffer) buffer_.shrink_to_fit();
   auto bytes = BufferPool::instance().share(std::move(buffer_));
   buffer_ = BufferPool::instance().take();
   // A reader that unpacks the download as it arrives, and does not keep it, may take the bytes
