@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <random>
 #include <string_view>
 #include <thread>
@@ -105,6 +106,18 @@ struct Client::Impl {
     const std::size_t limit = std::max(1U, options.max_parallel);
 
     auto finish = [&](Job* job) { job->completed(); };
+    // An exception out of the loop leaves no handle in the multi handle pointing at a job that
+    // is about to be destroyed.
+    struct Detach {
+      Impl& impl;
+      std::vector<Job*>& active;
+      ~Detach() {
+        for (Job* job : active) {
+          impl.api->multi_remove_handle(impl.multi, job->easy_);
+          impl.release(job->easy_);
+        }
+      }
+    } detach{*this, active};
 
     while (!ready.empty() || !waiting.empty() || !active.empty()) {
       const auto now = Clock::now();
@@ -149,6 +162,10 @@ struct Client::Impl {
         auto* job = static_cast<Job*>(priv);
         api->multi_remove_handle(multi, easy);
         active.erase(std::find(active.begin(), active.end(), job));
+        if (job->escaped_) {  // thrown inside curl's callback, kept until curl had returned
+          release(easy);
+          std::rethrow_exception(std::exchange(job->escaped_, nullptr));
+        }
         job->progress();
         Verdict v = job->end(easy, code);
         if (interrupted() && v != Verdict::done) v = Verdict::fail;  // SIGINT/SIGTERM/SIGHUP: no retry

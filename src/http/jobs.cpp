@@ -148,19 +148,29 @@ void Job::note_retry_after() {
   }
 }
 
-std::size_t Job::header_cb(char* data, std::size_t size, std::size_t n, void* self) {
+std::size_t Job::header_cb(char* data, std::size_t size, std::size_t n, void* self) noexcept {
   auto* job = static_cast<Job*>(self);
-  job->last_activity_ = Clock::now();
-  job->attempt_bytes_ += size * n;
-  job->headers_.add_line(std::string_view(data, size * n));
-  return size * n;
+  try {
+    job->last_activity_ = Clock::now();
+    job->attempt_bytes_ += size * n;
+    job->headers_.add_line(std::string_view(data, size * n));
+    return size * n;
+  } catch (...) {
+    job->escaped_ = std::current_exception();
+    return 0;  // not the size given: curl aborts the attempt (CURLE_WRITE_ERROR)
+  }
 }
 
-std::size_t Job::write_cb(char* data, std::size_t size, std::size_t n, void* self) {
+std::size_t Job::write_cb(char* data, std::size_t size, std::size_t n, void* self) noexcept {
   auto* job = static_cast<Job*>(self);
-  job->last_activity_ = Clock::now();
-  job->attempt_bytes_ += size * n;
-  return job->on_body(std::string_view(data, size * n)) ? size * n : 0;
+  try {
+    job->last_activity_ = Clock::now();
+    job->attempt_bytes_ += size * n;
+    return job->on_body(std::string_view(data, size * n)) ? size * n : 0;
+  } catch (...) {
+    job->escaped_ = std::current_exception();
+    return 0;
+  }
 }
 
 Result<bool> GetJob::begin(CURL* easy) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -97,6 +98,13 @@ class Job {
   /// Bytes of the body; returning less than `data.size()` aborts the attempt (set abort_reason_).
   virtual bool on_body(std::string_view data) = 0;
 
+  /// curl's header and write callbacks (`self` is the Job). An exception thrown below them (an
+  /// allocation that fails) must not unwind through libcurl's C frames: it is kept in `escaped_`
+  /// and the attempt aborted; the loop rethrows it once curl has returned.
+  static std::size_t header_cb(char* data, std::size_t size, std::size_t n, void* self) noexcept;
+  static std::size_t write_cb(char* data, std::size_t size, std::size_t n, void* self) noexcept;
+  std::exception_ptr escaped_;
+
   unsigned attempts_ = 0;
   Clock::time_point last_activity_;  // of the running attempt: its start, or the last bytes received
   bool stalled_ = false;             // the loop aborted the running attempt
@@ -125,9 +133,6 @@ class Job {
   /// Reads Retry-After (seconds only) from the last response.
   void note_retry_after();
 
- private:
-  static std::size_t header_cb(char* data, std::size_t size, std::size_t n, void* self);
-  static std::size_t write_cb(char* data, std::size_t size, std::size_t n, void* self);
 };
 
 /// A GET of a whole body (get(), get_many()) or of a range (get_range(), get_suffix()).
