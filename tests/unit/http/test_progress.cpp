@@ -200,5 +200,49 @@ TEST(ProgressDisplay, DownloadsAndUnpackingFromSeveralThreads) {
   EXPECT_TRUE(out.ends_with("\x1b[1A\x1b[2K\n\x1b[1A")) << out;
 }
 
+TEST(ProgressDisplay, LinesForFinishedFiles) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressDisplay d({"a.whl", "b.whl"}, ProgressDisplay::Style::automatic, f);
+    EXPECT_EQ(d.style(), ProgressDisplay::Style::lines);  // not a terminal
+    d.update({0, 10, 100});
+    Downloaded ok;
+    ok.size = 1536;
+    d.done(0, ok);
+    d.done(1, fail("x"));
+    d.finish();
+  }
+  std::rewind(f);
+  char buf[256] = {};
+  const auto n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  EXPECT_EQ(std::string(buf, n), "Downloaded a.whl (1.5 KiB)\n");
+}
+
+TEST(ProgressDisplay, BarsAreErased) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressDisplay d({"a.whl"}, ProgressDisplay::Style::bars, f);
+    d.update({0, 50, 100});
+    d.finish();
+  }
+  std::rewind(f);
+  char buf[1024] = {};
+  const auto n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const std::string out(buf, n);
+  EXPECT_TRUE(contains(out, "a.whl")) << out;
+  EXPECT_TRUE(contains(out, "[############------------]")) << out;
+  EXPECT_TRUE(contains(out, "\x1b[2K")) << out;
+}
+
+TEST(ProgressDisplay, FormatSize) {
+  EXPECT_EQ(format_size(12), "12 B");
+  EXPECT_EQ(format_size(1536), "1.5 KiB");
+  EXPECT_EQ(format_size(std::uint64_t{150} << 20), "150 MiB");
+}
+
 }  // namespace
 }  // namespace vwheel::http
