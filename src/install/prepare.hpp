@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -57,6 +58,15 @@ struct Prepared {
   }
   [[nodiscard]] std::filesystem::path backup() const { return staging / (tag + "-backup"); }
 };
+
+/// A version as PEP 440 normalizes it (`1.0` and `1.0.0` compare equal), else the text itself.
+[[nodiscard]] std::string same_version(std::string_view version);
+
+/// Checks the wheel's member names, modes and sizes against `options.limits`, its dist-info name,
+/// WHEEL, METADATA and RECORD (every member listed with a hash of a known algorithm and its size,
+/// nothing listed that is not there); fills `p.root`, `p.name`, `p.version`, `p.warnings` and
+/// `p.files`, the destination of every member (plan_files.cpp).
+[[nodiscard]] Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared& p);
 
 /// Where files of scheme `key` go (headers: in a directory named after the project).
 [[nodiscard]] std::filesystem::path scheme_dir(const Environment& env, const Prepared& p, SchemeKey key);
