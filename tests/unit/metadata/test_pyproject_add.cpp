@@ -10,13 +10,7 @@
 namespace vwheel::metadata {
 namespace {
 
-using test::add_error;
-using test::add_ok;
-using test::contains;
-using test::kStandard;
-using test::provider;
-using test::remove_error;
-using test::remove_ok;
+using namespace test;  // NOLINT(google-build-using-namespace): the helpers of pyproject_edit_util.hpp
 
 // ---- add-provider: exact output ----
 
