@@ -26,6 +26,7 @@
 #include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/install/install.hpp"
+#include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
@@ -322,7 +323,8 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
   p.dist_info = w->dist_info;
   if (auto ok = plan(*w, options, p); !ok) return fail(ok.error());
   p.existing = detail::find_in_index(installed, wheel_name::canonicalize_name(p.name));
-  if (p.existing && !options.force_reinstall && same_version(p.existing->version) == same_version(p.version)) {
+  if (p.existing && !options.force_reinstall &&
+      pep440::normalized_or_verbatim(p.existing->version) == pep440::normalized_or_verbatim(p.version)) {
     p.skipped = true;
     return p;
   }

@@ -17,20 +17,14 @@
 
 namespace vwheel::install::detail {
 
-std::string same_version(std::string_view a) {
-  auto v = pep440::Version::parse(a);
-  return v ? v->to_string() : std::string(a);
-}
-
 Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared& p) {
   const auto& entries = w.archive.entries();
-  const auto file_name = w.path.filename().string();
   // dist-info name must match the file name.
   const auto di_stem = w.dist_info.substr(0, w.dist_info.size() - 10);
   const auto dash = di_stem.find('-');
   if (dash == std::string::npos) return fail(fmt::format("`{}`: expected NAME-VERSION.dist-info", w.dist_info));
   if (wheel_name::canonicalize_name(di_stem.substr(0, dash)) != wheel_name::canonicalize_name(w.name.name) ||
-      same_version(di_stem.substr(dash + 1)) != same_version(w.name.version)) {
+      pep440::normalized_or_verbatim(di_stem.substr(dash + 1)) != pep440::normalized_or_verbatim(w.name.version)) {
     return fail(fmt::format("`{}` does not match the file name's {} {}", w.dist_info, w.name.name, w.name.version));
   }
   std::uint64_t total = 0;
@@ -86,10 +80,10 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
   if (!rows) return fail(rows.error().with_context(w.dist_info + "/RECORD"));
   std::map<std::string_view, const wheel::RecordRow*> record;
   for (const auto& r : *rows) {
-    if (!record.emplace(r.path, &r).second) {
-      // The same path twice is harmless only when both rows agree.
-      if (record[r.path]->hash != r.hash)
-        return fail(fmt::format("RECORD lists `{}` twice with different hashes", r.path));
+    // The same path twice is harmless only when both rows agree.
+    const auto [it, added] = record.emplace(r.path, &r);
+    if (!added && it->second->hash != r.hash) {
+      return fail(fmt::format("RECORD lists `{}` twice with different hashes", r.path));
     }
   }
   const auto record_name = w.dist_info + "/RECORD";
@@ -105,8 +99,9 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
     if (it == record.end()) return fail(fmt::format("member `{}` is not listed in RECORD", e.name));
     const auto& row = *it->second;
     if (row.hash.empty()) return fail(fmt::format("member `{}`: RECORD has no hash for it", e.name));
-    if (auto ok = detail::check_record_algorithm(row.hash); !ok)
+    if (auto ok = detail::check_record_algorithm(row.hash); !ok) {
       return fail(ok.error().with_context(fmt::format("member `{}`", e.name)));
+    }
     if (!row.size.empty() && row.size != std::to_string(e.uncompressed_size)) {
       return fail(fmt::format("member `{}`: size {} but RECORD says {}", e.name, e.uncompressed_size, row.size));
     }

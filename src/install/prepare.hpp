@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -58,9 +57,6 @@ struct Prepared {
   }
   [[nodiscard]] std::filesystem::path backup() const { return staging / (tag + "-backup"); }
 };
-
-/// A version as PEP 440 normalizes it (`1.0` and `1.0.0` compare equal), else the text itself.
-[[nodiscard]] std::string same_version(std::string_view version);
 
 /// Checks the wheel's member names, modes and sizes against `options.limits`, its dist-info name,
 /// WHEEL, METADATA and RECORD (every member listed with a hash of a known algorithm and its size,

@@ -77,6 +77,11 @@ Result<Version> Version::parse(std::string_view text) {
   return v;
 }
 
+std::string normalized_or_verbatim(std::string_view text) {
+  auto v = Version::parse(text);
+  return v ? v->to_string() : std::string(text);
+}
+
 bool is_valid_version(std::string_view text) {
   const std::string_view s = ascii_trim(text, is_python_ascii_space);
   return detail::match_version(s, 0, nullptr) == s.size();

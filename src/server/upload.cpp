@@ -33,12 +33,6 @@ bool ends_with(std::string_view s, std::string_view suffix) noexcept {
 }
 
 
-// Normalized PEP 440 form when it parses, else the text itself.
-std::string normalized_version(std::string_view text) {
-  auto v = pep440::Version::parse(text);
-  return v ? v->to_string() : std::string(text);
-}
-
 UploadStatus bad(std::string message) { return {400, std::move(message)}; }
 
 // Moves `from` to `to` unless `to` exists (EEXIST); rename(2) with RENAME_NOREPLACE, or link(2)
@@ -60,7 +54,7 @@ std::vector<fs::path> variant_wheels_of(const fs::path& dir, std::string_view pr
     auto name = wheel_name::parse_wheel_name(path.filename().string());
     if (!name || !name->is_variant()) continue;
     if (wheel_name::canonicalize_name(name->name) != project) continue;
-    if (normalized_version(name->version) != version) continue;
+    if (pep440::normalized_or_verbatim(name->version) != version) continue;
     out.push_back(std::move(path));
   }
   return out;
@@ -147,11 +141,11 @@ UploadStatus Uploader::commit(const UploadForm& form) {
     auto dist = check_upload_filename(form.filename);
     if (!dist) return bad(dist.error().message);
     const std::string project = wheel_name::canonicalize_name(dist->project);
-    const std::string version = normalized_version(dist->version);
+    const std::string version = pep440::normalized_or_verbatim(dist->version);
     if (const auto* name = field("name"); name != nullptr && wheel_name::canonicalize_name(*name) != project) {
       return bad(fmt::format("name `{}` does not match the file name `{}`", printable(*name), form.filename));
     }
-    if (const auto* v = field("version"); v != nullptr && normalized_version(*v) != version) {
+    if (const auto* v = field("version"); v != nullptr && pep440::normalized_or_verbatim(*v) != version) {
       return bad(fmt::format("version `{}` does not match the file name `{}`", printable(*v), form.filename));
     }
     if (const auto* digest = field("sha256_digest");

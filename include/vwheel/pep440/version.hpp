@@ -130,4 +130,8 @@ class Version {
 /// True when `text` is a valid PEP 440 version.
 [[nodiscard]] bool is_valid_version(std::string_view text);
 
+/// The normalized form of `text` when it is a valid version (`1.0-alpha1` gives `1.0a1`), else `text`
+/// unchanged: for comparing versions read from files that may hold invalid ones.
+[[nodiscard]] std::string normalized_or_verbatim(std::string_view text);
+
 }  // namespace vwheel::pep440

@@ -14,6 +14,7 @@
 namespace {
 
 using vwheel::pep440::is_valid_version;
+using vwheel::pep440::normalized_or_verbatim;
 using vwheel::pep440::Number;
 using vwheel::pep440::PreReleaseKind;
 using vwheel::pep440::Version;
@@ -272,6 +273,7 @@ TEST(Pep440Version, NormalizesLikePackaging) {
     EXPECT_EQ(again->to_string(), c.normalized);
     EXPECT_EQ(*again, *v);
     EXPECT_TRUE(is_valid_version(c.input));
+    EXPECT_EQ(normalized_or_verbatim(c.input), c.normalized) << "input: " << c.input;
   }
 }
 
@@ -280,6 +282,7 @@ TEST(Pep440Version, RejectsInvalidVersions) {
     auto v = Version::parse(s);
     EXPECT_FALSE(v.has_value()) << "accepted: '" << s << "' as " << (v ? v->to_string() : "");
     EXPECT_FALSE(is_valid_version(s)) << s;
+    EXPECT_EQ(normalized_or_verbatim(s), s);
   }
 }
 
