@@ -1,12 +1,15 @@
 #include "extract.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <new>
 #include <optional>
 #include <system_error>
@@ -28,9 +31,6 @@ namespace {
 // rarely kept waiting, while the install's resident memory stays far below the 256 MiB the
 // torch-sized wheels must fit in whatever their members' sizes.
 constexpr std::uint64_t kProcessBudget = std::uint64_t{64} << 20;
-// What a streamed member holds besides its two chunks: the inflater's state and window (ISA-L's
-// 85 KiB, zlib's about 45 KiB), the local header read, the hasher's first bytes.
-constexpr std::uint64_t kStreamOverhead = std::uint64_t{256} << 10;
 
 // A RECORD hash computed piece by piece.
 class RecordHasher {
@@ -121,9 +121,9 @@ class NewFile {
 };
 
 Result<void> extract_whole(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest, unsigned mode,
-                           std::string_view record_hash, std::string_view algorithm,
+                           std::string_view record_hash, std::string_view algorithm, std::span<char> scratch,
                            const std::function<void(std::uint64_t)>& on_written) {
-  auto data = archive.read(entry, entry.uncompressed_size);
+  auto data = archive.read_into(entry, scratch, entry.uncompressed_size);
   if (!data) return fail(data.error());
   RecordHasher hasher(algorithm);
   hasher.update(*data);
@@ -138,9 +138,9 @@ Result<void> extract_whole(const zip::Archive& archive, const zip::Entry& entry,
   return out.close_and_keep();
 }
 
-Result<void> extract_streamed(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest,
-                              unsigned mode, std::string_view record_hash, std::string_view algorithm,
-                              std::size_t chunk, const std::function<void(std::uint64_t)>& on_written) {
+Result<void> extract_streamed(const zip::Archive& archive, const zip::Entry& entry, const fs::path& dest, unsigned mode,
+                              std::string_view record_hash, std::string_view algorithm, std::size_t chunk,
+                              std::span<char> scratch, const std::function<void(std::uint64_t)>& on_written) {
   NewFile out(dest);
   if (auto ok = out.create(mode); !ok) return ok;
   if (auto ok = out.reserve(entry.uncompressed_size); !ok) return ok;
@@ -153,7 +153,7 @@ Result<void> extract_streamed(const zip::Archive& archive, const zip::Entry& ent
         if (wrote && on_written) on_written(piece.size());
         return wrote;
       },
-      chunk, entry.uncompressed_size);
+      chunk, entry.uncompressed_size, scratch);
   if (!ok) return ok;
   const auto digest = hasher.finish();
   if (digest != record_hash) {
@@ -164,20 +164,75 @@ Result<void> extract_streamed(const zip::Archive& archive, const zip::Entry& ent
 
 }  // namespace
 
-BufferBudget::Lease BufferBudget::acquire(std::uint64_t bytes) {
-  bytes = std::min(bytes, capacity_);
-  std::unique_lock lock(mutex_);
-  freed_.wait(lock, [&] { return capacity_ - used_ >= bytes; });
-  used_ += bytes;
-  return Lease(*this, bytes);
+BufferBudget::~BufferBudget() {
+  for (const Block& b : free_) ::munmap(b.data, b.size);
 }
 
-void BufferBudget::release(std::uint64_t bytes) noexcept {
+std::uint64_t BufferBudget::block_size(std::uint64_t bytes) const noexcept {
+  // Sizes in steps of a quarter of their highest power of two (and of min_block), so that a block
+  // is less than a quarter larger than asked and blocks of similar sizes are reused.
+  const std::uint64_t n = std::max(bytes, min_block_);
+  const std::uint64_t step = std::max<std::uint64_t>(std::bit_floor(n) / 4, min_block_);
+  return (n + step - 1) / step * step;
+}
+
+BufferBudget::Lease BufferBudget::acquire(std::uint64_t bytes) {
+  const std::uint64_t size = block_size(bytes);
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    // The smallest kept block that holds `size` bytes and is at most twice that, when the budget
+    // has room for it (the most recently used among equals: its pages are likely still cached).
+    // Reusing a block costs no new pages; a block larger than asked is charged in full, but only
+    // the pages that leases wrote are resident.
+    auto best = free_.rend();
+    for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
+      if (it->size >= size && it->size / 2 <= size && (best == free_.rend() || it->size < best->size)) best = it;
+    }
+    if (best != free_.rend() && capacity_ - used_ >= charge(best->size)) {
+      const Block block = *best;
+      free_.erase(std::next(best).base());
+      kept_ -= block.size;
+      used_ += charge(block.size);
+      return Lease(*this, block);
+    }
+    if (capacity_ - used_ >= charge(size)) break;
+    freed_.wait(lock);
+  }
+  used_ += charge(size);
+  // A new block, after unmapping the oldest kept blocks that would not fit beside it.
+  auto oldest = free_.begin();
+  for (; oldest != free_.end() && kept_ + used_ > capacity_; ++oldest) {
+    ::munmap(oldest->data, oldest->size);
+    kept_ -= oldest->size;
+  }
+  free_.erase(free_.begin(), oldest);
+  void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (data == MAP_FAILED) {
+    used_ -= charge(size);
+    lock.unlock();
+    freed_.notify_all();
+    throw std::bad_alloc();
+  }
+  return Lease(*this, Block{static_cast<char*>(data), static_cast<std::size_t>(size)});
+}
+
+void BufferBudget::release(Block block) noexcept {
   {
     std::lock_guard lock(mutex_);
-    used_ -= bytes;
+    used_ -= charge(block.size);
+    if (block.size > capacity_) {
+      ::munmap(block.data, block.size);
+    } else {
+      free_.push_back(block);
+      kept_ += block.size;
+    }
   }
   freed_.notify_all();
+}
+
+std::uint64_t BufferBudget::mapped() const {
+  std::lock_guard lock(mutex_);
+  return used_ + kept_;
 }
 
 UnpackMeter::UnpackMeter(Report report, std::uint64_t total, std::uint64_t step, Clock::duration interval)
@@ -258,13 +313,17 @@ Result<void> extract_member(const zip::Archive& archive, const zip::Entry& entry
     if (!RecordHasher(algorithm).known()) {
       return fail(fmt::format("member `{}`: RECORD hash `{}`: unsupported algorithm", entry.name, record_hash));
     }
-    if (entry.uncompressed_size <= settings.whole_member_max) {
-      // The compressed bytes and the content are in memory together.
-      const auto lease = budget.acquire(entry.compressed_size + entry.uncompressed_size + 4096);
-      return extract_whole(archive, entry, dest, mode, record_hash, algorithm, settings.on_written);
+    // Whole: the compressed bytes and the content in one block. A member whose compressed size is
+    // out of proportion with its content (deflate adds 5 bytes per 64 KiB at worst) streams too.
+    const std::uint64_t max = settings.whole_member_max;
+    if (entry.uncompressed_size <= max && entry.compressed_size <= max + max / 1024 + 1024) {
+      const auto lease = budget.acquire(zip::Archive::scratch_size(entry));
+      return extract_whole(archive, entry, dest, mode, record_hash, algorithm, lease.memory(), settings.on_written);
     }
-    const auto lease = budget.acquire(2 * settings.chunk + kStreamOverhead);
-    return extract_streamed(archive, entry, dest, mode, record_hash, algorithm, settings.chunk, settings.on_written);
+    // Streamed: the two chunks (the inflater's state, tens of KiB, is its own).
+    const auto lease = budget.acquire(2 * settings.chunk);
+    return extract_streamed(archive, entry, dest, mode, record_hash, algorithm, settings.chunk, lease.memory(),
+                            settings.on_written);
   } catch (...) {
     return fail(error_from_exception(fmt::format("member `{}`", entry.name)));
   }

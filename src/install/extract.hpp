@@ -2,6 +2,7 @@
 // Internals of the install component: unpacking one member into staging in bounded memory,
 // verified against its RECORD hash as its bytes are written.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -9,42 +10,73 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "vwheel/core/error.hpp"
 #include "vwheel/zip/zip.hpp"
 
 namespace vwheel::install::detail {
 
-/// A fixed number of bytes for the buffers of members being unpacked, shared by every worker of
-/// the process: however many threads unpack however large members, their buffers stay within it.
+/// The memory for the buffers of members being unpacked, shared by every worker of the process:
+/// however many threads unpack however large members, their buffers stay within a fixed number of
+/// bytes. The budget hands out the memory itself, in blocks it maps and keeps for the next lease,
+/// whichever thread takes it: buffers that each worker allocated would stay in its own malloc
+/// arena after use, and the arenas' peaks add up with the workers (measured on the 885 MB
+/// torch-shaped wheel of bench/install_torch.sh: peak RSS 193 MiB with 2 workers, 270-279 MiB
+/// with 16, on the same 2-core machine).
 class BufferBudget {
  public:
-  explicit BufferBudget(std::uint64_t capacity) noexcept : capacity_(capacity) {}
+  /// `capacity` bytes, in blocks of at least `min_block` bytes.
+  explicit BufferBudget(std::uint64_t capacity, std::uint64_t min_block = std::uint64_t{64} << 10) noexcept
+      : capacity_(capacity), min_block_(std::max<std::uint64_t>(min_block, 1)) {}
+  BufferBudget(const BufferBudget&) = delete;
+  BufferBudget& operator=(const BufferBudget&) = delete;
+  ~BufferBudget();
 
-  /// Bytes held until destroyed.
+  struct Block {
+    char* data = nullptr;
+    std::size_t size = 0;
+  };
+
+  /// A block of memory held until destroyed.
   class Lease {
    public:
-    Lease(BufferBudget& budget, std::uint64_t bytes) noexcept : budget_(&budget), bytes_(bytes) {}
+    Lease(BufferBudget& budget, Block block) noexcept : budget_(&budget), block_(block) {}
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
-    ~Lease() { budget_->release(bytes_); }
+    ~Lease() { budget_->release(block_); }
+    /// At least the bytes asked for; what an earlier lease wrote may still be there.
+    [[nodiscard]] std::span<char> memory() const noexcept { return {block_.data, block_.size}; }
 
    private:
     BufferBudget* budget_;
-    std::uint64_t bytes_;
+    Block block_;
   };
 
-  /// Waits until `bytes` (at most the capacity: a larger request takes it all) are free and takes them.
+  /// Waits until a block of at least `bytes` fits in the budget and takes it: a kept block of up
+  /// to twice the size (charged in full), else a new one less than a quarter (or `min_block`)
+  /// larger than asked. A
+  /// request above the capacity waits for all of it. Throws std::bad_alloc when the system has no
+  /// memory to map.
   [[nodiscard]] Lease acquire(std::uint64_t bytes);
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
+  /// The bytes mapped now, leased or kept for the next lease: at most the capacity, or one block
+  /// while a request above the capacity holds it.
+  [[nodiscard]] std::uint64_t mapped() const;
 
  private:
-  void release(std::uint64_t bytes) noexcept;
+  void release(Block block) noexcept;
+  [[nodiscard]] std::uint64_t block_size(std::uint64_t bytes) const noexcept;
+  [[nodiscard]] std::uint64_t charge(std::uint64_t size) const noexcept { return std::min(size, capacity_); }
 
   std::uint64_t capacity_;
-  std::uint64_t used_ = 0;
-  std::mutex mutex_;
+  std::uint64_t min_block_;
+  std::uint64_t used_ = 0;   // charged to leases
+  std::uint64_t kept_ = 0;   // in free_
+  std::vector<Block> free_;  // mapped, not leased; the most recently released last
+  mutable std::mutex mutex_;
   std::condition_variable freed_;
 };
 

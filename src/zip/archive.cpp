@@ -249,43 +249,98 @@ Result<Archive::Impl::Member> Archive::Impl::load_member(const Entry& entry) con
   return m;
 }
 
+namespace {
+
+// Inflates a whole member's `in` into `out` (its uncompressed size) with libdeflate.
+Result<void> inflate_whole(const std::string& name, const Entry& entry, std::string_view in, char* out) {
+  std::size_t produced = 0;
+  const auto size = static_cast<std::size_t>(entry.uncompressed_size);
+  const libdeflate_result r =
+      libdeflate_deflate_decompress(thread_decompressor(), in.data(), in.size(), out, size, &produced);
+  if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+    return fail(fmt::format("{}: member `{}` inflates to more than the {} bytes the central directory says", name,
+                            printable(entry.name), entry.uncompressed_size));
+  }
+  if (r != LIBDEFLATE_SUCCESS) {
+    return fail(fmt::format("{}: member `{}`: corrupt deflate data", name, printable(entry.name)));
+  }
+  if (produced != size) {
+    return fail(fmt::format("{}: member `{}` inflates to {} bytes, the central directory says {}", name,
+                            printable(entry.name), produced, entry.uncompressed_size));
+  }
+  return {};
+}
+
+Result<void> check_crc(const std::string& name, const Entry& entry, std::string_view content) {
+  const std::uint32_t crc = crc32(content);
+  if (crc != entry.crc32) {
+    return fail(fmt::format("{}: member `{}`: CRC-32 mismatch: the data has {:08x}, the central directory says {:08x}",
+                            name, printable(entry.name), crc, entry.crc32));
+  }
+  return {};
+}
+
+bool stored(const Entry& entry) noexcept { return entry.method == static_cast<std::uint16_t>(Method::Store); }
+
+}  // namespace
+
 Result<std::string> Archive::read(const Entry& entry, std::uint64_t max_size) const {
   const std::string& name = impl_->name;
   if (auto ok = check_readable(name, entry, max_size); !ok) return fail(ok.error());
   auto member = impl_->load_member(entry);
   if (!member) return fail(member.error());
   std::string out;
-  if (entry.method == static_cast<std::uint16_t>(Method::Store)) {
+  if (stored(entry)) {
     out = std::move(member->bytes);
     out.erase(0, member->data_at);
   } else {
     out.resize(static_cast<std::size_t>(entry.uncompressed_size));
-    std::size_t produced = 0;
-    const libdeflate_result r =
-        libdeflate_deflate_decompress(thread_decompressor(), member->bytes.data() + member->data_at,
-                                      member->bytes.size() - member->data_at, out.data(), out.size(), &produced);
-    if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
-      return fail(fmt::format("{}: member `{}` inflates to more than the {} bytes the central directory says", name,
-                              printable(entry.name), entry.uncompressed_size));
-    }
-    if (r != LIBDEFLATE_SUCCESS) {
-      return fail(fmt::format("{}: member `{}`: corrupt deflate data", name, printable(entry.name)));
-    }
-    if (produced != out.size()) {
-      return fail(fmt::format("{}: member `{}` inflates to {} bytes, the central directory says {}", name,
-                              printable(entry.name), produced, entry.uncompressed_size));
-    }
+    const std::string_view in = std::string_view(member->bytes).substr(member->data_at);
+    if (auto ok = inflate_whole(name, entry, in, out.data()); !ok) return fail(ok.error());
   }
-  const std::uint32_t crc = crc32(out);
-  if (crc != entry.crc32) {
-    return fail(fmt::format("{}: member `{}`: CRC-32 mismatch: the data has {:08x}, the central directory says {:08x}",
-                            name, printable(entry.name), crc, entry.crc32));
-  }
+  if (auto ok = check_crc(name, entry, out); !ok) return fail(ok.error());
   return out;
 }
 
+std::uint64_t Archive::scratch_size(const Entry& entry) noexcept {
+  return local_header_size + entry.name.size() + 0xFFFF + entry.compressed_size +
+         (stored(entry) ? 0 : entry.uncompressed_size);
+}
+
+Result<std::string_view> Archive::read_into(const Entry& entry, std::span<char> scratch, std::uint64_t max_size) const {
+  const Impl& impl = *impl_;
+  if (auto ok = check_readable(impl.name, entry, max_size); !ok) return fail(ok.error());
+  if (scratch.size() < scratch_size(entry)) {
+    return fail(fmt::format("{}: member `{}`: {} bytes to read it into, {} needed", impl.name, printable(entry.name),
+                            scratch.size(), scratch_size(entry)));
+  }
+  auto end = impl.member_end(entry);
+  if (!end) return fail(end.error());
+  const std::uint64_t offset = entry.local_header_offset;
+  // As load_member: one read for the header and the data, unless the local extra field is long.
+  const auto guess = static_cast<std::size_t>(
+      std::min<std::uint64_t>({local_header_size + entry.name.size() + entry.extra.size() + 32 + entry.compressed_size,
+                               *end - offset, scratch.size()}));
+  if (auto r = impl.read_at(scratch.data(), guess, offset); !r) return fail(r.error());
+  auto data_at = impl.check_local_header(std::string_view(scratch.data(), guess), entry, *end);
+  if (!data_at) return fail(data_at.error());
+  const std::size_t total = *data_at + static_cast<std::size_t>(entry.compressed_size);
+  if (guess < total) {
+    if (auto r = impl.read_at(scratch.data() + guess, total - guess, offset + guess); !r) return fail(r.error());
+  }
+  const std::string_view data(scratch.data() + *data_at, static_cast<std::size_t>(entry.compressed_size));
+  std::string_view content = data;
+  if (!stored(entry)) {
+    char* out = scratch.data() + total;
+    if (auto ok = inflate_whole(impl.name, entry, data, out); !ok) return fail(ok.error());
+    content = std::string_view(out, static_cast<std::size_t>(entry.uncompressed_size));
+  }
+  if (auto ok = check_crc(impl.name, entry, content); !ok) return fail(ok.error());
+  return content;
+}
+
 Result<void> Archive::read_streamed(const Entry& entry, const ChunkSink& sink, std::size_t chunk,
-                                    std::uint64_t max_size) const {
+                                    std::uint64_t max_size, std::span<char> scratch) const {
   const Impl& impl = *impl_;
   if (auto ok = check_readable(impl.name, entry, max_size); !ok) return fail(ok.error());
   auto end = impl.member_end(entry);
@@ -303,7 +358,7 @@ Result<void> Archive::read_streamed(const Entry& entry, const ChunkSink& sink, s
     if (ok && impl.keep) impl.release_until(entry, at + len);
     return ok;
   };
-  return stream_member(impl.name, entry, offset + *data_at, read, sink, std::max<std::size_t>(chunk, 4096));
+  return stream_member(impl.name, entry, offset + *data_at, read, sink, std::max<std::size_t>(chunk, 4096), scratch);
 }
 
 Result<std::string> Archive::read_raw(const Entry& entry) const {

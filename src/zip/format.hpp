@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -141,8 +142,10 @@ bool set_stream_inflater(StreamInflater inflater) noexcept;
 // `data_offset`; stores or inflates it to `sink` in pieces of at most `chunk` bytes, checking the
 // size (never more than the central directory says) and the CRC-32. Errors name `archive_name`
 // and the member.
+// Its two `chunk`-sized buffers (compressed, inflated) are in `scratch` when it holds 2 x `chunk`
+// bytes, else allocated.
 Result<void> stream_member(const std::string& archive_name, const Entry& entry, std::uint64_t data_offset,
-                           const ReadAt& read, const ChunkSink& sink, std::size_t chunk);
+                           const ReadAt& read, const ChunkSink& sink, std::size_t chunk, std::span<char> scratch = {});
 
 }  // namespace detail
 }  // namespace vwheel::zip

@@ -53,11 +53,24 @@ class Output {
   std::uint64_t produced_ = 0;
 };
 
+// A `chunk`-sized buffer: the caller's, or one of its own.
+class Buffer {
+ public:
+  Buffer(std::span<char> given, std::size_t chunk)
+      : owned_(given.size() >= chunk ? nullptr : std::make_unique_for_overwrite<char[]>(chunk)),
+        data_(owned_ ? owned_.get() : given.data()) {}
+  [[nodiscard]] char* get() const noexcept { return data_; }
+
+ private:
+  std::unique_ptr<char[]> owned_;
+  char* data_;
+};
+
 // The member's compressed bytes, a chunk at a time.
 class Input {
  public:
-  Input(const ReadAt& read, std::uint64_t offset, std::uint64_t size, std::size_t chunk)
-      : read_(read), offset_(offset), size_(size), chunk_(chunk), buf_(std::make_unique_for_overwrite<char[]>(chunk)) {}
+  Input(const ReadAt& read, std::uint64_t offset, std::uint64_t size, std::size_t chunk, std::span<char> scratch)
+      : read_(read), offset_(offset), size_(size), chunk_(chunk), buf_(scratch, chunk) {}
   [[nodiscard]] bool exhausted() const noexcept { return consumed_ == size_; }
   // Reads the next piece (at most `chunk` bytes, fewer at the end) into the buffer and returns it.
   Result<std::string_view> next() {
@@ -73,7 +86,7 @@ class Input {
   std::uint64_t size_;
   std::size_t chunk_;
   std::uint64_t consumed_ = 0;
-  std::unique_ptr<char[]> buf_;
+  Buffer buf_;
 };
 
 // An inflate stream that is always ended.
@@ -98,11 +111,10 @@ class ZlibInflater {
   bool ok_ = false;
 };
 
-Result<void> inflate_zlib(Input& in, Output& out, std::size_t chunk) {
+Result<void> inflate_zlib(Input& in, Output& out, std::size_t chunk, const Buffer& buf) {
   ZlibInflater inflater;
   if (!inflater.ok()) return fail(fmt::format("{}: cannot start inflating (zlib)", out.member()));
   z_stream& z = inflater.stream();
-  const auto buf = std::make_unique_for_overwrite<char[]>(chunk);
   for (bool ended = false; !ended;) {
     if (z.avail_in == 0) {
       if (in.exhausted()) return fail(out.truncated());
@@ -124,11 +136,10 @@ Result<void> inflate_zlib(Input& in, Output& out, std::size_t chunk) {
   return {};
 }
 
-Result<void> inflate_isal(const Isal& isal, Input& in, Output& out, std::size_t chunk) {
+Result<void> inflate_isal(const Isal& isal, Input& in, Output& out, std::size_t chunk, const Buffer& buf) {
   // The state holds the 32 KiB window and ISA-L's decoding tables (tens of KiB): on the heap.
   const auto state = std::make_unique<inflate_state>();
   isal.inflate_init(state.get());  // raw deflate (crc_flag ISAL_DEFLATE), the full window
-  const auto buf = std::make_unique_for_overwrite<char[]>(chunk);
   while (state->block_state != ISAL_BLOCK_FINISH) {
     // ISA-L may hold inflated bytes that did not fit the last output buffer: it is called again
     // without new input until it has nothing more to give.
@@ -163,9 +174,10 @@ bool set_stream_inflater(StreamInflater inflater) noexcept {
 }
 
 Result<void> stream_member(const std::string& archive_name, const Entry& entry, std::uint64_t data_offset,
-                           const ReadAt& read, const ChunkSink& sink, std::size_t chunk) {
+                           const ReadAt& read, const ChunkSink& sink, std::size_t chunk, std::span<char> scratch) {
   Output out(entry, sink, fmt::format("{}: member `{}`", archive_name, printable(entry.name)));
-  Input in(read, data_offset, entry.compressed_size, chunk);
+  const bool given = scratch.size() >= 2 * chunk;
+  Input in(read, data_offset, entry.compressed_size, chunk, given ? scratch.first(chunk) : std::span<char>());
   if (entry.method == static_cast<std::uint16_t>(Method::Store)) {
     // (read_streamed refused a stored member whose two sizes differ)
     while (!in.exhausted()) {
@@ -176,7 +188,8 @@ Result<void> stream_member(const std::string& archive_name, const Entry& entry, 
   } else {
     const auto choice = g_inflater.load(std::memory_order_relaxed);
     const Isal* isal = choice == StreamInflater::zlib ? nullptr : load_isal();
-    auto ok = isal != nullptr ? inflate_isal(*isal, in, out, chunk) : inflate_zlib(in, out, chunk);
+    const Buffer buf(given ? scratch.subspan(chunk, chunk) : std::span<char>(), chunk);
+    auto ok = isal != nullptr ? inflate_isal(*isal, in, out, chunk, buf) : inflate_zlib(in, out, chunk, buf);
     if (!ok) return ok;
   }
   if (out.produced() != entry.uncompressed_size) {

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -118,9 +119,19 @@ class Archive {
   /// compressed data read in pieces of the same size: about 2 x `chunk` of memory (and zlib's
   /// 32 KiB window) whatever the member's size. The same checks as `read`; the CRC-32 and the size
   /// are known only at the end, so on any error `sink` may have received part of the content.
+  /// When `scratch` holds at least 2 x `chunk` bytes, both pieces are kept there instead.
   [[nodiscard]] Result<void> read_streamed(const Entry& entry, const ChunkSink& sink,
                                            std::size_t chunk = std::size_t{1} << 20,
-                                           std::uint64_t max_size = std::uint64_t{1} << 40) const;
+                                           std::uint64_t max_size = std::uint64_t{1} << 40,
+                                           std::span<char> scratch = {}) const;
+  /// `read` into the caller's memory, which must hold scratch_size(entry) bytes: the compressed
+  /// bytes and the content, which the answer views (valid while `scratch` is). For callers that
+  /// reuse buffers (the installer's workers): no allocation per member.
+  [[nodiscard]] Result<std::string_view> read_into(const Entry& entry, std::span<char> scratch,
+                                                   std::uint64_t max_size = std::uint64_t{1} << 30) const;
+  /// The memory read_into needs for `entry`: the local header with the longest extra field a zip
+  /// allows, the compressed bytes and, unless stored, the content.
+  [[nodiscard]] static std::uint64_t scratch_size(const Entry& entry) noexcept;
   /// The member's compressed bytes exactly as stored (no local header, no data descriptor).
   [[nodiscard]] Result<std::string> read_raw(const Entry& entry) const;
 

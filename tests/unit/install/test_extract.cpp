@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <system_error>
@@ -16,14 +18,16 @@ using namespace vwheel;
 using namespace vwheel::install::detail;
 
 TEST(BufferBudget, HoldsNoMoreThanItsCapacityAtOnce) {
-  BufferBudget budget(100);
+  BufferBudget budget(100, 1);
   std::atomic<int> held{0};
   std::atomic<int> peak{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
+    threads.emplace_back([&, t] {
       for (int i = 0; i < 200; ++i) {
         const auto lease = budget.acquire(40);  // two fit at once, never three
+        ASSERT_GE(lease.memory().size(), 40U);
+        std::memset(lease.memory().data(), t, lease.memory().size());
         const int now = held += 40;
         int seen = peak.load();
         while (now > seen && !peak.compare_exchange_weak(seen, now)) {
@@ -35,9 +39,57 @@ TEST(BufferBudget, HoldsNoMoreThanItsCapacityAtOnce) {
   for (auto& t : threads) t.join();
   EXPECT_LE(peak.load(), 100);
   EXPECT_GT(peak.load(), 0);
-  // A request above the capacity takes all of it instead of waiting forever.
-  const auto all = budget.acquire(1000);
-  EXPECT_EQ(budget.capacity(), 100U);
+  EXPECT_LE(budget.mapped(), 100U);
+  // A request above the capacity takes all of it instead of waiting forever, and gets its memory.
+  {
+    const auto all = budget.acquire(1000);
+    EXPECT_GE(all.memory().size(), 1000U);
+    all.memory()[999] = 'x';
+    EXPECT_EQ(budget.capacity(), 100U);
+  }
+  EXPECT_LE(budget.mapped(), 100U);  // not kept: it would not fit
+}
+
+// The memory itself is shared: what one worker gave back is what the next takes, whichever
+// thread it runs on, and however many workers take blocks of whatever sizes, the memory mapped
+// never exceeds the capacity (with malloc, each thread's arena kept its own peak).
+TEST(BufferBudget, SharesItsMemoryAcrossThreadsWithinTheCapacity) {
+  constexpr std::uint64_t kCapacity = std::uint64_t{8} << 20;
+  BufferBudget budget(kCapacity);
+  const char* first = nullptr;
+  {
+    const auto lease = budget.acquire(300000);
+    first = lease.memory().data();
+  }
+  std::thread([&] {
+    const auto lease = budget.acquire(290000);  // the same size class, on another thread
+    EXPECT_EQ(lease.memory().data(), first);
+  }).join();
+
+  std::atomic<std::uint64_t> most{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&, t] {
+      std::uint64_t x = 12345 + static_cast<std::uint64_t>(t);
+      for (int i = 0; i < 300; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        const std::uint64_t bytes = 1 + (x >> 33) % (std::uint64_t{3} << 20);  // 1 B to 3 MiB
+        const auto lease = budget.acquire(bytes);
+        ASSERT_GE(lease.memory().size(), bytes);
+        // A new block is less than a quarter or 64 KiB larger than asked; a kept one at most twice that.
+        ASSERT_LE(lease.memory().size(), 2 * (bytes + std::max<std::uint64_t>(bytes / 4, std::uint64_t{64} << 10)));
+        lease.memory()[bytes - 1] = static_cast<char>(t);
+        std::uint64_t seen = most.load();
+        const std::uint64_t now = budget.mapped();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_LE(most.load(), kCapacity);
+  EXPECT_GT(most.load(), kCapacity / 2);  // the workers did share it
+  EXPECT_LE(budget.mapped(), kCapacity);
 }
 
 TEST(ExtractErrors, DiskFullAndOutOfMemoryAreEnvironmentErrors) {

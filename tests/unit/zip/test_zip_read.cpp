@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "vwheel/zip/zip.hpp"
 #include "zip_test_support.hpp"
 
@@ -316,6 +318,50 @@ TEST(ZipRead, ReadChecksTheMember) {
   auto garbage = archive->read(entries[4]);
   ASSERT_FALSE(garbage);
   EXPECT_THAT(garbage.error().message, HasSubstr("member `garbage.txt`"));
+}
+
+// read_into: the same content and the same errors as read, in the caller's memory, and a clear
+// error when that memory is too small. One member has a local extra field the central directory
+// does not have (the second read of the header), one the longest a zip allows.
+TEST(ZipRead, ReadIntoTheCallersMemory) {
+  TempDir dir;
+  auto members = std::vector<RawMember>{stored_member("stored.txt", text(10, "stored")),
+                                        deflated_member("deflated.bin", noise(200000, 3) + text(5000, "tail")),
+                                        deflated_member("extra.txt", text(50, "extra")),
+                                        deflated_member("longest-extra.txt", text(50, "longest")),
+                                        deflated_member("garbage.txt", text(10, "g")),
+                                        deflated_member("empty.txt", "")};
+  members[2].local_extra = std::string(3000, 'x');
+  members[3].local_extra = std::string(0xFFFF, 'y');
+  members[4].stored = noise(members[4].stored.size(), 9);
+  const auto path = dir / "members.zip";
+  write_bytes(path, build_raw(members));
+  auto archive = Archive::open(path);
+  ASSERT_TRUE(archive) << archive.error().message;
+  for (const auto& e : archive->entries()) {
+    const auto whole = archive->read(e);
+    std::vector<char> scratch(Archive::scratch_size(e));
+    const auto into = archive->read_into(e, scratch);
+    ASSERT_EQ(bool(whole), bool(into)) << e.name;
+    if (!whole) {
+      EXPECT_EQ(into.error().message, whole.error().message) << e.name;
+      continue;
+    }
+    EXPECT_EQ(*into, *whole) << e.name;
+    if (!into->empty()) {
+      EXPECT_GE(into->data(), scratch.data()) << e.name;
+      EXPECT_LE(into->data() + into->size(), scratch.data() + scratch.size()) << e.name;
+    }
+    std::vector<char> short_by_one(scratch.size() - 1);
+    const auto refused = archive->read_into(e, short_by_one);
+    ASSERT_FALSE(refused) << e.name;
+    EXPECT_THAT(refused.error().message,
+                HasSubstr(fmt::format("{} bytes to read it into, {} needed", short_by_one.size(), scratch.size())));
+  }
+  std::vector<char> scratch(Archive::scratch_size(archive->entries()[1]));
+  const auto limited = archive->read_into(archive->entries()[1], scratch, 100);
+  ASSERT_FALSE(limited);
+  EXPECT_THAT(limited.error().message, HasSubstr("exceeds the limit of 100 bytes"));
 }
 
 TEST(ZipRead, CrcMismatch) {

@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ struct Collected {
   std::string data;
   std::size_t largest = 0;
   std::size_t pieces = 0;
+  bool outside_scratch = false;  // a piece that was not in the caller's memory
 };
 
-vwheel::Result<Collected> stream(const Archive& archive, const Entry& entry, std::size_t chunk) {
+vwheel::Result<Collected> stream(const Archive& archive, const Entry& entry, std::size_t chunk,
+                                 std::span<char> scratch = {}) {
   Collected c;
   auto ok = archive.read_streamed(
       entry,
@@ -29,9 +32,13 @@ vwheel::Result<Collected> stream(const Archive& archive, const Entry& entry, std
         c.data.append(piece);
         c.largest = std::max(c.largest, piece.size());
         ++c.pieces;
+        if (!piece.empty() && !scratch.empty()) {
+          c.outside_scratch |=
+              piece.data() < scratch.data() || piece.data() + piece.size() > scratch.data() + scratch.size();
+        }
         return {};
       },
-      chunk);
+      chunk, std::uint64_t{1} << 40, scratch);
   if (!ok) return vwheel::fail(ok.error());
   return c;
 }
@@ -84,6 +91,12 @@ TEST_P(ZipStream, StreamsWhatReadReadsInBoundedPieces) {
       if (e.uncompressed_size > chunk) {
         EXPECT_GE(c->pieces, e.uncompressed_size / chunk) << e.name;
       }
+      // The same through the caller's memory: both pieces in it, none allocated apart.
+      std::vector<char> scratch(2 * chunk);
+      auto in_scratch = stream(*archive, e, chunk, scratch);
+      ASSERT_TRUE(in_scratch) << e.name << ": " << in_scratch.error().message;
+      EXPECT_EQ(in_scratch->data, *whole) << e.name << " " << chunk;
+      EXPECT_FALSE(in_scratch->outside_scratch) << e.name << " " << chunk;
     }
   }
 }
