@@ -157,6 +157,25 @@ def test_member_larger_than_the_memory_budget(vwheel_bin, venv, tmp_path):
         shutil.rmtree(tmp_path / "cache", ignore_errors=True)  # the unpacked GiB: not kept among pytest's runs
 
 
+def test_memory_does_not_grow_with_the_workers(vwheel_bin, tmp_path):
+    """32 members of 7 MiB, each inflated whole: 16 workers may hold more of them at once than 2,
+    but never more than the 64 MiB budget (with buffers from malloc, each worker's arena kept its
+    own: 125 MiB against 24)."""
+    members = {f"bigpkg/m{i:02}.so": (7 * MIB + i * 4096, "sha256") for i in range(32)}
+    wheel, digests = make_big_wheel(tmp_path, members)
+    peaks = {}
+    for jobs in (2, 16):
+        venv = tmp_path / f"venv{jobs}"
+        subprocess.run([PY, "-m", "venv", "--without-pip", str(venv)], check=True)
+        rc, err, peaks[jobs] = run_measured(vwheel_bin, ["install", "-j", jobs, "--no-cache", wheel,
+                                                         "--python", venv / "bin" / "python"], tmp_path)
+        assert rc == 0, err
+        installed = site_packages(venv) / "bigpkg" / "m31.so"
+        assert file_sha256(installed) == digests["bigpkg/m31.so"]
+        shutil.rmtree(venv)
+    assert peaks[16] < peaks[2] + 64 * MIB, f"peak RSS {peaks[2] / MIB:.0f} MiB with 2 workers, {peaks[16] / MIB:.0f} with 16"
+
+
 def test_large_members_inflate_with_isal_and_without_it(vwheel_bin, tmp_path):
     # Members too large to inflate whole are streamed with ISA-L's inflate, libisal.so.2 loaded on
     # the first one (LD_DEBUG=files lists what ld.so loads); where it cannot be loaded (a file of
