@@ -74,3 +74,25 @@ def vwheel(vwheel_bin, tmp_path):
         return Run(proc)
 
     return run
+
+
+# ---- the example index (examples/make_example_index.py), for the tests that install from it ----
+
+@pytest.fixture(scope="session")
+def example_index(vwheel_bin, tmp_path_factory):
+    """Generated once per session: its wheels, variants.json files and static site."""
+    from example_site import example  # (imports this module)
+
+    out = tmp_path_factory.mktemp("example-index")
+    example.generate(out, str(vwheel_bin))
+    return out
+
+
+@pytest.fixture(scope="module")
+def index(example_index, tmp_path_factory):
+    """The example index served by `vwheel index serve`, one server per test module."""
+    from served import start_serve  # (imports this module)
+
+    served = start_serve(tmp_path_factory.mktemp("serve"), example_index / "site")
+    yield served
+    served.stop()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from test_index_install import make_venv, norm, tree
+from example_site import make_venv, norm, tree
 from test_lock_forks import installed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from test_index_install import PY, make_venv, norm, tree
-from wheelfactory import make_wheel
+from example_site import PY, make_venv, norm, tree
 
 import sys
 sys.path.insert(0, str(ROOT / "examples"))

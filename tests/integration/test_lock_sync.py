@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from test_index_install import (CUDA, PROFILE_NAMES, PROFILES, PY, TORCH_LABELS, assert_installed, example,
-                                listed, make_venv, norm, tree, wheel_file)
-from test_index_install import example_index, index  # noqa: F401 (fixtures)
+from example_site import (CUDA, PROFILE_NAMES, PROFILES, PY, TORCH_LABELS, assert_installed, example, listed,
+                          make_venv, norm, tree, wheel_file)
 from wheelfactory import make_wheel
 
 NUMPY_LABELS = {"x86_64_v2", "x86_64_v3", "x86_64_v4", "null"}
