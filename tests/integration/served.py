@@ -4,6 +4,7 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 
 import pytest
@@ -52,3 +53,64 @@ def start_serve(workdir, *args, env=None, log_name="serve.log"):
         proc.wait()
         pytest.fail(f"no `Serving ...` line: {line!r}; stderr: {log.read_text()}")
     return Served(proc, line, int(m.group(2)), log)
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """serve(*args): starts `vwheel index serve` (start_serve) as often as a test asks; all are
+    killed at its end."""
+    if not _bin().exists():
+        pytest.fail(f"vwheel binary not found at {_bin()}; build it first")
+    started = []
+
+    def start(*args, env=None):
+        served = start_serve(tmp_path, *args, env=env, log_name=f"serve-{len(started)}.log")
+        started.append(served)
+        return served
+
+    yield start
+    for s in started:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
+
+
+def raw(port, data, timeout=10):
+    """Sends bytes as they are; returns what comes back until the server closes or stops talking."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            s.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # answered before it read everything
+        out = b""
+        s.settimeout(2)
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+    return out
+
+
+def raw_status(response):
+    m = re.match(rb"HTTP/1\.[01] (\d{3}) ", response)
+    return int(m.group(1)) if m else None
+
+
+def wait_closed(sock, failsafe):
+    """Reads until the server closes the connection; returns what it sent. Fails after `failsafe` s."""
+    sock.settimeout(failsafe)
+    out = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            return out
+        except socket.timeout:
+            raise AssertionError(f"the server did not close the connection within {failsafe} s; got {out!r}")
+        if not chunk:
+            return out
+        out += chunk
