@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from conftest import ROOT
-from test_index_install import make_venv, norm, tree
+from example_site import make_venv, norm, tree
 from wheelfactory import make_wheel
 
 NO_GPU = ROOT / "examples" / "profiles" / "no-gpu.json"  # Linux, Python 3.12
