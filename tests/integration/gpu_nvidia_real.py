@@ -1,11 +1,13 @@
 """NVIDIA detection against a real driver, checked against what `nvidia-smi` says about the same
-machine. Without an NVIDIA GPU (CI has none) every test here skips, saying why: the fake NVML
-libraries of tests/unit/provider cover each path of the detection there. On a GPU machine these
+machine. Not collected by the test suite (its name does not start with `test_`): CI has no GPU, and
+there every test must run (scripts/count-skips); the fake NVML libraries of tests/unit/provider
+cover each path of the detection there. scripts/gpu-check runs these on a GPU machine, where they
 are the check that NVML, read through dlopen, gives the machine's true driver and architecture,
-and that the choice made from them is the one made from the same values given by hand.
+and that the choice made from them is the one made from the same values given by hand. Without
+a GPU they skip, saying why.
 
 Run them alone with:
-  VWHEEL_BIN=build/vwheel python3 -m pytest -q tests/integration/test_nvidia_real.py
+  VWHEEL_BIN=build/vwheel python3 -m pytest -q tests/integration/gpu_nvidia_real.py
 """
 import os
 import re
