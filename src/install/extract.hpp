@@ -57,9 +57,8 @@ class BufferBudget {
 
   /// Waits until a block of at least `bytes` fits in the budget and takes it: a kept block of up
   /// to twice the size (charged in full), else a new one less than a quarter (or `min_block`)
-  /// larger than asked. A
-  /// request above the capacity waits for all of it. Throws std::bad_alloc when the system has no
-  /// memory to map.
+  /// larger than asked. A request above the capacity waits for all of it. Throws std::bad_alloc
+  /// when the system has no memory to map.
   [[nodiscard]] Lease acquire(std::uint64_t bytes);
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   /// The bytes mapped now, leased or kept for the next lease: at most the capacity, or one block

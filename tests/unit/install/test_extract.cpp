@@ -1,18 +1,26 @@
 #include <gtest/gtest.h>
+#include <libdeflate.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "install/extract.hpp"
+#include "vwheel/wheel/record.hpp"
+#include "vwheel/zip/zip.hpp"
 
 using namespace vwheel;
 using namespace vwheel::install::detail;
@@ -90,6 +98,63 @@ TEST(BufferBudget, SharesItsMemoryAcrossThreadsWithinTheCapacity) {
   EXPECT_LE(most.load(), kCapacity);
   EXPECT_GT(most.load(), kCapacity / 2);  // the workers did share it
   EXPECT_LE(budget.mapped(), kCapacity);
+}
+
+// A member whose compressed size is out of all proportion with its content, as a hostile index
+// could serve: a 10-byte deflate stream followed by 2 MiB that the stream never uses. It is
+// streamed through the two chunks, not read whole into memory: its 10 bytes are installed and the
+// budget never maps more than the chunks.
+TEST(ExtractMember, ACompressedSizeOutOfProportionIsStreamed) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vwheel-extract-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string content = "0123456789";
+  std::string deflated(256, '\0');
+  libdeflate_compressor* compressor = libdeflate_alloc_compressor(6);
+  ASSERT_NE(compressor, nullptr);
+  deflated.resize(
+      libdeflate_deflate_compress(compressor, content.data(), content.size(), deflated.data(), deflated.size()));
+  libdeflate_free_compressor(compressor);
+  ASSERT_GT(deflated.size(), 0U);
+  const std::string stored = deflated + std::string(std::size_t{2} << 20, 'J');
+  // Written stored, then made a deflated member of 10 bytes in both headers.
+  const auto path = dir / "odd.whl";
+  zip::WritePlan plan;
+  plan.members.emplace_back(zip::NewMember{"pkg/a.bin", stored, zip::Method::Store});
+  ASSERT_TRUE(zip::write_archive(nullptr, plan, path));
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto put = [&](std::size_t at, std::uint32_t value, int width) {
+    for (int i = 0; i < width; ++i) bytes[at + i] = static_cast<char>((value >> (8 * i)) & 0xFF);
+  };
+  const std::size_t central = bytes.rfind(std::string("PK\x01\x02", 4));
+  ASSERT_NE(central, std::string::npos);
+  for (const auto& [header, method, crc, size] : {std::tuple{std::size_t{0}, 8, 14, 22}, {central, 10, 16, 24}}) {
+    put(header + method, 8, 2);
+    put(header + crc, zip::crc32(content), 4);
+    put(header + size, static_cast<std::uint32_t>(content.size()), 4);
+  }
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+
+  auto archive = zip::Archive::open(path);
+  ASSERT_TRUE(archive) << archive.error().message;
+  const auto& entry = archive->entries().at(0);
+  ASSERT_EQ(entry.method, 8);
+  ASSERT_EQ(entry.compressed_size, stored.size());
+  ASSERT_EQ(entry.uncompressed_size, content.size());
+  BufferBudget budget(std::uint64_t{16} << 20);
+  ExtractSettings settings;
+  settings.whole_member_max = std::uint64_t{1} << 20;
+  settings.chunk = std::size_t{64} << 10;
+  const auto ok = extract_member(*archive, entry, dir / "a.bin", 0644, wheel::record_hash(content), budget, settings);
+  ASSERT_TRUE(ok) << ok.error().message;
+  std::ifstream installed(dir / "a.bin", std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(installed), {}), content);
+  EXPECT_LE(budget.mapped(), 2 * settings.chunk);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ExtractErrors, DiskFullAndOutOfMemoryAreEnvironmentErrors) {
