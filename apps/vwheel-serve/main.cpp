@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    if (e.get_exit_code() == 0) return exit_for(app, e);
     fmt::print(stderr, "vwheel: error: {}\n", e.what());
     fmt::print(stderr, "Run `vwheel index serve --help` for usage.\n");
     return kUsage;

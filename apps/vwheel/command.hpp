@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "cli11.hpp"
 
 #include "vwheel/core/error.hpp"
 
@@ -30,6 +30,9 @@ void report_explained_error(const Error& error);
 int report_failure(const Error& error);
 /// Prints `vwheel: warning: <message>` to stderr.
 void report_warning(const std::string& message);
+/// What `CLI::App::exit` does for help, version and parse errors (the text on stdout or stderr,
+/// and the exit code it returns), without the standard streams (see cli11.hpp).
+int exit_for(const CLI::App& app, const CLI::Error& error);
 
 // One registration function per subcommand (commands/<name>.cpp).
 void add_label_command(CLI::App& app, Dispatch& dispatch);

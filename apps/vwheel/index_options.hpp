@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "cli11.hpp"
 
 #include "vwheel/api/install.hpp"
 #include "vwheel/api/selection.hpp"

@@ -215,11 +215,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return exit_for(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return exit_for(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return exit_for(app, e);
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "vwheel: error: {}\n", vwheel::printable(e.what()));
     fmt::print(stderr, "Run `vwheel --help` for usage.\n");

@@ -1,5 +1,7 @@
 // How every vwheel executable reports problems on stderr.
 
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "command.hpp"
@@ -40,5 +42,14 @@ int report_failure(const Error& error) {
 }
 
 void report_warning(const std::string& message) { fmt::print(stderr, "vwheel: warning: {}\n", message); }
+
+int exit_for(const CLI::App& app, const CLI::Error& error) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = app.exit(error, out, err);
+  fmt::print(stdout, "{}", out.view());
+  fmt::print(stderr, "{}", err.view());
+  return code;
+}
 
 }  // namespace vwheel::cli
