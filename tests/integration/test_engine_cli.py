@@ -62,6 +62,8 @@ def test_only_the_chosen_subcommand_is_built_yet_help_lists_all(vwheel):
     assert r.rc == 0 and "site" in r.out.lower()
     r = vwheel("--version", "label")
     assert r.rc == 0 and r.out.startswith("vwheel ")
+    # `--version` alone is answered before CLI11 parses (start-up); it says what CLI11 says.
+    assert vwheel("--version").out == vwheel("-V").out == r.out and r.out.count("\n") == 1
     r = vwheel("label", "rank")
     assert r.rc == 2 and "rank" in r.err
 
