@@ -6,7 +6,8 @@
 # hyperfine -N (no shell), N runs each after a warm-up; medians, since a shared machine's outliers
 # move the mean. Goals: label <= 1.5x /bin/true, rank <= 2x /bin/true, warm analyze-platform
 # --json < 10 ms.
-# Usage: bench/startup.sh [VWHEEL_BIN]   (RUNS=300 by default; PYTHON=/usr/bin/python3)
+# Usage: bench/startup.sh [VWHEEL_BIN]   (RUNS=300 by default; PYTHON=/usr/bin/python3;
+#   BEFORE=other/vwheel adds that build's label and rank to the same run, for an A/B)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VWHEEL=${1:-$ROOT/build/vwheel}
@@ -28,6 +29,12 @@ trap 'rm -rf "$work"' EXIT
 # `vwheel rank` 191 faults against 170, a median of 1.36 ms against 1.26 ms (same binary, one run).
 cp "$VWHEEL" "$work/vwheel"
 VWHEEL=$work/vwheel
+label_args="label -p nvidia::cuda_version_lower_bound::12.8 -p nvidia::sm_arch::90_real"
+before=()
+if [ -n "${BEFORE:-}" ]; then
+  cp "$BEFORE" "$work/vwheel-before"
+  before=("$work/vwheel-before $label_args" "$work/vwheel-before rank --target $profile $torch")
+fi
 # Its own cache directory, warmed once, so that the warm analyze-platform row reads the cache.
 export XDG_CACHE_HOME=$work/cache
 "$VWHEEL" analyze-platform --json --python "$PYTHON" >/dev/null
@@ -35,10 +42,10 @@ export XDG_CACHE_HOME=$work/cache
 hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$work/r.json" \
   "/bin/true" \
   "$VWHEEL --version" \
-  "$VWHEEL label -p nvidia::cuda_version_lower_bound::12.8 -p nvidia::sm_arch::90_real" \
+  "$VWHEEL $label_args" \
   "$VWHEEL rank --target $profile $torch" \
   "$VWHEEL analyze-platform --json --python $PYTHON" \
-  "$PYTHON -c pass" >/dev/null 2>"$work/hyperfine.log" || { cat "$work/hyperfine.log" >&2; exit 1; }
+  "$PYTHON -c pass" "${before[@]}" >/dev/null 2>"$work/hyperfine.log" || { cat "$work/hyperfine.log" >&2; exit 1; }
 hyperfine -N --warmup 2 --runs 20 --export-json "$work/r2.json" \
   "$VWHEEL analyze-platform --json --no-cache --python $PYTHON" >/dev/null 2>"$work/hyperfine.log" || { cat "$work/hyperfine.log" >&2; exit 1; }
 
@@ -46,16 +53,19 @@ python3 - "$work/r.json" "$work/r2.json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["results"] + json.load(open(sys.argv[2]))["results"]
 names = ["/bin/true", "vwheel --version", "vwheel label", "vwheel rank (torch, --target)",
-         "vwheel analyze-platform --json (warm)", "python3 -c pass",
-         "vwheel analyze-platform --json --no-cache"]
+         "vwheel analyze-platform --json (warm)", "python3 -c pass"]
+if len(rows) == 9:
+    names += ["BEFORE: vwheel label", "BEFORE: vwheel rank (torch, --target)"]
+names += ["vwheel analyze-platform --json --no-cache"]
 floor = rows[0]["median"]
-goals = {2: ("x /bin/true", 1.5), 3: ("x /bin/true", 2.0)}
+goals = {"label": 1.5, "rank (torch": 2.0}  # x /bin/true
 print(f"{'command':42} {'median ms':>10} {'min ms':>8} {'x true':>7}  goal")
 for i, (name, r) in enumerate(zip(names, rows)):
     ratio = r["median"] / floor
     goal = ""
-    if i in goals:
-        goal = f"<= {goals[i][1]}x: {'met' if ratio <= goals[i][1] else 'NOT met'}"
+    for what, g in goals.items():
+        if name.endswith("vwheel " + what) or ("vwheel " + what) in name:
+            goal = f"<= {g}x: {'met' if ratio <= g else 'NOT met'}"
     if i == 4:
         goal = f"< 10 ms: {'met' if r['median'] < 0.010 else 'NOT met'}"
     print(f"{name:42} {r['median']*1000:10.3f} {r['min']*1000:8.3f} {ratio:7.2f}  {goal}")
