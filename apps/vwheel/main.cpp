@@ -21,6 +21,9 @@ namespace {
 
 using namespace vwheel::cli;
 
+// What `vwheel --version` prints.
+constexpr const char* kVersionLine = "vwheel " VWHEEL_VERSION;
+
 using AddCommand = void (*)(CLI::App&, Dispatch&);
 struct CommandEntry {
   std::string_view name;
@@ -200,11 +203,11 @@ int main(int argc, char** argv) {
   // than all of `label` (90); answered here, 77. The same words CLI11 prints; `--version` with
   // more arguments goes through CLI11 as before.
   if (argc == 2 && (std::string_view(argv[1]) == "--version" || std::string_view(argv[1]) == "-V")) {
-    fmt::print("vwheel " VWHEEL_VERSION "\n");
+    fmt::print("{}\n", kVersionLine);
     return kOk;
   }
   CLI::App app{"vwheel: wheel variants (PEP 825) for package maintainers, index operators and installers", "vwheel"};
-  app.set_version_flag("-V,--version", "vwheel " VWHEEL_VERSION);
+  app.set_version_flag("-V,--version", kVersionLine);
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
 

@@ -58,15 +58,17 @@ def test_the_ordered_functions_come_first_and_together(layout):
     order, table, start = layout
     placed = [table[name] for name in order if name in table]
     addresses = [address for address, _ in placed]
-    # In the file's order: each function after the one before it. A few are not: libgcc's
-    # unwinder (libgcc_eh.a) is compiled without a section per function, so its functions move as
-    # one block, placed where the first of them is named (7 of 762 today).
+    # In the file's order: each function after the one before it. A few may not be: a library
+    # compiled without a section per function (libgcc's unwinder, libgcc_eh.a) moves as one block,
+    # placed where the first of its functions is named (none today; 7 of 762 when `--version`
+    # still threw through CLI11).
     out_of_order = sum(1 for a, b in zip(addresses, addresses[1:]) if b < a)
     assert out_of_order <= len(addresses) // 50, f"{out_of_order} functions placed before the one the order puts first"
     # At the start of the text, and together: the span they cover is their own size, the padding
-    # that aligns each, and those blocks' other functions (845 KB for 574 KB today), not the 6 MB
-    # of text they were spread over before.
+    # that aligns each, and what shares their sections or names (same-named local functions of
+    # other files are placed beside them): 822 KB for 559 KB of code today, not the 6 MB of text
+    # they were spread over before.
     total = sum(size for _, size in placed)
     span = max(a + size for a, size in placed) - min(addresses)
     assert min(addresses) - start < 64 * 1024, f"the first ordered function is {min(addresses) - start} bytes into the text"
-    assert span < total * 1.5 + 64 * 1024, f"the ordered functions span {span} bytes for {total} of code"
+    assert span < total * 2 + 64 * 1024, f"the ordered functions span {span} bytes for {total} of code"
