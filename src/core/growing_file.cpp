@@ -191,7 +191,7 @@ bool GrowingFile::hold(std::uint64_t offset, Bytes bytes, const WriteAt& write) 
       changed_.wait_for(lock, kRoomPoll);
     }
   }
-  return write(offset, *bytes);
+  return write(offset, bytes->view());
 }
 
 bool GrowingFile::write_held(const WriteAt& write) {
@@ -215,8 +215,8 @@ bool GrowingFile::write_held(const WriteAt& write) {
     auto it = held_.begin();
     it->second.writing = true;
     const std::uint64_t offset = it->first;
-    const std::string_view bytes = *it->second.bytes;
-    // Readers still copy from it while it is written (the string does not change); a release
+    const std::string_view bytes = it->second.bytes->view();
+    // Readers still copy from it while it is written (the buffer does not change); a release
     // meanwhile leaves it alone.
     lock.unlock();
     const bool wrote = ok && write(offset, bytes);

@@ -43,6 +43,7 @@
 #include <string_view>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/page_buffer.hpp"
 
 namespace vwheel {
 
@@ -79,7 +80,7 @@ class GrowingFile {
   /// Bytes handed to hold(): shared, not copied, so that the writer's buffer is the one readers
   /// copy from (the download thread also hashes it meanwhile) and is freed by whoever lets it go
   /// last. Nobody changes it once handed over.
-  using Bytes = std::shared_ptr<const std::string>;
+  using Bytes = std::shared_ptr<const PageBuffer>;
   /// Writer: takes bytes [offset, offset + bytes->size()) before announcing them (advance): kept
   /// in memory when the budget allows, else, once the readers make no progress or one waits for
   /// newer bytes, written with `write`. False when that write failed.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -15,6 +16,11 @@
 namespace {
 
 using vwheel::GrowingFile;
+
+// Bytes as the download hands them over: a buffer of their own, shared.
+GrowingFile::Bytes shared(std::string_view bytes) {
+  return std::make_shared<const vwheel::PageBuffer>(vwheel::PageBuffer::copy_of(bytes));
+}
 
 TEST(GrowingFile, ReaderWaitsForTheBytesItNeeds) {
   GrowingFile file;
@@ -121,7 +127,7 @@ std::string piece(char c, std::size_t n = 1000) { return std::string(n, c); }
 void hand_over(GrowingFile& file, FakeFile& disk, std::uint64_t from, std::string_view data, std::size_t size) {
   for (std::size_t at = 0; at < data.size(); at += size) {
     const auto part = data.substr(at, size);
-    ASSERT_TRUE(file.hold(from + at, std::make_shared<const std::string>(part), disk.writer()));
+    ASSERT_TRUE(file.hold(from + at, shared(part), disk.writer()));
     file.advance(from + at + part.size());
   }
 }
@@ -174,8 +180,8 @@ TEST(GrowingFileHolding, HoldsTheWritersBufferItselfUntilReleased) {
   FakeFile disk;
   const auto gen = file.generation();
   file.read_once(gen);
-  const auto first = std::make_shared<const std::string>(piece('a'));
-  const auto second = std::make_shared<const std::string>(piece('b'));
+  const auto first = shared(piece('a'));
+  const auto second = shared(piece('b'));
   ASSERT_TRUE(file.hold(0, first, disk.writer()));
   ASSERT_TRUE(file.hold(1000, second, disk.writer()));
   file.advance(2000);
@@ -310,7 +316,7 @@ TEST(GrowingFileHolding, NothingIsHeldUnlessAReaderAsks) {
   const auto gen = file.generation();
   file.read_once(gen + 1);  // another incarnation's reader
   EXPECT_FALSE(file.holding());
-  ASSERT_TRUE(file.hold(0, std::make_shared<const std::string>(piece('a')), disk.writer()));
+  ASSERT_TRUE(file.hold(0, shared(piece('a')), disk.writer()));
   EXPECT_EQ(disk.written(), 1000u);
   file.done_reading(gen);
   file.read_once(gen);  // too late: the reader said it was done

@@ -235,7 +235,8 @@ TEST(ZipArriving, ReadOnceTakesMembersFromMemoryAndTheFileGetsOnlyWhatIsKept) {
     for (std::size_t at = 0; at < bytes.size(); at += piece) {
       const auto n = std::min(piece, bytes.size() - at);
       ASSERT_TRUE(growing->holding());
-      ASSERT_TRUE(growing->hold(at, std::make_shared<const std::string>(bytes.substr(at, n)), write));
+      ASSERT_TRUE(growing->hold(
+          at, std::make_shared<const vwheel::PageBuffer>(vwheel::PageBuffer::copy_of(bytes.substr(at, n))), write));
       growing->advance(at + n);
     }
     ASSERT_TRUE(growing->write_held(write));
