@@ -200,7 +200,13 @@ bool Spool::append(std::string_view data) {
 }
 
 void Spool::hash_only(std::string_view data) {
-  if (!data.empty()) hasher_.submit(std::make_shared<const PageBuffer>(PageBuffer::copy_of(data)));
+  // In the pool's buffers: a part file of gigabytes resumed is hashed without mapping new memory
+  // for each piece.
+  while (!data.empty()) {
+    PageBuffer buffer = BufferPool::instance().take(kBuffer);
+    data.remove_prefix(buffer.append(data));
+    hasher_.submit(BufferPool::instance().share(std::move(buffer)));
+  }
 }
 
 bool Spool::close() {
