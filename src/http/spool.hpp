@@ -38,7 +38,9 @@ class AsyncSha256 {
   /// Forgets what was submitted.
   void reset();
 
-  static constexpr std::size_t kQueued = 4;
+  /// 4 MiB of Spool::kBuffer buffers, as four 1 MiB ones were: up to 16 downloads run at once,
+  /// each with its queue.
+  static constexpr std::size_t kQueued = 2;
 
  private:
   void run();
@@ -95,7 +97,7 @@ class Spool {
   /// The size of the buffers: large enough that writes and hand-overs are rare, small enough for
   /// many parallel downloads ((kQueued + 2) buffers each at most).
   /// One huge page (see vwheel/core/page_buffer.hpp): on the VM of issue 17 the download thread
-  /// of a torch install took 34,000 page faults filling 1 MiB strings, and 2,000 with these.
+  /// of a torch install took 34,000 page faults filling 1 MiB strings, and about 1,200 with these.
   static constexpr std::size_t kBuffer = kHugePage;
   /// A download's first buffer, in small pages: most wheels are small, and a huge page is zeroed
   /// and resident whole however few of its bytes a download uses.
