@@ -136,7 +136,7 @@ void AsyncSha256::run() {
     lock.unlock();
     changed_.notify_all();  // room in the queue
     sha_.update(buffer->view());  // only this thread touches sha_ while busy_
-    buffer.reset();         // back to the pool unless a reader still holds it
+    buffer.reset();               // back to the pool unless a reader still holds it
     lock.lock();
     busy_ = false;
     changed_.notify_all();
