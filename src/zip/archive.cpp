@@ -24,17 +24,24 @@ namespace vwheel::zip {
 
 using namespace detail;
 
+namespace detail {
 namespace {
 
 struct DecompressorDeleter {
   void operator()(libdeflate_decompressor* d) const noexcept { libdeflate_free_decompressor(d); }
 };
 
+}  // namespace
+
 libdeflate_decompressor* thread_decompressor() {
   thread_local std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> d(libdeflate_alloc_decompressor());
   if (!d) throw std::bad_alloc();
   return d.get();
 }
+
+}  // namespace detail
+
+namespace {
 
 // What read() and read_streamed() check before reading: a supported method, the size limit, and a
 // stored member's two sizes agreeing.

@@ -15,6 +15,8 @@
 #include "vwheel/core/error.hpp"
 #include "vwheel/zip/zip.hpp"
 
+struct libdeflate_decompressor;  // <libdeflate.h>
+
 namespace vwheel::zip {
 
 // What write_archive needs of a source Archive beyond its public interface (a friend of Archive).
@@ -126,6 +128,9 @@ std::size_t central_record_size(const Entry& entry, std::uint64_t offset) noexce
 // fields as they are, a zip64 extra field first among the extra fields when a size or the offset
 // needs one (version needed raised to 4.5 then). The caller checks that the extra fields fit.
 void append_central_record(std::string& out, const Entry& entry, std::uint64_t offset);
+
+// This thread's libdeflate decompressor (allocated on first use; std::bad_alloc when it cannot be).
+libdeflate_decompressor* thread_decompressor();
 
 // Reads `len` bytes at `offset` of the archive into `buf` (Archive::Impl::read_at).
 using ReadAt = std::function<Result<void>(char* buf, std::size_t len, std::uint64_t offset)>;

@@ -44,7 +44,9 @@ vwheel::Result<Collected> stream(const Archive& archive, const Entry& entry, std
 }
 
 // Every test runs with each streaming inflater: ISA-L's (the one used where libisal.so.2 loads)
-// and zlib's (the fallback), which must give the same bytes and the same errors.
+// and zlib's (the fallback), and with the default (`automatic`), which inflates a member that fits
+// one piece at once with libdeflate and goes back to streaming when that fails: all must give the
+// same bytes and the same errors.
 class ZipStream : public ::testing::TestWithParam<vwheel::zip::detail::StreamInflater> {
  protected:
   void SetUp() override {
@@ -55,9 +57,14 @@ class ZipStream : public ::testing::TestWithParam<vwheel::zip::detail::StreamInf
 
 INSTANTIATE_TEST_SUITE_P(Inflaters, ZipStream,
                          ::testing::Values(vwheel::zip::detail::StreamInflater::isal,
-                                           vwheel::zip::detail::StreamInflater::zlib),
+                                           vwheel::zip::detail::StreamInflater::zlib,
+                                           vwheel::zip::detail::StreamInflater::automatic),
                          [](const ::testing::TestParamInfo<vwheel::zip::detail::StreamInflater>& param) {
-                           return param.param == vwheel::zip::detail::StreamInflater::isal ? "isal" : "zlib";
+                           switch (param.param) {
+                             case vwheel::zip::detail::StreamInflater::isal: return "isal";
+                             case vwheel::zip::detail::StreamInflater::zlib: return "zlib";
+                             default: return "automatic";
+                           }
                          });
 
 // Compressible and incompressible stretches, so that inflate's output per input varies a lot.
@@ -129,6 +136,54 @@ TEST_P(ZipStream, CorruptDataIsAnErrorNamingTheMember) {
   }
   EXPECT_THAT(stream(*archive, archive->entries()[1], 65536).error().message, HasSubstr("ends before the stream does"));
   EXPECT_THAT(stream(*archive, archive->entries()[2], 65536).error().message, HasSubstr("inflates to more than"));
+}
+
+// Members that fit one piece (what `automatic` inflates at once) fail as streamed ones do: the
+// same errors whichever way they were inflated.
+TEST_P(ZipStream, SmallCorruptMembersFailAsStreamedOnesDo) {
+  TempDir dir;
+  const auto content = mixed(40000);
+  const auto member = deflated_member("pkg/small.py", content);
+  auto cut = member;
+  cut.name = "pkg/cut.py";
+  cut.stored.resize(member.stored.size() / 2);
+  auto longer = member;
+  longer.name = "pkg/longer.py";
+  longer.size = content.size() - 1;
+  auto shorter = member;
+  shorter.name = "pkg/shorter.py";
+  shorter.size = content.size() + 1;
+  auto crc = member;
+  crc.name = "pkg/crc.py";
+  crc.crc ^= 1;
+  auto garbage = member;
+  garbage.name = "pkg/garbage.py";
+  garbage.stored = noise(member.stored.size(), 11);
+  const auto path = dir / "small.whl";
+  write_bytes(path, build_raw({member, cut, longer, shorter, crc, garbage}));
+  auto archive = Archive::open(path);
+  ASSERT_TRUE(archive) << archive.error().message;
+  const auto& e = archive->entries();
+  for (std::size_t chunk : {std::size_t{65536}, std::size_t{1} << 20}) {
+    std::vector<char> scratch(2 * chunk);
+    for (std::span<char> memory : {std::span<char>(), std::span<char>(scratch)}) {
+      auto good = stream(*archive, e[0], chunk, memory);
+      ASSERT_TRUE(good) << good.error().message;
+      EXPECT_EQ(good->data, content);
+      EXPECT_EQ(good->pieces, 1U);
+      EXPECT_THAT(stream(*archive, e[1], chunk, memory).error().message,
+                  HasSubstr("member `pkg/cut.py`: deflate data ends before the stream does"));
+      EXPECT_THAT(stream(*archive, e[2], chunk, memory).error().message,
+                  HasSubstr("member `pkg/longer.py`: inflates to more than the 39999 bytes"));
+      EXPECT_THAT(stream(*archive, e[3], chunk, memory).error().message,
+                  HasSubstr("member `pkg/shorter.py` inflates to 40000 bytes, the central directory says 40001"));
+      EXPECT_THAT(stream(*archive, e[4], chunk, memory).error().message,
+                  HasSubstr("member `pkg/crc.py`: CRC-32 mismatch"));
+      auto bad = stream(*archive, e[5], chunk, memory);
+      ASSERT_FALSE(bad);
+      EXPECT_THAT(bad.error().message, HasSubstr("member `pkg/garbage.py`"));
+    }
+  }
 }
 
 // A stored member whose two sizes differ is refused; a deflate stream followed by more bytes than
