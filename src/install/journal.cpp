@@ -243,7 +243,8 @@ Result<Journal> Journal::create(const fs::path& file, const fs::path& run_dir) {
   return j;
 }
 
-Journal::Journal(Journal&& other) noexcept : file_(std::move(other.file_)), fd_(other.fd_), dirty_(other.dirty_) {
+Journal::Journal(Journal&& other) noexcept
+    : file_(std::move(other.file_)), fd_(other.fd_), dirty_(other.dirty_), syncs_(other.syncs_) {
   other.fd_ = -1;
 }
 
@@ -253,6 +254,7 @@ Journal& Journal::operator=(Journal&& other) noexcept {
     file_ = std::move(other.file_);
     fd_ = other.fd_;
     dirty_ = other.dirty_;
+    syncs_ = other.syncs_;
     other.fd_ = -1;
   }
   return *this;
@@ -272,6 +274,7 @@ Result<void> Journal::sync() {
   if (!dirty_) return {};
   if (::fdatasync(fd_) != 0) return fail(fmt::format("{}: cannot sync the journal: {}", file_.string(), std::strerror(errno)));
   dirty_ = false;
+  ++syncs_;
   return {};
 }
 

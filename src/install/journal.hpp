@@ -5,9 +5,9 @@
 // `<lock_dir>/.vwheel-journal` before it is done, so that a run killed at any point can be
 // undone (or, once its `commit` line is written, finished) by the next run or `vwheel repair`.
 // The journal is fdatasynced when it is created, before every batch of renames it describes
-// (Transaction::flush: one sync per scheme directory moved into or removed distribution, not
-// per file), and
-// at the commit point. A step recorded but never done (the crash came inside a batch) undoes as
+// (Transaction::flush: the wheels of a run share one batch unless a tree merges into what an
+// earlier tree's renames create; one per removed distribution; never one per file), and at the
+// commit point. A step recorded but never done (the crash came inside a batch) undoes as
 // a no-op; a rename done without its step on disk cannot happen, even after a power loss (a plain
 // write(2) alone is not enough there: ext4's delayed allocation may write the journal's new
 // length after the rename).
@@ -89,12 +89,15 @@ class Journal {
   void finish() noexcept;
 
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
+  /// How many times sync() (and commit()) synced since create (for the tests).
+  [[nodiscard]] std::size_t syncs() const noexcept { return syncs_; }
 
  private:
   Journal(std::filesystem::path file, int fd) : file_(std::move(file)), fd_(fd) {}
   std::filesystem::path file_;
   int fd_ = -1;
   bool dirty_ = false;  ///< appended since the last sync
+  std::size_t syncs_ = 0;
 };
 
 /// The journal of this environment.

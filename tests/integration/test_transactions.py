@@ -253,11 +253,13 @@ def test_two_wheels_commit_together(vwheel, venv, tmp_path):
     assert r.rc != 0 and "injected failure" in r.err, r.err
     assert tree(venv) == before
     assert leftovers(venv) == []
-    # Killed after the first wheel is in place (crash points: the journal's creation, vwfirst's two
-    # journaled moves, their two renames): the next run takes it out again.
-    r = vwheel("install", a, b, "--python", py, env={"VWHEEL_TEST_CRASH_AFTER": "5"})
+    # Killed after the first wheel is in place (crash points: the journal's creation, the four
+    # journaled moves of both wheels, which share one sync, then vwfirst's two renames): the next
+    # run takes it out again.
+    r = vwheel("install", a, b, "--python", py, env={"VWHEEL_TEST_CRASH_AFTER": "7"})
     assert r.rc == -9, r.err
     assert (site_packages(venv) / "vwfirst-1.0.dist-info").exists()
+    assert not (site_packages(venv) / "vwsecond").exists()
     assert vwheel("repair", "--python", py).rc == 0
     assert tree(venv) == before
     r = vwheel("install", a, b, "--python", py)

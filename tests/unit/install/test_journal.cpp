@@ -259,5 +259,39 @@ TEST_F(JournalTest, RollbackDropsJournaledMovesNeverDone) {
   EXPECT_FALSE(fs::exists(root_ / "site" / "new.py"));
 }
 
+// The trees of several wheels share one sync when they move into different names; a tree that
+// merges into a directory another tree's pending move creates waits for that move (one more sync).
+TEST_F(JournalTest, TreesIntoDifferentNamesShareASyncAndMergesWaitForTheMoveTheyMergeInto) {
+  const auto site = root_ / "site";
+  spit(run_ / "a" / "alpha" / "__init__.py", "alpha");
+  spit(run_ / "a" / "alpha-1.0.dist-info" / "RECORD", "");
+  spit(run_ / "b" / "beta.py", "beta");
+  spit(run_ / "c" / "alpha" / "extra.py", "extra");  // into alpha/, which a's move creates
+  auto journal = Journal::create(journal_path(env_), run_);
+  ASSERT_TRUE(journal);
+  {
+    Transaction tx(run_ / "backup", {}, &*journal);
+    ASSERT_TRUE(tx.move_contents(run_ / "a", site));
+    ASSERT_TRUE(tx.move_contents(run_ / "b", site));
+    // Journaled, not done, no sync yet.
+    EXPECT_FALSE(fs::exists(site / "alpha"));
+    EXPECT_FALSE(fs::exists(site / "beta.py"));
+    EXPECT_EQ(journal->syncs(), 0U);
+    ASSERT_TRUE(tx.move_contents(run_ / "c", site));
+    // c's alpha/ merges into the alpha/ that a's move made: that batch was done first.
+    EXPECT_EQ(journal->syncs(), 1U);
+    EXPECT_EQ(slurp(site / "alpha" / "__init__.py"), "alpha");
+    EXPECT_EQ(slurp(site / "beta.py"), "beta");
+    EXPECT_FALSE(fs::exists(site / "alpha" / "extra.py"));
+    ASSERT_TRUE(tx.commit());
+    EXPECT_EQ(journal->syncs(), 3U);  // c's batch, then the commit line
+  }
+  EXPECT_EQ(slurp(site / "alpha" / "__init__.py"), "alpha");
+  EXPECT_EQ(slurp(site / "alpha" / "extra.py"), "extra");
+  EXPECT_TRUE(fs::exists(site / "alpha-1.0.dist-info" / "RECORD"));
+  EXPECT_EQ(slurp(site / "beta.py"), "beta");
+  journal->finish();
+}
+
 }  // namespace
 }  // namespace vwheel::install::detail
