@@ -1,6 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "vwheel/python/interpreter.hpp"
 
@@ -51,4 +59,55 @@ TEST(Interpreter, QueriesARealInterpreter) {
   auto bad = query_interpreter("/nonexistent/python3");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("/nonexistent/python3"), std::string::npos);
+}
+
+namespace {
+// What `command` prints (popen; empty when it fails).
+std::string output_of(const std::string& command) {
+  std::string out;
+  if (std::FILE* f = ::popen(command.c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    if (::pclose(f) != 0) out.clear();
+  }
+  return out;
+}
+}  // namespace
+
+// The query asks neither `platform` nor `json` on CPython with glibc: what it says must be what
+// they say (as packaging computes markers), and its hand-written JSON must carry any path, here
+// a virtual environment's prefix with a quote, a backslash, non-ASCII and a character above
+// U+FFFF.
+TEST(Interpreter, SaysWhatPlatformAndSysconfigSay) {
+  auto exe = find_interpreter();
+  if (!exe) GTEST_SKIP() << "no python3 on PATH";
+  namespace fs = std::filesystem;
+  // The interpreter itself (python3 on PATH may be a shim that runs it).
+  auto real = output_of("'" + exe->string() + "' -I -S -c 'import sys; print(sys.executable)'");
+  while (!real.empty() && real.back() == '\n') real.pop_back();
+  ASSERT_FALSE(real.empty());
+  exe = fs::canonical(real);
+  const auto dir = fs::temp_directory_path() / ("vwheel-q-" + std::to_string(::getpid()) + "-\"q\\\xc3\xa9\xf0\x9d\x84\x9e");
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bin");
+  fs::create_symlink(fs::canonical(*exe), dir / "bin" / "python");
+  std::ofstream(dir / "pyvenv.cfg") << "home = " << fs::canonical(*exe).parent_path().string() << "\n";
+  auto r = query_interpreter(dir / "bin" / "python");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->prefix, dir);
+  EXPECT_EQ(r->paths.at("purelib").string().rfind(dir.string(), 0), 0U) << r->paths.at("purelib");
+  const auto expected = output_of(
+      "'" + fs::canonical(*exe).string() +
+      "' -I -S -c 'import json, platform; print(json.dumps({"
+      "\"platform_machine\": platform.machine(), \"platform_release\": platform.release(),"
+      "\"platform_system\": platform.system(), \"platform_version\": platform.version(),"
+      "\"python_full_version\": platform.python_version(),"
+      "\"platform_python_implementation\": platform.python_implementation(),"
+      "\"python_version\": \".\".join(platform.python_version_tuple()[:2])}))'");
+  const auto want = nlohmann::json::parse(expected, nullptr, false);
+  ASSERT_TRUE(want.is_object()) << expected;
+  for (const auto& [key, value] : want.items()) {
+    EXPECT_EQ(r->environment.at(key), value.get<std::string>()) << key;
+  }
+  fs::remove_all(dir);
 }
