@@ -201,8 +201,8 @@ Result<bool> inflate_small(const Entry& entry, Input& in, Output& out, std::size
   if (!piece) return fail(piece.error());
   const auto size = static_cast<std::size_t>(entry.uncompressed_size);
   std::size_t produced = 0;
-  if (libdeflate_deflate_decompress(thread_decompressor(), piece->data(), piece->size(), buf.get(), size,
-                                    &produced) != LIBDEFLATE_SUCCESS ||
+  if (libdeflate_deflate_decompress(thread_decompressor(), piece->data(), piece->size(), buf.get(), size, &produced) !=
+          LIBDEFLATE_SUCCESS ||
       produced != size) {
     in.rewind();
     return false;

@@ -87,7 +87,8 @@ TEST(Interpreter, SaysWhatPlatformAndSysconfigSay) {
   while (!real.empty() && real.back() == '\n') real.pop_back();
   ASSERT_FALSE(real.empty());
   exe = fs::canonical(real);
-  const auto dir = fs::temp_directory_path() / ("vwheel-q-" + std::to_string(::getpid()) + "-\"q\\\xc3\xa9\xf0\x9d\x84\x9e");
+  const auto dir =
+      fs::temp_directory_path() / ("vwheel-q-" + std::to_string(::getpid()) + "-\"q\\\xc3\xa9\xf0\x9d\x84\x9e");
   fs::remove_all(dir);
   fs::create_directories(dir / "bin");
   fs::create_symlink(fs::canonical(*exe), dir / "bin" / "python");
@@ -96,14 +97,13 @@ TEST(Interpreter, SaysWhatPlatformAndSysconfigSay) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->prefix, dir);
   EXPECT_EQ(r->paths.at("purelib").string().rfind(dir.string(), 0), 0U) << r->paths.at("purelib");
-  const auto expected = output_of(
-      "'" + fs::canonical(*exe).string() +
-      "' -I -S -c 'import json, platform; print(json.dumps({"
-      "\"platform_machine\": platform.machine(), \"platform_release\": platform.release(),"
-      "\"platform_system\": platform.system(), \"platform_version\": platform.version(),"
-      "\"python_full_version\": platform.python_version(),"
-      "\"platform_python_implementation\": platform.python_implementation(),"
-      "\"python_version\": \".\".join(platform.python_version_tuple()[:2])}))'");
+  const auto expected = output_of("'" + fs::canonical(*exe).string() +
+                                  "' -I -S -c 'import json, platform; print(json.dumps({"
+                                  "\"platform_machine\": platform.machine(), \"platform_release\": platform.release(),"
+                                  "\"platform_system\": platform.system(), \"platform_version\": platform.version(),"
+                                  "\"python_full_version\": platform.python_version(),"
+                                  "\"platform_python_implementation\": platform.python_implementation(),"
+                                  "\"python_version\": \".\".join(platform.python_version_tuple()[:2])}))'");
   const auto want = nlohmann::json::parse(expected, nullptr, false);
   ASSERT_TRUE(want.is_object()) << expected;
   for (const auto& [key, value] : want.items()) {

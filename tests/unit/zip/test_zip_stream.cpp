@@ -61,9 +61,12 @@ INSTANTIATE_TEST_SUITE_P(Inflaters, ZipStream,
                                            vwheel::zip::detail::StreamInflater::automatic),
                          [](const ::testing::TestParamInfo<vwheel::zip::detail::StreamInflater>& param) {
                            switch (param.param) {
-                             case vwheel::zip::detail::StreamInflater::isal: return "isal";
-                             case vwheel::zip::detail::StreamInflater::zlib: return "zlib";
-                             default: return "automatic";
+                             case vwheel::zip::detail::StreamInflater::isal:
+                               return "isal";
+                             case vwheel::zip::detail::StreamInflater::zlib:
+                               return "zlib";
+                             default:
+                               return "automatic";
                            }
                          });
 
