@@ -7,11 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -196,6 +198,7 @@ Result<void> Transaction::flush() {
   if (auto ok = durable(); !ok) return ok;
   auto batch = std::move(pending_);
   pending_.clear();
+  pending_trees_.clear();
   for (const auto& move : batch) {
     test_crash_point();
     if (::rename(move.from.c_str(), move.to.c_str()) == 0) continue;
@@ -247,19 +250,42 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
   return {};
 }
 
-bool Transaction::pending_touches(const fs::path& dest, const std::vector<fs::path>& names) const {
-  // Whether `p` is `dest` or above it, or inside `dest/NAME` for one of `names` (sorted).
-  const auto touches = [&](const fs::path& p) {
-    auto d = dest.begin();
-    auto q = p.begin();
-    for (; d != dest.end() && q != p.end(); ++d, ++q) {
-      if (*d != *q) return false;
-    }
-    if (d != dest.end() || q == p.end()) return true;  // above `dest`, or `dest` itself
-    return std::binary_search(names.begin(), names.end(), *q);
+namespace {
+
+// Where `p` is relative to `dir`: outside it (nullopt), `dir` itself or above it (an empty path),
+// or inside it (its first component below `dir`).
+std::optional<fs::path> component_below(const fs::path& dir, const fs::path& p) {
+  auto d = dir.begin();
+  auto q = p.begin();
+  for (; d != dir.end() && q != p.end(); ++d, ++q) {
+    if (*d != *q) return std::nullopt;
+  }
+  if (d != dir.end() || q == p.end()) return fs::path();
+  return *q;
+}
+
+}  // namespace
+
+bool Transaction::pending_touches(const fs::path& dest, const fs::path& real_dest,
+                                  const std::vector<fs::path>& names) const {
+  const auto touches = [&](const fs::path& dir, const fs::path& p) {
+    const auto below = component_below(dir, p);
+    return below && (below->empty() || std::binary_search(names.begin(), names.end(), *below));
   };
-  return std::any_of(pending_.begin(), pending_.end(),
-                     [&](const Pending& m) { return touches(m.from) || touches(m.to); });
+  // The paths of the pending renames, as they were spelled.
+  if (std::any_of(pending_.begin(), pending_.end(),
+                  [&](const Pending& m) { return touches(dest, m.from) || touches(dest, m.to); })) {
+    return true;
+  }
+  // The trees they came from, by the real directory: one directory spelled two ways (platlib
+  // through a venv's `lib64 -> lib`) is still one.
+  return std::any_of(pending_trees_.begin(), pending_trees_.end(), [&](const PendingTree& t) {
+    if (t.real_dest == real_dest) {
+      return std::any_of(t.names.begin(), t.names.end(),
+                         [&](const fs::path& n) { return std::binary_search(names.begin(), names.end(), n); });
+    }
+    return component_below(t.real_dest, real_dest).has_value() || component_below(real_dest, t.real_dest).has_value();
+  });
 }
 
 Result<void> Transaction::move_contents(const fs::path& src, const fs::path& dest) {
@@ -276,8 +302,13 @@ Result<void> Transaction::move_contents(const fs::path& src, const fs::path& des
   // wheel's namespace directory, a removal) are done first. Moves elsewhere stay pending, so that
   // the wheels of one run share a sync (50 small wheels: 52 syncs were 16 ms of an 85 ms warm
   // install on this project's VM). Inside one tree every path is decided once.
-  if (top && pending_touches(dest, names)) {
-    if (auto ok = flush(); !ok) return ok;
+  if (top) {
+    auto real_dest = fs::weakly_canonical(dest, ec);
+    if (ec) real_dest = dest.lexically_normal();
+    if (pending_touches(dest, real_dest, names)) {
+      if (auto ok = flush(); !ok) return ok;
+    }
+    pending_trees_.push_back({std::move(real_dest), names});
   }
   ++depth_;
   for (const auto& n : names) {

@@ -98,9 +98,16 @@ class Transaction {
   [[nodiscard]] Result<void> record(JournalStep step);
   /// Syncs the journal (what was recorded is on disk before what it describes is done).
   [[nodiscard]] Result<void> durable();
+  /// The top-level names a move_contents() since the last flush moved into `real_dest` (its
+  /// destination with symbolic links resolved).
+  struct PendingTree {
+    std::filesystem::path real_dest;
+    std::vector<std::filesystem::path> names;  ///< sorted
+  };
   /// Whether a pending rename's path is `dest` or above it, or inside `dest/NAME` for one of
-  /// `names` (sorted): move_contents then flushes before deciding anything.
-  [[nodiscard]] bool pending_touches(const std::filesystem::path& dest,
+  /// `names` (sorted); or a pending tree went into one of `names` of the same real directory, or
+  /// into a directory above or below it: move_contents then flushes before deciding anything.
+  [[nodiscard]] bool pending_touches(const std::filesystem::path& dest, const std::filesystem::path& real_dest,
                                      const std::vector<std::filesystem::path>& names) const;
 
   [[nodiscard]] Result<std::filesystem::path> next_backup();
@@ -110,6 +117,7 @@ class Transaction {
   Journal* journal_ = nullptr;
   std::vector<JournalStep> steps_;
   std::vector<Pending> pending_;
+  std::vector<PendingTree> pending_trees_;  ///< cleared with pending_
   std::set<std::filesystem::path> pruned_;
   std::size_t moves_ = 0;
   std::size_t backups_ = 0;

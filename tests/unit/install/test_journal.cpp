@@ -293,5 +293,30 @@ TEST_F(JournalTest, TreesIntoDifferentNamesShareASyncAndMergesWaitForTheMoveThey
   journal->finish();
 }
 
+// The same directory spelled two ways (a venv's platlib through `lib64 -> lib`): a tree that
+// merges into what the other spelling's pending tree creates still waits for it.
+TEST_F(JournalTest, TreesIntoOneDirectorySpelledTwoWaysMergeInOrder) {
+  fs::create_directories(root_ / "lib" / "site-packages");
+  fs::create_directory_symlink("lib", root_ / "lib64");
+  spit(run_ / "pure" / "ns" / "a.py", "a");
+  spit(run_ / "plat" / "ns" / "b.so", "b");
+  spit(run_ / "other" / "c.py", "c");
+  auto journal = Journal::create(journal_path(env_), run_);
+  ASSERT_TRUE(journal);
+  {
+    Transaction tx(run_ / "backup", {}, &*journal);
+    ASSERT_TRUE(tx.move_contents(run_ / "pure", root_ / "lib" / "site-packages"));
+    ASSERT_TRUE(tx.move_contents(run_ / "other", root_ / "lib64" / "site-packages"));
+    EXPECT_EQ(journal->syncs(), 0U);  // another name: no wait
+    ASSERT_TRUE(tx.move_contents(run_ / "plat", root_ / "lib64" / "site-packages"));
+    EXPECT_EQ(journal->syncs(), 1U);  // ns/ is pure's: done first
+    ASSERT_TRUE(tx.commit());
+  }
+  EXPECT_EQ(slurp(root_ / "lib" / "site-packages" / "ns" / "a.py"), "a");
+  EXPECT_EQ(slurp(root_ / "lib" / "site-packages" / "ns" / "b.so"), "b");
+  EXPECT_EQ(slurp(root_ / "lib" / "site-packages" / "c.py"), "c");
+  journal->finish();
+}
+
 }  // namespace
 }  // namespace vwheel::install::detail
