@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -39,18 +40,17 @@ std::string errno_text() { return std::strerror(errno); }
 /// A file that would replace a directory, or a directory needed where the environment has a
 /// file, is an error before anything moves (except the replaced version's own files).
 Result<void> check_conflicts(const Environment& env, const Prepared& p) {
+  std::map<SchemeKey, fs::path> roots;
+  for (auto key : kKeys) roots.emplace(key, scheme_dir(env, p, key));
   std::vector<detail::Destination> files;
   files.reserve(p.files.size());
-  for (const auto& f : p.files) {
-    const auto root = scheme_dir(env, p, f.key);
-    files.push_back({file_label(p, f), (root / f.relative).lexically_normal(), root});
-  }
+  for (const auto& f : p.files) files.push_back({&roots.at(f.key), f.relative});
   std::set<fs::path> replaced;
   if (p.existing) {
     replaced = detail::owned_paths(env, *p.existing);
     replaced.insert(p.existing->dist_info.lexically_normal());
   }
-  return detail::check_type_conflicts(files, replaced);
+  return detail::check_type_conflicts(files, replaced, [&](std::size_t i) { return file_label(p, p.files[i]); });
 }
 
 /// Moves one prepared wheel into place (removing the version it replaces) inside the run's

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -198,26 +199,61 @@ bool only_replaced(const fs::path& dir, const std::set<fs::path>& replaced) {
 
 }  // namespace
 
-Result<void> check_type_conflicts(const std::vector<Destination>& files, const std::set<fs::path>& replaced) {
-  std::set<fs::path> directories;  // parents already known to be directories (or absent)
-  for (const auto& f : files) {
-    const auto rel = f.path.lexically_relative(f.root);
-    fs::path dir = f.root;
-    const std::vector<fs::path> parts(rel.begin(), rel.end());
-    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-      dir /= parts[i];
-      if (directories.contains(dir)) continue;
+Result<void> check_type_conflicts(const std::vector<Destination>& files, const std::set<fs::path>& replaced,
+                                  const std::function<std::string(std::size_t)>& label) {
+  // Each directory on the way is looked at once, and nothing below one that is absent: on a fresh
+  // install that is one stat per top-level directory where it was one per file besides (a
+  // torch-shaped wheel's 12,300 lstats and as many path look-ups took 0.15 s on one core at the
+  // end of its install, after the workers had finished).
+  std::unordered_map<std::string, bool> is_directory;  // false: absent, or a replaced file
+  std::string path;
+  std::vector<std::string_view> parts;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& f = files[i];
+    path = f.root->native();
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    // Lexically normalized, as `replaced` is (a member's name has no `.`, `..` or empty parts).
+    parts.clear();
+    for (std::size_t start = 0; start <= f.relative.size();) {
+      const auto slash = std::min(f.relative.find('/', start), f.relative.size());
+      const auto part = f.relative.substr(start, slash - start);
+      if (part == "..") {
+        if (!parts.empty()) parts.pop_back();
+      } else if (!part.empty() && part != ".") {
+        parts.push_back(part);
+      }
+      start = slash + 1;
+    }
+    if (parts.empty()) continue;
+    bool below_absent = false;
+    for (std::size_t k = 0; k + 1 < parts.size() && !below_absent; ++k) {
+      path += '/';
+      path += parts[k];
+      auto [it, inserted] = is_directory.try_emplace(path, true);
+      if (!inserted) {
+        below_absent = !it->second;
+        continue;
+      }
       struct stat st {};
       // stat follows links: a link to a directory is a directory to merge into.
-      if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && !replaced.contains(dir)) {
-        return fail(fmt::format("{} needs `{}` to be a directory, but the environment has a file there", f.label,
-                                dir.string()));
+      if (::stat(path.c_str(), &st) != 0) {
+        it->second = false;
+        below_absent = true;
+      } else if (!S_ISDIR(st.st_mode)) {
+        if (!replaced.contains(fs::path(path).lexically_normal())) {
+          return fail(
+              fmt::format("{} needs `{}` to be a directory, but the environment has a file there", label(i), path));
+        }
+        it->second = false;  // removed first, so nothing is below it
+        below_absent = true;
       }
-      directories.insert(dir);
     }
+    if (below_absent) continue;
+    path += '/';
+    path += parts.back();
     struct stat st {};
-    if (::lstat(f.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && !only_replaced(f.path, replaced)) {
-      return fail(fmt::format("{} is a file, but the environment has a directory at `{}`", f.label, f.path.string()));
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && !only_replaced(path, replaced)) {
+      return fail(fmt::format("{} is a file, but the environment has a directory at `{}`", label(i), path));
     }
   }
   return {};

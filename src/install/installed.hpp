@@ -2,10 +2,12 @@
 // Removing an installed distribution inside a transaction (uninstall, and upgrades).
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "detail.hpp"
@@ -35,24 +37,24 @@ using DistInfoIndex = std::multimap<std::string, std::filesystem::path, std::les
 /// `__pycache__` files of its `.py` files, and its dist-info directory to the transaction's backup.
 [[nodiscard]] Result<Removal> remove_distribution(const Environment& env, const Distribution& dist, Transaction& tx);
 
-/// One file a run will install: what it comes from (`member `x``, or a file the installer
-/// writes) and its destination under `root` (its scheme directory), both normalized.
+/// One file a run will install: its scheme directory and its path below it (`/`-separated).
 struct Destination {
-  std::string label;
-  std::filesystem::path path;
-  std::filesystem::path root;
+  const std::filesystem::path* root = nullptr;
+  std::string_view relative;
 };
 
 /// The paths the distribution's RECORD lists inside the environment, normalized (those an
 /// upgrade moves aside before the new files go in).
 [[nodiscard]] std::set<std::filesystem::path> owned_paths(const Environment& env, const Distribution& dist);
 
-/// Fails, naming the file and the environment's path, when a file would replace a directory or
-/// a directory is needed where the environment has a file (both of which the move into place
-/// would otherwise resolve by moving the environment's entry aside for good), unless what is in
-/// the way is `replaced`: files of the same project's installed version, removed first.
+/// Fails, naming the file (`label(i)` for `files[i]`: what it comes from) and the environment's
+/// path, when a file would replace a directory or a directory is needed where the environment has
+/// a file (both of which the move into place would otherwise resolve by moving the environment's
+/// entry aside for good), unless what is in the way is `replaced`: files of the same project's
+/// installed version (normalized paths), removed first.
 [[nodiscard]] Result<void> check_type_conflicts(const std::vector<Destination>& files,
-                                                const std::set<std::filesystem::path>& replaced);
+                                                const std::set<std::filesystem::path>& replaced,
+                                                const std::function<std::string(std::size_t)>& label);
 
 /// Removes the now-empty directories of a removal (after commit).
 void cleanup_parents(const Environment& env, const Removal& removal) noexcept;
