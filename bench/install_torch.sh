@@ -10,7 +10,9 @@
 #      then `vwheel install --no-deps`, empty cache, fresh venv
 #   3b. the same with every byte of the download written to disk (VWHEEL_HOLD_MIB=0), as before
 #      vwheel held in memory the bytes it unpacks once
-#   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv
+#   4. `vwheel install --no-deps`, warm cache (from 3), another fresh venv; at the end of the round,
+#      `--force-reinstall` over it and `uninstall`, each beside pip's (which downloads and unpacks
+#      again to reinstall)
 #   5. the same two with `--keep-archives` (the download kept beside the tree) into another cache,
 #      and both caches' size on disk: which layout wins
 #   6. with BEFORE=path/to/another/vwheel: that binary's empty-cache install too (an A/B in one run;
@@ -118,6 +120,16 @@ one_round() {
       --python "$R/vw3/bin/python" torch
     installed "$R/vw3"
   fi
+  # Last, since they delete: the same version again over each tool's own install (vwheel from its
+  # warm cache, pip downloading and unpacking again as it does), then uninstalling it.
+  measure pip-reinstall "$R/pip/bin/python" -m pip install -q --no-deps --no-cache-dir --no-compile --force-reinstall \
+    --index-url "$URL" torch
+  installed "$R/pip"
+  measure vwheel-reinstall "$VWHEEL" install -q --no-deps --force-reinstall --cache-dir "$R/vwcache" --index-url "$URL" \
+    --python "$R/vw2/bin/python" torch
+  installed "$R/vw2"
+  measure pip-uninstall "$R/pip/bin/python" -m pip uninstall -q -y torch
+  measure vwheel-uninstall "$VWHEEL" uninstall torch --python "$R/vw2/bin/python"
 }
 ROUNDS=${ROUNDS:-1}
 for round in $(seq "$ROUNDS"); do
@@ -158,6 +170,10 @@ v, each = ratio(lambda r: r["pip"][0] / r["vwheel-empty-cache"][0])
 print(f"pip / vwheel empty cache:            {v:.1f}x (target >= 4x){each}")
 v, each = ratio(lambda r: r["pip"][0] / max(r["vwheel-warm-cache"][0], 0.001))
 print(f"pip / vwheel warm cache:             {v:.1f}x (target >= 20x){each}")
+v, each = ratio(lambda r: r["pip-reinstall"][0] / max(r["vwheel-reinstall"][0], 0.001))
+print(f"pip / vwheel --force-reinstall:      {v:.1f}x{each}")
+v, each = ratio(lambda r: r["pip-uninstall"][0] / max(r["vwheel-uninstall"][0], 0.001))
+print(f"pip / vwheel uninstall:              {v:.1f}x{each}")
 v, each = ratio(lambda r: r["vwheel-empty-all-written"][0] / r["vwheel-empty-cache"][0])
 print(f"all written / held in memory:        {v:.2f}x{each}")
 if "before-empty-cache" in rounds[0]:

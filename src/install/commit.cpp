@@ -16,6 +16,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -45,10 +46,10 @@ Result<void> check_conflicts(const Environment& env, const Prepared& p) {
   std::vector<detail::Destination> files;
   files.reserve(p.files.size());
   for (const auto& f : p.files) files.push_back({&roots.at(f.key), f.relative});
-  std::set<fs::path> replaced;
+  std::unordered_set<std::string> replaced;
   if (p.existing) {
     replaced = detail::owned_paths(env, *p.existing);
-    replaced.insert(p.existing->dist_info.lexically_normal());
+    replaced.insert(p.existing->dist_info.lexically_normal().native());
   }
   return detail::check_type_conflicts(files, replaced, [&](std::size_t i) { return file_label(p, p.files[i]); });
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -118,44 +119,47 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
   if (!rows) return fail(rows.error().with_context((dist.dist_info / "RECORD").string()));
   const auto base = dist.dist_info.parent_path();
   const auto dist_info_n = dist.dist_info.lexically_normal();
-  std::set<fs::path> done;
-  auto remove_one = [&](const fs::path& p) -> Result<void> {
-    if (!done.insert(p).second) return {};
-    std::error_code ec;
-    const auto st = fs::symlink_status(p, ec);
-    if (!fs::exists(st) || fs::is_directory(st)) return {};
-    if (auto ok = tx.remove(p); !ok) return ok;
-    ++removal.files;
-    removal.parents.push_back(p.parent_path());
-    return {};
-  };
+  const auto prefix = env.prefix.lexically_normal();
+  // RECORD's files, then the compiled files of its modules; each `__pycache__` is listed once.
+  std::vector<RemovedFile> listed;
+  std::unordered_set<std::string> seen;
+  std::unordered_map<std::string, std::vector<std::string>> caches;
   for (const auto& row : *rows) {
-    const auto p = (base / row.path).lexically_normal();
-    if (!is_within(p, env.prefix)) {
+    auto p = (base / row.path).lexically_normal();
+    if (!normal_within(p.native(), prefix.native())) {
       removal.warnings.push_back(fmt::format("{}: RECORD path `{}` is outside the environment; left alone",
                                              dist.name, row.path));
       continue;
     }
-    if (is_within(p, dist_info_n)) continue;  // removed with the directory
-    if (auto ok = remove_one(p); !ok) return fail(ok.error());
-    if (p.extension() == ".py") {
-      const auto cache = p.parent_path() / "__pycache__";
+    if (normal_within(p.native(), dist_info_n.native())) continue;  // removed with the directory
+    const bool module = p.extension() == ".py";
+    auto cache = p.parent_path() / "__pycache__";
+    const auto stem = p.stem().string();
+    if (seen.insert(p.native()).second) listed.push_back({std::move(p), false});
+    if (!module) continue;
+    auto [names, first] = caches.try_emplace(cache.native());
+    if (first) {
       std::error_code ec;
-      const auto stem = p.stem().string() + ".";
-      if (fs::is_directory(cache, ec)) {
-        std::vector<fs::path> pycs;
-        for (fs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
-          const auto n = it->path().filename().string();
-          if (n.starts_with(stem) && n.ends_with(".pyc") && n.find('.', stem.size()) == n.size() - 4) pycs.push_back(it->path());
-        }
-        for (const auto& pyc : pycs) {
-          if (auto ok = remove_one(pyc); !ok) return fail(ok.error());
-          --removal.files;
-          removal.parents.push_back(cache);
-        }
+      for (fs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
+        names->second.push_back(it->path().filename().string());
       }
     }
+    for (const auto& n : names->second) {
+      if (!compiled_from(n, stem)) continue;
+      auto pyc = cache / n;
+      if (seen.insert(pyc.native()).second) listed.push_back({std::move(pyc), true});
+    }
   }
+  auto plan = plan_removal(env, listed);
+  for (const auto& dir : plan.directories) {
+    if (auto ok = tx.remove(dir); !ok) return fail(ok.error());
+    removal.parents.push_back(dir.parent_path());
+  }
+  for (const auto& file : plan.files) {
+    if (auto ok = tx.remove(file); !ok) return fail(ok.error());
+    removal.parents.push_back(file.parent_path());
+  }
+  removal.files = plan.counted;
   if (auto ok = tx.remove(dist.dist_info); !ok) return fail(ok.error());
   ++removal.files;
   // One sync for the distribution's removals; the next distribution's checks see them done
@@ -164,16 +168,23 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
   return removal;
 }
 
-std::set<fs::path> owned_paths(const Environment& env, const Distribution& dist) {
-  std::set<fs::path> out;
+bool normal_within(std::string_view path, std::string_view dir) noexcept {
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  if (!path.starts_with(dir)) return false;
+  return path.size() == dir.size() || dir == "/" || path[dir.size()] == '/';
+}
+
+std::unordered_set<std::string> owned_paths(const Environment& env, const Distribution& dist) {
+  std::unordered_set<std::string> out;
   auto text = read_file(dist.dist_info / "RECORD");
   if (!text) return out;
   auto rows = wheel::parse_record(*text);
   if (!rows) return out;
   const auto base = dist.dist_info.parent_path();
+  const auto prefix = env.prefix.lexically_normal();
   for (const auto& row : *rows) {
-    const auto p = (base / row.path).lexically_normal();
-    if (is_within(p, env.prefix)) out.insert(p);
+    auto p = (base / row.path).lexically_normal();
+    if (normal_within(p.native(), prefix.native())) out.insert(std::move(p).native());
   }
   return out;
 }
@@ -182,7 +193,7 @@ namespace {
 
 /// Whether every file below `dir` (outside `__pycache__`, which goes with its `.py` files) is
 /// one of `replaced`.
-bool only_replaced(const fs::path& dir, const std::set<fs::path>& replaced) {
+bool only_replaced(const fs::path& dir, const std::unordered_set<std::string>& replaced) {
   std::error_code ec;
   std::size_t seen = 0;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec)) {
@@ -192,14 +203,15 @@ bool only_replaced(const fs::path& dir, const std::set<fs::path>& replaced) {
       if (it->path().filename() == "__pycache__") it.disable_recursion_pending();
       continue;
     }
-    if (!replaced.contains(it->path().lexically_normal())) return false;
+    if (!replaced.contains(it->path().lexically_normal().native())) return false;
   }
   return !ec;
 }
 
 }  // namespace
 
-Result<void> check_type_conflicts(const std::vector<Destination>& files, const std::set<fs::path>& replaced,
+Result<void> check_type_conflicts(const std::vector<Destination>& files,
+                                  const std::unordered_set<std::string>& replaced,
                                   const std::function<std::string(std::size_t)>& label) {
   // Each directory on the way is looked at once, and nothing below one that is absent: on a fresh
   // install that is one stat per top-level directory where it was one per file besides (a
@@ -240,7 +252,7 @@ Result<void> check_type_conflicts(const std::vector<Destination>& files, const s
         it->second = false;
         below_absent = true;
       } else if (!S_ISDIR(st.st_mode)) {
-        if (!replaced.contains(fs::path(path).lexically_normal())) {
+        if (!replaced.contains(fs::path(path).lexically_normal().native())) {
           return fail(
               fmt::format("{} needs `{}` to be a directory, but the environment has a file there", label(i), path));
         }

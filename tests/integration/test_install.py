@@ -120,6 +120,37 @@ def test_upgrade_and_compile(vwheel, pip_venv, tmp_path):
     assert not (sp / "updemo").exists()
 
 
+def test_uninstall_takes_compiled_files_and_leaves_what_is_not_the_packages(vwheel, pip_venv, tmp_path):
+    """The package directory goes aside whole only when everything in it is the package's: its
+    modules compiled at every optimization level go with it; a file someone added stays, with
+    its directory, and the package's other files still go."""
+    py = pip_venv / "bin" / "python"
+    before = tree(pip_venv)
+    files = {"cmp/__init__.py": b"X = 1\n", "cmp/sub/__init__.py": b"", "cmp/sub/mod.py": b"Y = 2\n",
+             "cmp/keep/__init__.py": b""}
+    w = make_wheel(tmp_path, "cmp-1.0-py3-none-any.whl", files)
+    assert vwheel("install", w, "--python", py).rc == 0
+    sp = site_packages(pip_venv)
+    for level in ("", "-O", "-OO"):
+        cmd = [str(py)] + ([level] if level else []) + ["-m", "compileall", "-q", str(sp / "cmp")]
+        subprocess.run(cmd, check=True)
+    pycs = sorted(p.name for p in (sp / "cmp" / "sub" / "__pycache__").iterdir())
+    assert any(".opt-1." in n for n in pycs) and any(".opt-2." in n for n in pycs), pycs
+    (sp / "cmp" / "keep" / "notes.txt").write_text("mine\n")
+    r = vwheel("uninstall", "cmp", "--python", py)
+    assert r.rc == 0, r.err
+    assert "uninstalled cmp 1.0 (5 files)" in r.out, r.out
+    left = tree(pip_venv)
+    added = {k: v for k, v in left.items() if k not in before}
+    keep = str((sp / "cmp" / "keep").relative_to(pip_venv))
+    assert added == {str((sp / "cmp").relative_to(pip_venv)): "<dir>", keep: "<dir>", keep + "/notes.txt": b"mine\n"}, added
+    assert not list((sp / "cmp").rglob("*.pyc")), list((sp / "cmp").rglob("*"))
+    (sp / "cmp" / "keep" / "notes.txt").unlink()
+    (sp / "cmp" / "keep").rmdir()
+    (sp / "cmp").rmdir()
+    assert tree(pip_venv) == before
+
+
 def hostile(tmp_path, kind):
     name = f"evil_{kind}"
     path = tmp_path / f"{name}-1.0-py3-none-any.whl"

@@ -154,8 +154,9 @@ def test_kill_at_every_step_of_an_upgrade_and_an_uninstall(vwheel, venv, tmp_pat
     points = crash_points(vwheel, venv, ("install", new), to_old, ("1.0", "2.0"), "upgrade")
     assert points >= 20, points
     assert installed_state(venv) == "2.0"
+    # Fewer steps than the upgrade's: the package directory goes aside whole, in one step.
     points = crash_points(vwheel, venv, ("uninstall", "vwtx"), to_old, ("1.0", None), "uninstall")
-    assert points >= 20, points
+    assert points >= 12, points
     assert installed_state(venv) is None
 
 
