@@ -132,11 +132,13 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
       continue;
     }
     if (normal_within(p.native(), dist_info_n.native())) continue;  // removed with the directory
-    const bool module = p.extension() == ".py";
+    if (p.extension() != ".py") {
+      if (seen.insert(p.native()).second) listed.push_back({std::move(p), false});
+      continue;
+    }
     auto cache = p.parent_path() / "__pycache__";
     const auto stem = p.stem().string();
     if (seen.insert(p.native()).second) listed.push_back({std::move(p), false});
-    if (!module) continue;
     auto [names, first] = caches.try_emplace(cache.native());
     if (first) {
       std::error_code ec;

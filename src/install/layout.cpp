@@ -289,15 +289,11 @@ bool is_within(const std::filesystem::path& path, const std::filesystem::path& d
 
 namespace {
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // `N` or `N.M`.
 bool is_version_suffix(std::string_view s, bool minor_required) {
   const auto dot = s.find('.');
-  if (dot == std::string_view::npos) return !minor_required && all_digits(s);
-  return all_digits(s.substr(0, dot)) && all_digits(s.substr(dot + 1));
+  if (dot == std::string_view::npos) return !minor_required && is_ascii_digits(s);
+  return is_ascii_digits(s.substr(0, dot)) && is_ascii_digits(s.substr(dot + 1));
 }
 
 // `pip`, `pipN`, `pipN.M`.

@@ -14,15 +14,12 @@
 #include <unordered_set>
 
 #include "installed.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::install::detail {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 /// How deep below a top-level directory the walk goes; deeper trees are removed file by file.
 constexpr int kMaxDepth = 64;
@@ -31,6 +28,9 @@ constexpr std::size_t kMaxEntries = 4'000'000;
 
 struct Walk {
   const std::unordered_map<std::string, bool>& removing;  ///< path -> whether a compiled file
+  /// The directories that hold a listed file, at any depth: the walk goes down only these, so a
+  /// removal never lists the rest of a shared tree (a namespace package, a venv's `share/`).
+  const std::unordered_set<std::string>& holding;
   std::size_t budget = kMaxEntries;
   /// The directories taken whole so far, each with how many of its files count (not compiled).
   std::vector<std::pair<fs::path, std::size_t>> whole;
@@ -54,6 +54,13 @@ Subtree walk_tree(const fs::path& dir, Walk& walk, int depth) {
     --walk.budget;
     const auto type = it->symlink_status(ec).type();
     if (ec) break;
+    if (type == fs::file_type::directory && !walk.holding.contains(it->path().native())) {
+      // Nothing listed below it: it can go with its parent only when it is empty.
+      fs::directory_iterator inside(it->path(), ec);
+      if (ec || inside != fs::directory_iterator()) out.all = false;
+      ec.clear();
+      continue;
+    }
     if (type == fs::file_type::directory) {
       const auto sub = walk_tree(it->path(), walk, depth + 1);
       out.all = out.all && sub.all;
@@ -87,7 +94,7 @@ bool compiled_from(std::string_view name, std::string_view module) {
   auto tag = name.substr(module.size() + 1, name.size() - module.size() - 1 - 4);  // TAG or TAG.opt-N
   if (const auto dot = tag.find('.'); dot != std::string_view::npos) {
     const auto opt = tag.substr(dot + 1);
-    if (!opt.starts_with("opt-") || !all_digits(opt.substr(4))) return false;
+    if (!opt.starts_with("opt-") || !is_ascii_digits(opt.substr(4))) return false;
     tag = tag.substr(0, dot);
   }
   return !tag.empty();
@@ -113,12 +120,16 @@ RemovalPlan plan_removal(const Environment& env, const std::vector<RemovedFile>&
     return std::any_of(bases.begin(), bases.end(), [&](const std::string& b) { return normal_within(b, dir); });
   };
   std::set<std::string> tops;
+  std::unordered_set<std::string> holding;
   std::string_view last_parent;  // files come by directory: most share the previous one's top
   for (const auto& f : listed) {
     const std::string_view path = f.path.native();
     const auto parent = path.substr(0, path.rfind('/'));
     if (!last_parent.empty() && parent == last_parent) continue;
     last_parent = parent;
+    // Its directory and those above it (they are in already when one of them is).
+    auto above = parent;
+    while (!above.empty() && holding.emplace(above).second) above = above.substr(0, above.rfind('/'));
     const std::string* deepest = nullptr;
     for (const auto& b : bases) {
       if (path.size() > b.size() && normal_within(path, b) && (deepest == nullptr || b.size() > deepest->size())) {
@@ -136,7 +147,7 @@ RemovalPlan plan_removal(const Environment& env, const std::vector<RemovedFile>&
       }
     }
   }
-  Walk walk{removing, kMaxEntries, {}};
+  Walk walk{removing, holding, kMaxEntries, {}};
   for (const auto& top : tops) {
     std::error_code ec;
     // A link to a directory is not taken whole: moving the link would leave the files.

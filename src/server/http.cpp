@@ -48,10 +48,6 @@ std::optional<std::uint64_t> parse_u64(std::string_view s) noexcept {
   return v;
 }
 
-bool all_digits(std::string_view s) noexcept {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // Splits a comma-separated header list, honouring double quotes (entity tags may hold commas).
 std::vector<std::string_view> split_list(std::string_view header, std::size_t max_items) {
   std::vector<std::string_view> out;
@@ -271,12 +267,12 @@ RangeRequest parse_range(std::string_view header, std::uint64_t size) {
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
   if (a.empty()) {
     // Suffix range: the last n bytes.
-    if (!all_digits(b)) return full;
+    if (!is_ascii_digits(b)) return full;
     const std::uint64_t n = parse_u64(b).value_or(kMax);
     if (n == 0 || size == 0) return {RangeRequest::Kind::Unsatisfiable};
     return {RangeRequest::Kind::Partial, n >= size ? 0 : size - n, size - 1};
   }
-  if (!all_digits(a) || (!b.empty() && !all_digits(b))) return full;
+  if (!is_ascii_digits(a) || (!b.empty() && !is_ascii_digits(b))) return full;
   const std::uint64_t first = parse_u64(a).value_or(kMax);
   const std::uint64_t last = b.empty() ? kMax : parse_u64(b).value_or(kMax);
   if (last < first) return full;  // invalid: ignored (RFC 9110 14.1.1)
@@ -333,7 +329,7 @@ std::optional<std::time_t> parse_http_date(std::string_view text) {
   }
   auto num = [&](std::size_t pos, std::size_t len) -> int {
     const auto s = text.substr(pos, len);
-    if (!all_digits(s)) return -1;
+    if (!is_ascii_digits(s)) return -1;
     int v = 0;
     for (char c : s) v = v * 10 + (c - '0');
     return v;

@@ -20,6 +20,15 @@ namespace vwheel {
 /// `c` is `0`-`9`.
 [[nodiscard]] constexpr bool is_ascii_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
+/// `s` is not empty and every character of it is `0`-`9`.
+[[nodiscard]] constexpr bool is_ascii_digits(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!is_ascii_digit(c)) return false;
+  }
+  return true;
+}
+
 /// `c` is an ASCII letter.
 [[nodiscard]] constexpr bool is_ascii_alpha(char c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
