@@ -236,7 +236,9 @@ struct Client::Impl {
 
   Result<RangeResponse> local_range(const std::string& url, std::optional<std::uint64_t> offset,
                                     std::uint64_t length);
-  Result<RangeResponse> remote_range(const std::string& url, const std::string& range);
+  /// get_ranges(): file: URLs read here, the others fetched together (`partial_only`: an answer
+  /// that ignores the range is an error, as get_suffixes() says).
+  std::vector<Result<RangeResponse>> ranges(const std::vector<RangeRequest>& requests, bool partial_only);
   std::vector<Result<RangeResponse>> remote_ranges(const std::vector<std::string>& urls,
                                                    const std::vector<std::string>& ranges, bool partial_only);
 };
@@ -333,10 +335,6 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
   return r;
 }
 
-Result<RangeResponse> Client::Impl::remote_range(const std::string& url, const std::string& range) {
-  return std::move(remote_ranges({url}, {range}, false).front());
-}
-
 std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector<std::string>& urls,
                                                                const std::vector<std::string>& ranges,
                                                                bool partial_only) {
@@ -396,40 +394,57 @@ std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector
   return out;
 }
 
-Result<RangeResponse> Client::get_range(const std::string& url, std::uint64_t offset, std::uint64_t length) {
-  if (length == 0) return fail(fmt::format("{}: a range of 0 bytes was requested", url));
-  if (is_file_url(url)) return impl_->local_range(url, offset, length);
-  return impl_->remote_range(url, fmt::format("{}-{}", offset, offset + length - 1));
+namespace {
+
+/// The HTTP Range of `r` (`bytes=` is the job's): `A-B` or `-N`.
+std::string range_text(const RangeRequest& r) {
+  return r.offset ? fmt::format("{}-{}", *r.offset, *r.offset + r.length - 1) : fmt::format("-{}", r.length);
 }
 
-Result<RangeResponse> Client::get_suffix(const std::string& url, std::uint64_t length) {
-  if (length == 0) return fail(fmt::format("{}: a range of 0 bytes was requested", url));
-  if (is_file_url(url)) return impl_->local_range(url, std::nullopt, length);
-  return impl_->remote_range(url, fmt::format("-{}", length));
-}
+}  // namespace
 
-std::vector<Result<RangeResponse>> Client::get_suffixes(const std::vector<std::string>& urls,
-                                                        const std::vector<std::uint64_t>& lengths) {
-  std::vector<Result<RangeResponse>> out(urls.size(), fail("not run"));
+std::vector<Result<RangeResponse>> Client::Impl::ranges(const std::vector<RangeRequest>& requests, bool partial_only) {
+  std::vector<Result<RangeResponse>> out(requests.size(), fail("not run"));
   std::vector<std::string> remote;
-  std::vector<std::string> ranges;
+  std::vector<std::string> texts;
   std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < urls.size(); ++i) {
-    const std::uint64_t length = i < lengths.size() ? lengths[i] : 0;
-    if (length == 0) {
-      out[i] = fail(fmt::format("{}: a range of 0 bytes was requested", urls[i]));
-    } else if (is_file_url(urls[i])) {
-      out[i] = impl_->local_range(urls[i], std::nullopt, length);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const auto& r = requests[i];
+    if (r.length == 0) {
+      out[i] = fail(fmt::format("{}: a range of 0 bytes was requested", r.url));
+    } else if (is_file_url(r.url)) {
+      out[i] = local_range(r.url, r.offset, r.length);
     } else {
-      remote.push_back(urls[i]);
-      ranges.push_back(fmt::format("-{}", length));
+      remote.push_back(r.url);
+      texts.push_back(range_text(r));
       at.push_back(i);
     }
   }
   if (remote.empty()) return out;
-  auto got = impl_->remote_ranges(remote, ranges, true);
+  auto got = remote_ranges(remote, texts, partial_only);
   for (std::size_t k = 0; k < at.size(); ++k) out[at[k]] = std::move(got[k]);
   return out;
+}
+
+Result<RangeResponse> Client::get_range(const std::string& url, std::uint64_t offset, std::uint64_t length) {
+  return std::move(impl_->ranges({{url, offset, length}}, false).front());
+}
+
+Result<RangeResponse> Client::get_suffix(const std::string& url, std::uint64_t length) {
+  return std::move(impl_->ranges({{url, std::nullopt, length}}, false).front());
+}
+
+std::vector<Result<RangeResponse>> Client::get_ranges(const std::vector<RangeRequest>& requests) {
+  return impl_->ranges(requests, false);
+}
+
+std::vector<Result<RangeResponse>> Client::get_suffixes(const std::vector<std::string>& urls,
+                                                        const std::vector<std::uint64_t>& lengths) {
+  std::vector<RangeRequest> requests;
+  requests.reserve(urls.size());
+  for (std::size_t i = 0; i < urls.size(); ++i)
+    requests.push_back({urls[i], std::nullopt, i < lengths.size() ? lengths[i] : 0});
+  return impl_->ranges(requests, true);
 }
 
 std::vector<Result<Downloaded>> Client::download(

@@ -85,6 +85,14 @@ struct RangeResponse {
   std::string last_modified;  ///< the Last-Modified header (from the network only), empty when absent
 };
 
+/// A part of a file to fetch: `length` (> 0) bytes from `offset`, or the last `length` bytes of
+/// the file (all of it when it is shorter) when `offset` is nullopt.
+struct RangeRequest {
+  std::string url;
+  std::optional<std::uint64_t> offset;
+  std::uint64_t length = 0;
+};
+
 /// A file to download.
 struct DownloadRequest {
   std::string url;
@@ -151,6 +159,11 @@ class Client {
 
   /// The last `length` bytes of `url` (the whole file when it is shorter), e.g. a zip's central directory.
   [[nodiscard]] Result<RangeResponse> get_suffix(const std::string& url, std::uint64_t length);
+
+  /// get_range() and get_suffix() for several parts at once (up to Options::max_parallel
+  /// concurrently); results in request order. As there, a server that ignores a range answers the
+  /// whole file (`whole`, at most 64 MiB).
+  [[nodiscard]] std::vector<Result<RangeResponse>> get_ranges(const std::vector<RangeRequest>& requests);
 
   /// The last `lengths[i]` bytes of each `urls[i]`, concurrently; results in request order. Only
   /// answers that honour the range succeed: a server that ignores it (HTTP 200) is an error at

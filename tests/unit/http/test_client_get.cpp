@@ -472,6 +472,36 @@ TEST_F(Get, Ranges) {
   EXPECT_TRUE(contains(bad.error().message, "404"));
 }
 
+TEST_F(Get, SeveralRangesAtOnce) {
+  auto client = make_client();
+  auto got = client.get_ranges({{server.url("/data"), 1000, 500},
+                                {server.url("/data"), std::nullopt, 300},
+                                {server.url("/gone"), 0, 10},
+                                {server.url("/data"), 5, 0}});
+  ASSERT_EQ(got.size(), 4U);
+  ASSERT_TRUE(got[0]) << got[0].error().message;
+  EXPECT_EQ(got[0]->offset, 1000U);
+  EXPECT_EQ(got[0]->total_size, data.size());
+  EXPECT_EQ(got[0]->body, data.substr(1000, 500));
+  ASSERT_TRUE(got[1]) << got[1].error().message;
+  EXPECT_EQ(got[1]->offset, data.size() - 300);
+  EXPECT_EQ(got[1]->body, data.substr(data.size() - 300));
+  ASSERT_FALSE(got[2]);
+  EXPECT_TRUE(contains(got[2].error().message, "404")) << got[2].error().message;
+  ASSERT_FALSE(got[3]);
+  EXPECT_TRUE(contains(got[3].error().message, "a range of 0 bytes")) << got[3].error().message;
+
+  // A server that ignores ranges: each answer is the whole file, as get_range() takes it.
+  ignore_ranges = true;
+  auto whole = client.get_ranges({{server.url("/data"), 1000, 500}, {server.url("/data"), std::nullopt, 300}});
+  for (const auto& w : whole) {
+    ASSERT_TRUE(w) << w.error().message;
+    EXPECT_TRUE(w->whole);
+    EXPECT_EQ(w->offset, 0U);
+    EXPECT_EQ(w->body, data);
+  }
+}
+
 TEST_F(Get, SuffixesMustBeHonouredRanges) {
   auto client = make_client();
   auto both = client.get_suffixes({server.url("/data"), server.url("/gone")}, {300, 10});
