@@ -1,30 +1,22 @@
 #include "vwheel/finder/finder.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "kept_members.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/simple/project_page.hpp"
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
-#include "vwheel/zip/zip.hpp"
-#include "kept_members.hpp"
 
 namespace vwheel::finder {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::uint64_t kTail = 64 * 1024;
-constexpr std::uint64_t kMaxMember = 64ULL << 20;
 
 bool is_url(std::string_view s) {
   return s.starts_with("http://") || s.starts_with("https://") || s.starts_with("file://");
@@ -38,73 +30,6 @@ std::optional<std::pair<std::string, std::string>> split_variants_json(std::stri
   auto dash = stem.rfind('-');
   if (dash == std::string_view::npos || dash == 0) return std::nullopt;
   return std::pair{std::string(stem.substr(0, dash)), std::string(stem.substr(dash + 1))};
-}
-
-std::uint32_t le32(const char* p) {
-  const auto* u = reinterpret_cast<const unsigned char*>(p);
-  return std::uint32_t{u[0]} | (std::uint32_t{u[1]} << 8) | (std::uint32_t{u[2]} << 16) | (std::uint32_t{u[3]} << 24);
-}
-std::uint64_t le64(const char* p) { return std::uint64_t{le32(p)} | (std::uint64_t{le32(p + 4)} << 32); }
-
-/// The central directory's offset from the tail of a zip (`tail` ends the file of size `total`).
-std::optional<std::uint64_t> central_directory_offset(std::string_view tail, std::uint64_t total) {
-  if (tail.size() < 22) return std::nullopt;
-  for (std::size_t i = tail.size() - 22 + 1; i-- > 0;) {
-    if (std::memcmp(tail.data() + i, "PK\x05\x06", 4) != 0) continue;
-    std::uint64_t cd = le32(tail.data() + i + 16);
-    if (cd != 0xFFFFFFFFu) return cd;
-    // zip64: the locator sits right before the EOCD and points at the zip64 EOCD record.
-    if (i < 20 || std::memcmp(tail.data() + i - 20, "PK\x06\x07", 4) != 0) return std::nullopt;
-    const std::uint64_t record = le64(tail.data() + i - 20 + 8);
-    const std::uint64_t tail_start = total - tail.size();
-    if (record < tail_start || record + 56 > total) return std::nullopt;
-    const char* r = tail.data() + (record - tail_start);
-    if (std::memcmp(r, "PK\x06\x06", 4) != 0) return std::nullopt;
-    return le64(r + 48);
-  }
-  return std::nullopt;
-}
-
-/// A scratch file, named like the wheel (the wheel reader checks the name) in a directory of its
-/// own; both are removed on destruction.
-struct Scratch {
-  fs::path dir;
-  fs::path path;
-  int fd = -1;
-  ~Scratch() {
-    if (fd >= 0) ::close(fd);
-    if (!dir.empty()) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  }
-  bool write_at(std::string_view data, std::uint64_t offset) const {
-    std::size_t done = 0;
-    while (done < data.size()) {
-      auto n = ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-};
-
-Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std::string& filename, std::uint64_t size) {
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  auto s = std::make_unique<Scratch>();
-  std::string templ = (parent / "remote-XXXXXX").string();
-  if (::mkdtemp(templ.data()) == nullptr) {
-    return fail(fmt::format("{}: cannot create a scratch directory: {}", parent.string(), std::strerror(errno)));
-  }
-  s->dir = templ;
-  s->path = s->dir / filename;
-  s->fd = ::open(s->path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (s->fd < 0) return fail(fmt::format("{}: cannot create a scratch file: {}", s->path.string(), std::strerror(errno)));
-  if (::ftruncate(s->fd, static_cast<off_t>(size)) != 0) {
-    return fail(fmt::format("{}: cannot size a scratch file: {}", s->path.string(), std::strerror(errno)));
-  }
-  return s;
 }
 
 /// Whether the index gave the sha256 of the wheel's metadata file: such files are kept in the
@@ -235,19 +160,7 @@ void Finder::prefetch(const std::vector<std::string>& names) {
   requests_ += batch.size();
   auto answers = client_.get_many(batch);
   std::size_t i = 0;
-  for (const auto* f : metadata_of) {
-    auto& body = answers[i++];
-    // Kept by hash at once, even when the resolver never asks for it (a version it rejects): the
-    // next run needs no request for it. One that does not match is fetched again when asked for,
-    // and reported then.
-    if (!body) continue;
-    if (has_metadata_hash(*f)) {
-      const auto& expected = f->core_metadata->at("sha256");
-      if (sha256_hex(body->body) != expected) continue;
-      keep_metadata(expected, body->body);
-    }
-    metadata_.insert_or_assign(f->url, std::move(body->body));
-  }
+  for (const auto* f : metadata_of) take_metadata(*f, answers[i++]);
   for (const auto* f : texts) {
     auto& answer = answers[i++];
     if (answer) texts_.insert_or_assign(f->url, std::move(answer->body));
@@ -255,6 +168,57 @@ void Finder::prefetch(const std::vector<std::string>& names) {
   for (const auto* f : heads) {
     auto& answer = answers[i++];
     heads_.insert_or_assign(f->url, answer ? std::optional<http::Response>(std::move(*answer)) : std::nullopt);
+  }
+}
+
+void Finder::take_metadata(const File& wheel, Result<http::Response>& answer) {
+  // Kept by hash at once, even when the resolver never asks for it (a version it rejects): the
+  // next run needs no request for it.
+  if (!answer) return;
+  if (has_metadata_hash(wheel)) {
+    const auto& expected = wheel.core_metadata->at("sha256");
+    if (sha256_hex(answer->body) != expected) return;
+    keep_metadata(expected, answer->body);
+  }
+  metadata_.insert_or_assign(wheel.url, std::move(answer->body));
+}
+
+void Finder::prefetch_metadata(const std::vector<const File*>& wheels) {
+  std::vector<const File*> pep658;
+  std::vector<const File*> remote;
+  for (const auto* f : wheels) {
+    if (f->path || !f->is_wheel() || metadata_.contains(f->url) || members_.contains(f->url)) continue;
+    if (std::find(pep658.begin(), pep658.end(), f) != pep658.end() ||
+        std::find(remote.begin(), remote.end(), f) != remote.end()) {
+      continue;
+    }
+    if (f->core_metadata) {
+      if (auto cached = cached_metadata(*f)) {
+        metadata_.emplace(f->url, std::move(*cached));
+      } else {
+        pep658.push_back(f);
+      }
+      continue;
+    }
+    // Kept by an earlier run: read back when asked for (after the HEAD that prefetch() asks
+    // together with the pages for a wheel kept under its URL).
+    std::error_code ec;
+    const auto kept = detail::kept_member_path(options_.cache_dir, *f, "METADATA");
+    if (kept && fs::exists(*kept, ec)) continue;
+    remote.push_back(f);
+  }
+  if (!pep658.empty()) {
+    std::vector<http::Request> batch;
+    for (const auto* f : pep658) batch.push_back({f->url + ".metadata", {}, !has_metadata_hash(*f)});
+    requests_ += batch.size();
+    auto answers = client_.get_many(batch);
+    for (std::size_t i = 0; i < pep658.size(); ++i) take_metadata(*pep658[i], answers[i]);
+  }
+  if (!remote.empty()) {
+    auto read = remote_members(remote, "METADATA");
+    for (std::size_t i = 0; i < remote.size(); ++i) {
+      if (read[i]) members_.insert_or_assign(remote[i]->url, std::move(*read[i]));
+    }
   }
 }
 
@@ -485,74 +449,27 @@ Result<std::string> Finder::wheel_member(const File& file, std::string_view suff
       if (!required) return std::string();
       return fail(fmt::format("{}: no `{}` member", file.filename, member));
     }
-    auto data = w->archive.read(*entry, kMaxMember);
+    auto data = w->archive.read(*entry, detail::kMaxMember);
     if (!data) return fail(data.error().with_context(file.filename));
     return data;
   };
   if (file.path) return read_from(*file.path);
 
-  auto content = kept_member(file, suffix);
+  std::optional<std::optional<std::string>> content;
+  if (auto it = members_.find(file.url); it != members_.end() && suffix == "METADATA") {
+    content = std::move(it->second);
+    members_.erase(it);
+  } else {
+    content = kept_member(file, suffix);
+  }
   if (!content) {
-    auto read = remote_member(file, suffix);
+    auto read = std::move(remote_members({&file}, suffix).front());
     if (!read) return fail(read.error());
     content = std::move(*read);
   }
   if (*content) return std::move(**content);
   if (!required) return std::string();
   return fail(fmt::format("{}: no `{}` member in its .dist-info directory", file.filename, suffix));
-}
-
-Result<std::optional<std::string>> Finder::remote_member(const File& file, std::string_view suffix) {
-  // The last 64 KiB hold the central directory of most wheels; a sparse scratch file of the
-  // wheel's size gets the bytes we fetch at their offsets, so the zip reader checks them as usual.
-  ++requests_;
-  auto tail = client_.get_suffix(file.url, kTail);
-  if (!tail) return fail(tail.error());
-  const std::uint64_t total = tail->whole ? tail->body.size() : tail->total_size.value_or(0);
-  if (!tail->whole && total == 0) return fail(fmt::format("{}: the server did not say the file's size", file.url));
-  if (file.filename.find('/') != std::string::npos || file.filename.starts_with(".")) {
-    return fail(fmt::format("{}: unsafe file name `{}`", file.url, file.filename));
-  }
-  auto scratch = make_scratch(options_.cache_dir / "tmp", file.filename, total);
-  if (!scratch) return fail(scratch.error());
-  const fs::path named = (*scratch)->path;
-  if (!(*scratch)->write_at(tail->body, tail->offset)) return fail(fmt::format("{}: cannot write", named.string()));
-  if (!tail->whole) {
-    auto cd = central_directory_offset(tail->body, total);
-    if (!cd || *cd > total) return fail(fmt::format("{}: not a zip file (no end of central directory)", file.url));
-    if (*cd < tail->offset) {
-      ++requests_;
-      auto more = client_.get_range(file.url, *cd, tail->offset - *cd);
-      if (!more) return fail(more.error());
-      if (!(*scratch)->write_at(more->body, more->whole ? 0 : more->offset)) {
-        return fail(fmt::format("{}: cannot write", named.string()));
-      }
-    }
-  }
-  auto w = wheel::open_wheel(named);
-  if (!w) return fail(w.error().with_context(file.url));
-  const auto member = fmt::format("{}/{}", w->dist_info, suffix);
-  const auto* entry = w->archive.find(member);
-  if (!entry) {
-    keep_member(file, suffix, std::nullopt, *tail);
-    return std::optional<std::string>{};
-  }
-  if (!tail->whole && entry->local_header_offset < tail->offset) {
-    if (entry->span_end - entry->local_header_offset > kMaxMember) {
-      return fail(fmt::format("{}: `{}` is larger than {} bytes", file.url, member, kMaxMember));
-    }
-    ++requests_;
-    auto part = client_.get_range(file.url, entry->local_header_offset, entry->span_end - entry->local_header_offset);
-    if (!part) return fail(part.error());
-    if (!(*scratch)->write_at(part->body, part->whole ? 0 : part->offset)) {
-      return fail(fmt::format("{}: cannot write", named.string()));
-    }
-  }
-  auto data = w->archive.read(*entry, kMaxMember);
-  if (!data) return fail(data.error().with_context(file.url));
-  std::optional<std::string> content(std::move(*data));
-  keep_member(file, suffix, content, *tail);
-  return content;
 }
 
 }  // namespace vwheel::finder

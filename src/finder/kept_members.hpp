@@ -10,6 +10,7 @@
 // file is one line of JSON (the wheel's URL, its validators, whether the member is there), then
 // the member's bytes.
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -19,6 +20,9 @@
 #include "vwheel/http/validators.hpp"
 
 namespace vwheel::finder::detail {
+
+/// The largest `.dist-info` member read from a wheel.
+constexpr std::uint64_t kMaxMember = 64ULL << 20;
 
 /// A member as kept.
 struct KeptMember {

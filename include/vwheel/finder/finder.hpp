@@ -84,6 +84,13 @@ class Finder {
   /// were kept by URL are unchanged (HEAD). Projects looked up before are left alone.
   void prefetch(const std::vector<std::string>& names);
 
+  /// Reads the core metadata of several wheels at once (those a resolver is about to ask for), so
+  /// that core_metadata returns each without a request of its own: the PEP 658 files in one round
+  /// trip, the `METADATA` members of the other remote wheels with range requests, each step for
+  /// all of them together. Wheels on disk, and metadata kept in the cache, are left alone. A
+  /// failure is left for core_metadata to meet and report.
+  void prefetch_metadata(const std::vector<const File*>& wheels);
+
   /// The wheel's core metadata (`METADATA`): the PEP 658 file when the index serves one (checked
   /// against its hash), else read from the wheel with HTTP range requests, else from the whole
   /// wheel. Errors name the wheel.
@@ -119,9 +126,11 @@ class Finder {
   /// Fetches the index pages of these projects (canonical names) that were not fetched yet, at once.
   void prefetch_pages(const std::vector<std::string>& names);
   Result<std::string> wheel_member(const File& wheel, std::string_view suffix, bool required);
-  /// A member of a remote wheel read with range requests (else by reading it whole): nullopt when
-  /// the wheel has no such member. Kept in the cache for the next run.
-  Result<std::optional<std::string>> remote_member(const File& wheel, std::string_view suffix);
+  /// The member `suffix` of each remote wheel read with range requests (else by reading the wheel
+  /// whole when its server ignores ranges), each step for all of them at once: nullopt when a
+  /// wheel has no such member. Kept in the cache for the next run. Results in the order given.
+  std::vector<Result<std::optional<std::string>>> remote_members(const std::vector<const File*>& wheels,
+                                                                 std::string_view suffix);
   /// A member kept from an earlier read of this remote wheel (kept_members.cpp): the outer nullopt
   /// when none is kept or the server's file may have changed since; the inner one when the wheel
   /// has no such member.
@@ -130,6 +139,10 @@ class Finder {
   /// first answer about the file).
   void keep_member(const File& wheel, std::string_view suffix, const std::optional<std::string>& content,
                    const http::RangeResponse& answer) const;
+  /// Takes the answer to a prefetch of `wheel`'s PEP 658 file: kept in memory for core_metadata,
+  /// and in the cache by its hash when the index gave one and it matches (else dropped: fetched
+  /// again when asked for, and reported then).
+  void take_metadata(const File& wheel, Result<http::Response>& answer);
   /// The wheel's metadata from `<cache_dir>/metadata/<sha256>` when the index gave its hash.
   std::optional<std::string> cached_metadata(const File& wheel) const;
   /// Keeps a metadata file whose sha256 was checked in the cache by that hash.
@@ -143,6 +156,8 @@ class Finder {
   std::map<std::size_t, std::vector<File>> find_links_;
   std::map<std::string, std::string, std::less<>> metadata_;  ///< prefetched `.metadata` bodies by wheel URL
   std::map<std::string, std::string, std::less<>> texts_;  ///< prefetched bodies of small files by URL
+  /// Prefetched `METADATA` members of remote wheels without a PEP 658 file, by wheel URL.
+  std::map<std::string, std::optional<std::string>, std::less<>> members_;
   /// The answers to HEAD requests (nullopt: failed) by wheel URL: one per wheel and run.
   std::map<std::string, std::optional<http::Response>, std::less<>> heads_;
   std::vector<std::string> warnings_;

@@ -59,6 +59,11 @@ struct Server {
   std::atomic<int> requests{0};
   std::atomic<int> heads{0};
   std::atomic<int> ranges{0};
+  std::atomic<int> in_flight{0};
+  std::atomic<int> most_in_flight{0};  ///< the most requests being answered at once
+  /// Each answer held this long first, as a distant server's round trip would: requests made
+  /// together are then answered together.
+  std::chrono::milliseconds delay{0};
   std::map<std::string, std::string> files;  // path -> body
   std::map<std::string, std::string> etags;  // path -> ETag sent with it (none when absent)
 
@@ -67,8 +72,13 @@ struct Server {
       ++requests;
       if (req.method == "HEAD") ++heads;
       if (req.has_header("Range")) ++ranges;
+      const int now = ++in_flight;
+      for (int most = most_in_flight.load(); now > most && !most_in_flight.compare_exchange_weak(most, now);) {
+      }
+      if (delay.count() > 0) std::this_thread::sleep_for(delay);
       return httplib::Server::HandlerResponse::Unhandled;
     });
+    http.set_post_routing_handler([this](const httplib::Request&, httplib::Response&) { --in_flight; });
     http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
       auto it = files.find(req.path);
       if (it == files.end()) {
@@ -297,6 +307,66 @@ TEST(Finder, PrefetchAsksForWhatRankingReadsNextInOneGo) {
   EXPECT_EQ(*md, kMetadata);
   EXPECT_EQ(fx.server.requests.load(), prefetched);
   EXPECT_EQ(fx.server.ranges.load(), 1);  // only the first run's read of the wheel's last bytes
+}
+
+TEST(Finder, PrefetchMetadataReadsSeveralWheelsTogether) {
+  // Three versions whose wheels have no PEP 658 file (their METADATA is read by ranges), a fourth
+  // whose PEP 658 file is announced, and a fifth that is gone from the server. All are asked for
+  // at once; afterwards core_metadata answers from what arrived, without a request, and reports
+  // the one that failed when asked for it.
+  Fixture fx;
+  std::string files_json;
+  for (const std::string version : {"1.0", "1.1", "1.2", "1.3", "1.4"}) {
+    const auto filename = fmt::format("pkg-{}-py3-none-any.whl", version);
+    const auto dist_info = fmt::format("pkg-{}.dist-info", version);
+    zip::WritePlan plan;
+    plan.members.push_back(zip::NewMember{"pkg/__init__.py", "X = 1\n"});
+    plan.members.push_back(zip::NewMember{dist_info + "/METADATA", "Name: pkg\nVersion: " + version + "\n"});
+    plan.members.push_back(
+        zip::NewMember{dist_info + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"});
+    plan.members.push_back(zip::NewMember{dist_info + "/RECORD", ""});
+    ASSERT_TRUE(zip::write_archive(nullptr, plan, fx.tmp.path / filename));
+    if (version != "1.4") fx.server.files["/files/" + filename] = *read_file(fx.tmp.path / filename);
+    if (version == "1.3") fx.server.files["/files/" + filename + ".metadata"] = "Name: pkg\nVersion: 1.3\n";
+    files_json += fmt::format(R"({}{{"filename": "{}", "url": "../../files/{}", "hashes": {{}}{}}})",
+                              files_json.empty() ? "" : ", ", filename, filename,
+                              version == "1.3" ? R"(, "core-metadata": true)" : "");
+  }
+  fx.server.files["/simple/pkg/"] =
+      fmt::format(R"({{"meta": {{"api-version": "1.1"}}, "name": "pkg", "files": [{}]}})", files_json);
+  auto finder = fx.finder();
+  auto files = finder.files("pkg");
+  ASSERT_TRUE(files) << files.error().message;
+  ASSERT_EQ((*files)->size(), 5U);
+  std::vector<const File*> wheels;
+  for (const auto& f : **files) wheels.push_back(&f);
+  fx.server.delay = std::chrono::milliseconds(100);
+  fx.server.most_in_flight = 0;
+  const int before = fx.server.requests.load();
+  finder.prefetch_metadata(wheels);
+  // The three range reads and the gone wheel's together (each wheel's last 64 KiB holds all of
+  // it), then the PEP 658 file.
+  EXPECT_EQ(fx.server.requests.load() - before, 5);
+  EXPECT_EQ(fx.server.ranges.load(), 4);
+  EXPECT_EQ(fx.server.most_in_flight.load(), 4);
+  fx.server.delay = std::chrono::milliseconds(0);
+  const int prefetched = fx.server.requests.load();
+  // Asked again, what arrived is not fetched twice.
+  std::vector<const File*> arrived;
+  const File* gone = nullptr;
+  for (const auto* w : wheels) (w->version.to_string() == "1.4" ? gone : arrived.emplace_back(w)) = w;
+  finder.prefetch_metadata(arrived);
+  EXPECT_EQ(fx.server.requests.load(), prefetched);
+  for (const auto* w : arrived) {
+    auto md = finder.core_metadata(*w);
+    ASSERT_TRUE(md) << md.error().message;
+    EXPECT_EQ(*md, "Name: pkg\nVersion: " + w->version.to_string() + "\n");
+  }
+  EXPECT_EQ(fx.server.requests.load(), prefetched);
+  ASSERT_NE(gone, nullptr);
+  auto md = finder.core_metadata(*gone);
+  ASSERT_FALSE(md);
+  EXPECT_NE(md.error().message.find("404"), std::string::npos) << md.error().message;
 }
 
 TEST(Finder, MembersOfAWheelWithoutValidatorsAreNotKept) {

@@ -1,0 +1,221 @@
+// `.dist-info` members of remote wheels read with HTTP range requests (Finder::remote_members):
+// the tail of each wheel, then what more its central directory says is needed, each step for all
+// the wheels of a call together, so that reading the metadata of fifteen wheels costs the round
+// trips of one.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "kept_members.hpp"
+#include "vwheel/finder/finder.hpp"
+#include "vwheel/wheel/wheel.hpp"
+
+namespace vwheel::finder {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The last 64 KiB hold the central directory of most wheels.
+constexpr std::uint64_t kTail = 64 * 1024;
+
+std::uint32_t le32(const char* p) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return std::uint32_t{u[0]} | (std::uint32_t{u[1]} << 8) | (std::uint32_t{u[2]} << 16) | (std::uint32_t{u[3]} << 24);
+}
+std::uint64_t le64(const char* p) { return std::uint64_t{le32(p)} | (std::uint64_t{le32(p + 4)} << 32); }
+
+/// The central directory's offset from the tail of a zip (`tail` ends the file of size `total`).
+std::optional<std::uint64_t> central_directory_offset(std::string_view tail, std::uint64_t total) {
+  if (tail.size() < 22) return std::nullopt;
+  for (std::size_t i = tail.size() - 22 + 1; i-- > 0;) {
+    if (std::memcmp(tail.data() + i, "PK\x05\x06", 4) != 0) continue;
+    std::uint64_t cd = le32(tail.data() + i + 16);
+    if (cd != 0xFFFFFFFFu) return cd;
+    // zip64: the locator sits right before the EOCD and points at the zip64 EOCD record.
+    if (i < 20 || std::memcmp(tail.data() + i - 20, "PK\x06\x07", 4) != 0) return std::nullopt;
+    const std::uint64_t record = le64(tail.data() + i - 20 + 8);
+    const std::uint64_t tail_start = total - tail.size();
+    if (record < tail_start || record + 56 > total) return std::nullopt;
+    const char* r = tail.data() + (record - tail_start);
+    if (std::memcmp(r, "PK\x06\x06", 4) != 0) return std::nullopt;
+    return le64(r + 48);
+  }
+  return std::nullopt;
+}
+
+/// A scratch file, named like the wheel (the wheel reader checks the name) in a directory of its
+/// own; both are removed on destruction. The bytes fetched are written at their offsets in a
+/// sparse file of the wheel's size, so the zip reader checks them as usual.
+struct Scratch {
+  fs::path dir;
+  fs::path path;
+  int fd = -1;
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    if (fd >= 0) ::close(fd);
+    if (!dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  }
+  bool write_at(std::string_view data, std::uint64_t offset) const {
+    std::size_t done = 0;
+    while (done < data.size()) {
+      auto n = ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+};
+
+Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std::string& filename, std::uint64_t size) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  auto s = std::make_unique<Scratch>();
+  std::string templ = (parent / "remote-XXXXXX").string();
+  if (::mkdtemp(templ.data()) == nullptr) {
+    return fail(fmt::format("{}: cannot create a scratch directory: {}", parent.string(), std::strerror(errno)));
+  }
+  s->dir = templ;
+  s->path = s->dir / filename;
+  s->fd = ::open(s->path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (s->fd < 0) {
+    return fail(fmt::format("{}: cannot create a scratch file: {}", s->path.string(), std::strerror(errno)));
+  }
+  if (::ftruncate(s->fd, static_cast<off_t>(size)) != 0) {
+    return fail(fmt::format("{}: cannot size a scratch file: {}", s->path.string(), std::strerror(errno)));
+  }
+  return s;
+}
+
+/// One wheel's read, from step to step.
+struct Reading {
+  const File* file = nullptr;
+  std::optional<Result<std::optional<std::string>>> result;  ///< set once the read is over
+  http::RangeResponse tail;                                  ///< the first answer (its validators are kept)
+  std::unique_ptr<Scratch> scratch;
+  std::optional<wheel::Wheel> wheel;       ///< the scratch file opened, once its central directory is in
+  std::optional<http::RangeRequest> more;  ///< the next range this wheel needs
+};
+
+}  // namespace
+
+std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std::vector<const File*>& files,
+                                                                       std::string_view suffix) {
+  std::vector<Reading> reads(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    reads[i].file = files[i];
+    const auto& f = *files[i];
+    if (f.filename.find('/') != std::string::npos || f.filename.starts_with(".")) {
+      reads[i].result = fail(fmt::format("{}: unsafe file name `{}`", f.url, f.filename));
+    } else {
+      reads[i].more = http::RangeRequest{f.url, std::nullopt, kTail};
+    }
+  }
+  // Fetches the range each unfinished read asks for, all together; `on_answer` takes each answer.
+  auto fetch = [&](auto&& on_answer) {
+    std::vector<http::RangeRequest> batch;
+    std::vector<Reading*> asking;
+    for (auto& r : reads) {
+      if (r.result || !r.more) continue;
+      batch.push_back(std::move(*r.more));
+      r.more.reset();
+      asking.push_back(&r);
+    }
+    if (batch.empty()) return;
+    requests_ += batch.size();
+    auto answers = client_.get_ranges(batch);
+    for (std::size_t k = 0; k < asking.size(); ++k) {
+      auto& r = *asking[k];
+      if (!answers[k]) {
+        r.result = fail(answers[k].error());
+      } else if (!r.scratch || r.scratch->write_at(answers[k]->body, answers[k]->whole ? 0 : answers[k]->offset)) {
+        on_answer(r, std::move(*answers[k]));
+      } else {
+        r.result = fail(fmt::format("{}: cannot write", r.scratch->path.string()));
+      }
+    }
+  };
+  // 1. The tail: the whole wheel when the server ignores the range, else (most often) its central
+  //    directory, and the end of the central directory, which says where the directory starts.
+  fetch([&](Reading& r, http::RangeResponse answer) {
+    const auto& f = *r.file;
+    const std::uint64_t total = answer.whole ? answer.body.size() : answer.total_size.value_or(0);
+    if (!answer.whole && total == 0) {
+      r.result = fail(fmt::format("{}: the server did not say the file's size", f.url));
+      return;
+    }
+    auto scratch = make_scratch(options_.cache_dir / "tmp", f.filename, total);
+    if (!scratch) {
+      r.result = fail(scratch.error());
+      return;
+    }
+    r.scratch = std::move(*scratch);
+    if (!r.scratch->write_at(answer.body, answer.offset)) {
+      r.result = fail(fmt::format("{}: cannot write", r.scratch->path.string()));
+      return;
+    }
+    if (!answer.whole) {
+      auto cd = central_directory_offset(answer.body, total);
+      if (!cd || *cd > total) {
+        r.result = fail(fmt::format("{}: not a zip file (no end of central directory)", f.url));
+        return;
+      }
+      if (*cd < answer.offset) r.more = http::RangeRequest{f.url, *cd, answer.offset - *cd};
+    }
+    answer.body.clear();  // only its validators are kept
+    r.tail = std::move(answer);
+  });
+  // 2. The rest of a central directory that the tail did not hold.
+  fetch([](Reading&, const http::RangeResponse&) {});
+  // 3. The member, where the tail did not hold it.
+  for (auto& r : reads) {
+    if (r.result) continue;
+    auto w = wheel::open_wheel(r.scratch->path);
+    if (!w) {
+      r.result = fail(w.error().with_context(r.file->url));
+      continue;
+    }
+    const auto member = fmt::format("{}/{}", w->dist_info, suffix);
+    const auto* entry = w->archive.find(member);
+    if (!entry) {
+      keep_member(*r.file, suffix, std::nullopt, r.tail);
+      r.result = std::optional<std::string>{};
+    } else if (!r.tail.whole && entry->local_header_offset < r.tail.offset) {
+      if (entry->span_end - entry->local_header_offset > detail::kMaxMember) {
+        r.result = fail(fmt::format("{}: `{}` is larger than {} bytes", r.file->url, member, detail::kMaxMember));
+      } else {
+        r.more =
+            http::RangeRequest{r.file->url, entry->local_header_offset, entry->span_end - entry->local_header_offset};
+      }
+    }
+    r.wheel.emplace(std::move(*w));
+  }
+  fetch([](Reading&, const http::RangeResponse&) {});
+  // 4. The member's bytes, checked by the zip reader (sizes, CRC-32).
+  std::vector<Result<std::optional<std::string>>> out;
+  out.reserve(reads.size());
+  for (auto& r : reads) {
+    if (!r.result) {
+      const auto* entry = r.wheel->archive.find(fmt::format("{}/{}", r.wheel->dist_info, suffix));
+      auto data = r.wheel->archive.read(*entry, detail::kMaxMember);
+      if (!data) {
+        r.result = fail(data.error().with_context(r.file->url));
+      } else {
+        std::optional<std::string> content(std::move(*data));
+        keep_member(*r.file, suffix, content, r.tail);
+        r.result = std::move(content);
+      }
+    }
+    out.push_back(std::move(*r.result));
+  }
+  return out;
+}
+
+}  // namespace vwheel::finder
