@@ -8,7 +8,8 @@
 # requests the server saw (all, and HEAD). With BEFORE=path/to/another/vwheel, that binary first,
 # with a cache of its own (an A/B in one run; pip installs no variant wheels, so another build is
 # the baseline). Where the time goes: each request a resolver waits
-# for is a round trip; requests made together cost one.
+# for is a round trip; requests made together cost one (torch's pinned runtimes: their METADATA
+# read one at a time took 20 round trips in a row, now one step of range requests for all).
 # Usage: bench/find_links_latency.sh [VWHEEL_BIN] [WORKDIR]   (DELAY=seconds, PYTHON, KEEP=1)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -76,6 +76,8 @@ class IndexProvider final : public resolve::Provider {
         candidate.push_back(Candidate::no);
       } else {
         candidate.push_back(Candidate::choose);
+        // (A version chosen before, by prefetch_metadata, needs its file no more.)
+        if (choices_.contains({std::string(name), version.to_string()})) continue;
         for (const auto* f : list) {
           if (!f->is_wheel()) variants_jsons.push_back(f);
         }
@@ -131,7 +133,42 @@ class IndexProvider final : public resolve::Provider {
       if (r.name != kPython) next.push_back(r.name);
     }
     finder_.prefetch(next);
+    prefetch_metadata(deps.requires_dist, deps.environment);
     return deps;
+  }
+
+  /// The metadata the resolver most likely reads next, read together (one round trip, not one
+  /// each): for each of `requirements` that holds in `environment` (without extras), the wheel
+  /// chosen for the target of the newest version that satisfies it. Torch's wheels pin a version
+  /// of each of fifteen CUDA runtimes, mostly not their newest; read one by one, their metadata
+  /// took 20 round trips of bench/find_links_latency.sh's install. A guess that misses costs a
+  /// request, not a result: the resolver still asks for what it needs. Not for universal locks
+  /// (universal_dependencies reads each version's kinds together).
+  void prefetch_metadata(const std::vector<markers::Requirement>& requirements, markers::Environment environment) {
+    if (universal_) return;
+    environment.variables.insert_or_assign("extra", "");
+    std::vector<std::pair<std::string, const Versions*>> likely;
+    std::vector<const finder::File*> texts;  // the `*-variants.json` that choosing them reads
+    for (const auto& r : requirements) {
+      if (r.name == kPython || !r.url.empty()) continue;
+      if (auto holds = r.applies_to(environment); !holds || !*holds) continue;
+      const auto* version = newest_satisfying(r);
+      if (!version) continue;
+      auto name = wheel_name::canonicalize_name(r.name);
+      if (!choices_.contains({name, version->first.to_string()})) {
+        for (const auto* f : version->second) {
+          if (!f->is_wheel()) texts.push_back(f);
+        }
+      }
+      likely.emplace_back(std::move(name), version);
+    }
+    finder_.prefetch_texts(texts);
+    std::vector<const finder::File*> wheels;
+    for (const auto& [name, version] : likely) {
+      auto choice = choose(name, version->first, version->second);
+      if (choice && **choice) wheels.push_back((***choice).wheel);
+    }
+    finder_.prefetch_metadata(wheels);
   }
 
   /// The choice made for a version (after dependencies() asked for it).
@@ -177,6 +214,31 @@ class IndexProvider final : public resolve::Provider {
     if (!c) return fail(c.error());
     reasons_[key] = reason;
     return &choices_.emplace(key, std::move(*c)).first->second;
+  }
+
+  using Versions = std::pair<const pep440::Version, std::vector<const finder::File*>>;
+
+  /// The files of the newest version of `r`'s project that `r` allows (an existing lock's
+  /// preferred version first), or nullptr. Looks the project up (prefetched just before).
+  const Versions* newest_satisfying(const markers::Requirement& r) {
+    const auto name = wheel_name::canonicalize_name(r.name);
+    auto files = finder_.files(name);
+    if (!files) return nullptr;
+    auto& by_version = likely_[name];
+    if (by_version.empty()) {
+      for (const auto& f : **files) by_version[f.version].push_back(&f);
+    }
+    const std::set<std::string>* preferred = nullptr;
+    if (preferred_) {
+      if (auto it = preferred_->find(name); it != preferred_->end()) preferred = &it->second;
+    }
+    const Versions* newest = nullptr;
+    for (const auto& entry : by_version) {
+      if (!r.specifier.contains(entry.first)) continue;
+      if (!preferred || preferred->contains(entry.first.to_string())) return &entry;
+      if (!newest) newest = &entry;
+    }
+    return newest;
   }
 
   /// Requires-Python as a requirement on the `python` pseudo-package (nullopt when absent or
@@ -275,6 +337,16 @@ class IndexProvider final : public resolve::Provider {
       }
     }
     if (!plain && variant_wheels.empty()) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
+    {
+      // Each kind's metadata is read below (a plain wheel's, one wheel's per label): all at once.
+      std::vector<const finder::File*> firsts;
+      if (plain) firsts.push_back(plain);
+      std::set<std::string> labels;
+      for (const auto* f : variant_wheels) {
+        if (f->source == variant_wheels.front()->source && labels.insert(*f->wheel->label).second) firsts.push_back(f);
+      }
+      finder_.prefetch_metadata(firsts);
+    }
     std::vector<WheelKind> kinds;
     auto& raw = wheel_requires_dist_[key];
     std::vector<std::string> provides_extra;
@@ -405,6 +477,8 @@ class IndexProvider final : public resolve::Provider {
   MetadataLoader load_;
   std::map<std::string, std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>>> files_;
   std::map<Key, std::optional<Choice>> choices_;
+  /// Each project's files by version, newest first, for prefetch_metadata.
+  std::map<std::string, std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>>> likely_;
   std::map<Key, std::string> reasons_;
   std::map<Key, std::vector<std::string>> requires_dist_;
   std::map<Key, std::optional<std::string>> requires_python_;

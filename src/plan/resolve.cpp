@@ -43,6 +43,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   std::vector<std::string> names;
   for (const auto& r : requirements.roots) names.push_back(r.name);
   finder.prefetch(names);
+  provider.prefetch_metadata(requirements.roots, target.marker_environment());
   resolve::Options options;
   options.pre = settings.pre;
   options.no_deps = settings.no_deps;
