@@ -119,7 +119,17 @@ struct Client::Impl {
       }
     } detach{*this, active};
 
+    const auto cancelled = [this] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
     while (!ready.empty() || !waiting.empty() || !active.empty()) {
+      if (cancelled()) {  // what has not started never will
+        for (auto& [at, job] : waiting) ready.push_back(job);
+        waiting.clear();
+        for (Job* job : ready) {
+          job->set_error(Error(fmt::format("{}: cancelled", job->url_)));
+          finish(job);
+        }
+        ready.clear();
+      }
       const auto now = Clock::now();
       for (auto it = waiting.begin(); it != waiting.end();) {
         if (it->first <= now) {
@@ -152,7 +162,7 @@ struct Client::Impl {
       if (active.empty()) {
         if (waiting.empty()) continue;
         const auto next = std::min_element(waiting.begin(), waiting.end())->first;
-        std::this_thread::sleep_until(next);
+        std::this_thread::sleep_until(std::min(next, Clock::now() + std::chrono::milliseconds(250)));  // a tick
         continue;
       }
 
@@ -168,7 +178,7 @@ struct Client::Impl {
         }
         job->progress();
         Verdict v = job->end(easy, code);
-        if (interrupted() && v != Verdict::done) v = Verdict::fail;  // SIGINT/SIGTERM/SIGHUP: no retry
+        if ((interrupted() || cancelled()) && v != Verdict::done) v = Verdict::fail;  // SIGINT/SIGTERM/SIGHUP: no retry
         release(easy);
         switch (v) {
           case Verdict::done:
@@ -206,7 +216,10 @@ struct Client::Impl {
       const auto still_receiving = checked - std::chrono::milliseconds(options.stall_timeout) / 2;
       for (std::size_t i = 0; i < active.size();) {
         Job* job = active[i];
-        if (job->last_activity_ < stall_limit || interrupted()) {  // interrupted: ended within a tick
+        if (cancelled()) {
+          job->cancelled_ = true;
+          complete(job->easy_, CURLE_ABORTED_BY_CALLBACK);
+        } else if (job->last_activity_ < stall_limit || interrupted()) {  // interrupted: ended within a tick
           job->stalled_ = true;
           complete(job->easy_, CURLE_OPERATION_TIMEDOUT);  // removes it from `active`
         } else if (job->attempt_start_ < stall_limit && job->last_activity_ >= still_receiving &&

@@ -104,6 +104,7 @@ void Job::set_headers(CURL* easy, const std::vector<std::string>& lines) {
 }
 
 std::string Job::describe(CURLcode code) const {
+  if (cancelled_) return "cancelled";
   if (stalled_) {
     return fmt::format("stalled: nothing received for {} s", options_.stall_timeout.count());
   }

@@ -112,6 +112,7 @@ class Job {
   Clock::time_point attempt_start_;
   std::uint64_t attempt_bytes_ = 0;  // header and body bytes of the running attempt
   bool too_slow_ = false;            // the loop aborted the running attempt for its average rate
+  bool cancelled_ = false;           // the loop aborted the running attempt: Options::cancel
   /// Whether the running attempt averaged less than kMinimumRate since it started.
   [[nodiscard]] bool below_minimum_rate(Clock::time_point now) const {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - attempt_start_).count();

@@ -11,6 +11,7 @@
 /// calls (and multiplexed over HTTP/2 when the server offers it). Supported schemes: http, https
 /// and file; redirects (at most 10) are followed to http and https only.
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +42,10 @@ struct Options {
   std::optional<std::filesystem::path> cache_dir;  ///< HTTP cache for get(): <cache_dir>/http/
   bool offline = false;                   ///< get(): only the cache (and file:// URLs); download(): an error
   bool refresh = false;                   ///< revalidate every cached answer, even one still fresh
+  /// When set, and once it holds true: the transfers under way end within a tick (250 ms), and
+  /// those queued or waiting to be retried at once, each with the error "URL: cancelled"; none
+  /// is retried. For work whose result nobody waits for any more (plan::HeadStart).
+  std::shared_ptr<const std::atomic<bool>> cancel;
 };
 
 /// The answer to a GET.

@@ -521,6 +521,53 @@ TEST_F(Get, SuffixesMustBeHonouredRanges) {
   EXPECT_TRUE(contains(ignored[0].error().message, "ignores Range requests (HTTP 200)")) << ignored[0].error().message;
 }
 
+TEST(GetCancel, TransfersEndWhenCancelledWithoutWaitingForTheServer) {
+  // The server holds every answer until the test ends (a guard of 30 s against a hang): the
+  // client's calls must return while it still holds them, each with "cancelled", none retried.
+  HttpServer server;
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<int> arrived{0};
+  server.svr.Get("/held/(\\d+)", [&](const httplib::Request&, httplib::Response& res) {
+    ++arrived;
+    std::unique_lock lock(mutex);
+    cv.wait_for(lock, 30s, [&] { return release; });
+    res.set_content("late", "text/plain");
+  });
+  server.start();
+  auto o = test_options();
+  o.max_parallel = 2;  // two under way, two queued
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  o.cancel = cancel;
+  auto client = make_client(o);
+  std::vector<Result<Response>> results;
+  std::atomic<bool> returned{false};
+  std::thread caller([&] {
+    results = client.get_many(
+        {{server.url("/held/1")}, {server.url("/held/2")}, {server.url("/held/3")}, {server.url("/held/4")}});
+    returned = true;
+  });
+  for (int i = 0; i < 3000 && arrived.load() < 2; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(arrived.load(), 2);
+  cancel->store(true);
+  for (int i = 0; i < 3000 && !returned.load(); ++i) std::this_thread::sleep_for(10ms);
+  const bool before_the_server = returned.load();
+  {
+    std::lock_guard lock(mutex);
+    release = true;
+  }
+  cv.notify_all();
+  caller.join();
+  EXPECT_TRUE(before_the_server) << "get_many waited for the server's answers";
+  ASSERT_EQ(results.size(), 4U);
+  for (const auto& r : results) {
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(contains(r.error().message, "cancelled")) << r.error().message;
+  }
+  EXPECT_EQ(arrived.load(), 2);  // the queued two were never sent
+}
+
 TEST(GetLimits, BodyOver64MiBIsAnError) {
   HttpServer server;
   server.svr.Get("/huge", [](const httplib::Request&, httplib::Response& res) {
