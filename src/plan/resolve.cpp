@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -34,15 +36,19 @@ std::vector<std::string> allowed_hashes(const Requirements& requirements, const 
   return out;
 }
 
-Result<Plan> resolve_once(const Requirements& requirements, const Settings& settings, const selection::Selection& target,
-                          http::Client& client) {
-  finder::Finder finder(client, settings.sources, {settings.cache_dir});
+/// The projects every resolution of `requirements` looks up first.
+std::vector<std::string> root_names(const Requirements& requirements) {
+  std::vector<std::string> names;
+  for (const auto& r : requirements.roots) names.push_back(r.name);
+  return names;
+}
+
+Result<Plan> resolve_once(const Requirements& requirements, const Settings& settings,
+                          const selection::Selection& target, finder::Finder& finder) {
   const auto pinned = pinned_versions(requirements);
   IndexProvider provider(finder, target, pinned, false);
   provider.set_preferred(&settings.preferred);
-  std::vector<std::string> names;
-  for (const auto& r : requirements.roots) names.push_back(r.name);
-  finder.prefetch(names);
+  finder.prefetch(root_names(requirements));
   provider.prefetch_metadata(requirements.roots, target.marker_environment());
   resolve::Options options;
   options.pre = settings.pre;
@@ -120,10 +126,70 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
 
 }  // namespace
 
-Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings, const selection::Selection& target) {
-  auto client = http::Client::create(settings.http);
-  if (!client) return fail(client.error());
-  auto plan = resolve_once(requirements, settings, target, *client);
+// A cold install used to ask the index only after the interpreter had answered (tens of ms of
+// Python starting), though the roots' pages and their variant metadata do not depend on it.
+// Measured: see the README (bench/find_links_latency.sh and bench/cold_start.sh).
+std::unique_ptr<HeadStart> HeadStart::start(const Requirements& requirements, const Settings& settings) {
+  if (!starts_with_request(requirements, settings)) return nullptr;
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  auto options = settings.http;
+  options.cancel = cancel;
+  auto client = http::Client::create(options);
+  if (!client) return nullptr;
+  std::unique_ptr<HeadStart> head(new HeadStart(std::move(*client), settings, std::move(cancel)));
+  try {
+    head->thread_ = std::thread([h = head.get(), names = root_names(requirements)] {
+      try {
+        h->finder_.prefetch(names);
+      } catch (...) {
+        // Out of memory or the like: the resolution fetches what is missing, and reports.
+      }
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: the resolution fetches it all itself.
+  }
+  return head;
+}
+
+HeadStart::HeadStart(http::Client client, const Settings& settings, std::shared_ptr<std::atomic<bool>> cancel)
+    : cancel_(std::move(cancel)),
+      client_(std::move(client)),
+      finder_(client_, settings.sources, {settings.cache_dir}) {}
+
+HeadStart::~HeadStart() {
+  cancel_->store(true);  // (when finder() was taken, the thread is over already)
+  wait();
+}
+
+void HeadStart::wait() noexcept {
+  if (thread_.joinable()) thread_.join();
+}
+
+finder::Finder& HeadStart::finder() {
+  wait();
+  return finder_;
+}
+
+http::Client& HeadStart::client() {
+  wait();
+  return client_;
+}
+
+Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings,
+                          const selection::Selection& target, HeadStart* head) {
+  std::optional<http::Client> own;
+  http::Client* client = nullptr;
+  if (head) {
+    client = &head->client();
+  } else {
+    auto made = http::Client::create(settings.http);
+    if (!made) return fail(made.error());
+    client = &own.emplace(std::move(*made));
+  }
+  std::optional<finder::Finder> fresh;
+  auto& finder =
+      head ? head->finder() : fresh.emplace(*client, settings.sources, finder::FinderOptions{settings.cache_dir});
+  auto plan = resolve_once(requirements, settings, target, finder);
   if (!plan) return plan;
   // The abi_dependency namespace matches the versions being installed: when a chosen variant uses
   // it, rank again with the resolved versions in place of the installed ones.
@@ -133,8 +199,8 @@ Result<Plan> resolve_plan(const Requirements& requirements, const Settings& sett
   for (const auto& [n, v] : target.abi_dependencies) versions[wheel_name::canonicalize_name(n)] = v;
   for (const auto& p : plan->packages) versions[p.name] = p.version;
   again.abi_dependencies.assign(versions.begin(), versions.end());
-  return resolve_once(requirements, settings, again, *client);
+  finder::Finder second(*client, settings.sources, {settings.cache_dir});
+  return resolve_once(requirements, settings, again, second);
 }
-
 
 }  // namespace vwheel::plan

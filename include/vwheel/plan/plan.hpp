@@ -15,6 +15,7 @@
 /// variants (index priority): variant metadata of different sources is never combined. Within a
 /// label, the wheel with the best tag wins. The dependencies of the chosen wheel are evaluated
 /// with its label and those of its properties the target supports.
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -22,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vwheel/core/error.hpp"
@@ -136,9 +138,42 @@ struct Plan {
 [[nodiscard]] Result<void> check_kept(const Plan& plan, const install::Environment& env,
                                       const selection::Selection& target);
 
-/// Resolves `requirements` against the sources for `target` and chooses every wheel.
+/// The start of a resolution fetched on a thread of its own, while the caller does what the
+/// rest needs first (queries the interpreter, whose tags choosing a wheel needs): the roots'
+/// project pages, and what finder::Finder::prefetch reads from them (variant metadata, PEP 658
+/// files of the newest versions). Loading libcurl is part of the first request. resolve_plan
+/// waits for it and goes on from what it fetched. When nothing took it (the interpreter could
+/// not be queried), the destructor cancels what is still under way (http::Options::cancel:
+/// within a tick, not after a distant server's timeouts) and waits for the thread. Failures are
+/// not reported here: the resolution meets them again and reports them.
+class HeadStart {
+ public:
+  /// Starts it; nullptr when the first request of the resolution would be answered without the
+  /// network (starts_with_request), or no client can be made (resolve_plan will say why).
+  [[nodiscard]] static std::unique_ptr<HeadStart> start(const Requirements& requirements, const Settings& settings);
+
+  HeadStart(const HeadStart&) = delete;
+  HeadStart& operator=(const HeadStart&) = delete;
+  ~HeadStart();
+
+  /// The finder that fetched, and its client, once the fetching is done.
+  [[nodiscard]] finder::Finder& finder();
+  [[nodiscard]] http::Client& client();
+
+ private:
+  HeadStart(http::Client client, const Settings& settings, std::shared_ptr<std::atomic<bool>> cancel);
+  void wait() noexcept;
+
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  http::Client client_;
+  finder::Finder finder_;
+  std::thread thread_;
+};
+
+/// Resolves `requirements` against the sources for `target` and chooses every wheel; from where
+/// `head` (started for the same requirements and settings) left off, when given.
 [[nodiscard]] Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings,
-                                        const selection::Selection& target);
+                                        const selection::Selection& target, HeadStart* head = nullptr);
 
 /// Resolves for a lock file. With no targets the lock is universal: the resolution forks where
 /// a version's wheels have different requirements (variant labels with different variant-marker
