@@ -69,7 +69,7 @@ vwheel_component(selection DEPS variant markers wheel_name pep440)
 
 vwheel_component(install DEPS selection wheel python LIBS nlohmann_json::nlohmann_json Threads::Threads)
 vwheel_component(finder DEPS http simple wheel LIBS nlohmann_json::nlohmann_json)
-vwheel_component(plan DEPS finder resolve lock install selection simple zip LIBS nlohmann_json::nlohmann_json)
+vwheel_component(plan DEPS finder resolve lock install selection simple zip LIBS nlohmann_json::nlohmann_json Threads::Threads)
 vwheel_component(api DEPS metadata target config variant provider python wheel selection install plan index LIBS nlohmann_json::nlohmann_json vwheel::toml)
 
 add_library(libvwheel INTERFACE)

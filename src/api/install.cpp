@@ -199,25 +199,6 @@ Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock
   return p;
 }
 
-// A cold run used to spend its first tens of milliseconds serially: querying the interpreter
-// (running it), then loading libcurl (dlopen of libcurl.so.4 and the ~30 libraries it pulls in,
-// and curl_global_init: 5-34 ms, depending on the machine's load), and only then asking the index.
-// The use cases that will need the network soon start that load on a thread of its own before
-// they query the interpreter, and hold it until they return (joined there at the latest).
-// Measured (bench/cold_start.sh: `install --no-deps` of one tiny wheel from `vwheel index serve`,
-// fresh cache, 2 busy cores): from the interpreter's exit to the first connect() 12.3 -> 1.9 ms
-// (median of 25, perf trace); the whole run 100.6 -> 90.1 ms (median of 40, hyperfine).
-// A run that the caches answer (fresh index pages, wheels already downloaded) is left alone: it
-// never loads libcurl at all, and would only wait for the load when it returns.
-// `install` goes further (plan::HeadStart): the same thread fetches the roots' pages and their
-// variant metadata after the load, which do not depend on the interpreter either.
-
-/// Starts loading libcurl when resolving `requirements` begins with a request.
-http::CurlPreload preload_for(const plan::Requirements& requirements, const plan::Settings& settings) {
-  if (!plan::starts_with_request(requirements, settings)) return {};
-  return http::preload_curl();
-}
-
 }  // namespace
 
 plan::Settings make_settings(const SourceRequest& o) {
@@ -291,7 +272,7 @@ Result<LockReport> lock(const LockRequest& request) {
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to lock: give requirements or -r FILE");
   if (!requirements) return fail(requirements.error());
-  auto curl = preload_for(*requirements, settings);  // while the interpreter is queried
+  auto head = plan::HeadStart::start(*requirements, settings);  // while the interpreter is queried
   auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
   if (!*interpreter && request.profiles.empty()) {
@@ -333,7 +314,7 @@ Result<LockReport> lock(const LockRequest& request) {
       settings.preferred[name].insert(v ? v->to_string() : p.version);
     }
   }
-  auto made = plan::make_lock(*requirements, settings, *universal, targets, request.quiet);
+  auto made = plan::make_lock(*requirements, settings, *universal, targets, request.quiet, head.get());
   if (!made) {
     auto e = made.error();
     e.explained = true;
@@ -365,6 +346,19 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
   auto lock = read_lock(request);
   if (!lock) return fail(lock.error());
   http::CurlPreload curl;  // while the interpreter is queried, when wheels are to be downloaded
+  // A cold run used to spend its first tens of milliseconds serially: querying the interpreter
+  // (running it), then loading libcurl (dlopen of libcurl.so.4 and the ~30 libraries it pulls in,
+  // and curl_global_init: 5-34 ms, depending on the machine's load), and only then asking the index.
+  // The use cases that will need the network soon start that load on a thread of its own before
+  // they query the interpreter, and hold it until they return (joined there at the latest).
+  // Measured (bench/cold_start.sh: `install --no-deps` of one tiny wheel from `vwheel index serve`,
+  // fresh cache, 2 busy cores): from the interpreter's exit to the first connect() 12.3 -> 1.9 ms
+  // (median of 25, perf trace); the whole run 100.6 -> 90.1 ms (median of 40, hyperfine).
+  // A run that the caches answer (fresh index pages, wheels already downloaded) is left alone: it
+  // never loads libcurl at all, and would only wait for the load when it returns.
+  // `install` and `lock` go further (plan::HeadStart): the same thread fetches the roots' pages and
+  // their variant metadata after the load, which do not depend on the interpreter either. `sync`
+  // loads libcurl so only when the lock names a wheel not in the caches.
   if (!request.dry_run && plan::lock_may_download(*lock, settings)) curl = http::preload_curl();
   auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);

@@ -1,11 +1,14 @@
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "choose.hpp"
+#include "client_for.hpp"
 #include "lock_hashes.hpp"
 #include "provider.hpp"
 #include "vwheel/core/fs.hpp"
@@ -217,9 +220,11 @@ std::optional<std::string> lock_requires_python(const Requirements& requirements
 
 Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
                              const selection::Selection& universal, const std::vector<selection::Selection>& targets,
-                             bool quiet) {
-  auto client = http::Client::create(settings.http);
-  if (!client) return fail(client.error());
+                             bool quiet, HeadStart* head) {
+  std::optional<http::Client> own_client;
+  auto made = detail::client_for(head, settings, own_client);
+  if (!made) return fail(made.error());
+  http::Client* client = *made;
   lock::Lock out;
   // Wheels from HTTP servers that give no sha256 for them: hashed once the lock is complete.
   std::vector<detail::Hashless> hashless;
@@ -312,7 +317,9 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
   };
 
   if (targets.empty()) {
-    finder::Finder finder(*client, settings.sources, {settings.cache_dir});
+    std::optional<finder::Finder> fresh;
+    auto& finder =
+        head ? head->finder() : fresh.emplace(*client, settings.sources, finder::FinderOptions{settings.cache_dir});
     const auto pinned = pinned_versions(requirements);
     IndexProvider provider(finder, universal, pinned, true);
     provider.set_preferred(&settings.preferred);
@@ -421,7 +428,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
   std::map<Node, std::map<std::string, std::vector<std::string>>> chosen_deps;  // entry -> wheel -> deps
   std::map<Node, std::set<std::string>> wanted;  // entry -> wheel file names some target can use
   for (const auto& t : targets) {
-    auto plan = resolve_plan(requirements, settings, t);
+    auto plan = resolve_plan(requirements, settings, t, std::exchange(head, nullptr));
     if (!plan) return fail(plan.error().with_context(t.description));
     answered.insert(plan->head_answers.begin(), plan->head_answers.end());
     for (auto& s : plan->packages) {

@@ -1,12 +1,15 @@
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "choose.hpp"
+#include "client_for.hpp"
 #include "provider.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
@@ -129,6 +132,18 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
 // A cold install used to ask the index only after the interpreter had answered (tens of ms of
 // Python starting), though the roots' pages and their variant metadata do not depend on it.
 // Measured: see the README (bench/find_links_latency.sh and bench/cold_start.sh).
+struct HeadStart::State {
+  State(http::Client c, const Settings& settings, std::shared_ptr<std::atomic<bool>> flag)
+      : cancel(std::move(flag)), client(std::move(c)), finder(client, settings.sources, {settings.cache_dir}) {}
+  void wait() noexcept {
+    if (thread.joinable()) thread.join();
+  }
+  std::shared_ptr<std::atomic<bool>> cancel;
+  http::Client client;
+  finder::Finder finder;
+  std::thread thread;
+};
+
 std::unique_ptr<HeadStart> HeadStart::start(const Requirements& requirements, const Settings& settings) {
   if (!starts_with_request(requirements, settings)) return nullptr;
   auto cancel = std::make_shared<std::atomic<bool>>(false);
@@ -136,11 +151,11 @@ std::unique_ptr<HeadStart> HeadStart::start(const Requirements& requirements, co
   options.cancel = cancel;
   auto client = http::Client::create(options);
   if (!client) return nullptr;
-  std::unique_ptr<HeadStart> head(new HeadStart(std::move(*client), settings, std::move(cancel)));
+  auto state = std::make_unique<State>(std::move(*client), settings, std::move(cancel));
   try {
-    head->thread_ = std::thread([h = head.get(), names = root_names(requirements)] {
+    state->thread = std::thread([s = state.get(), names = root_names(requirements)] {
       try {
-        h->finder_.prefetch(names);
+        s->finder.prefetch(names);
       } catch (...) {
         // Out of memory or the like: the resolution fetches what is missing, and reports.
       }
@@ -148,44 +163,32 @@ std::unique_ptr<HeadStart> HeadStart::start(const Requirements& requirements, co
   } catch (const std::system_error&) {
     // No thread to be had: the resolution fetches it all itself.
   }
-  return head;
+  return std::unique_ptr<HeadStart>(new HeadStart(std::move(state)));
 }
 
-HeadStart::HeadStart(http::Client client, const Settings& settings, std::shared_ptr<std::atomic<bool>> cancel)
-    : cancel_(std::move(cancel)),
-      client_(std::move(client)),
-      finder_(client_, settings.sources, {settings.cache_dir}) {}
+HeadStart::HeadStart(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
 HeadStart::~HeadStart() {
-  cancel_->store(true);  // (when finder() was taken, the thread is over already)
-  wait();
-}
-
-void HeadStart::wait() noexcept {
-  if (thread_.joinable()) thread_.join();
+  state_->cancel->store(true);  // (when finder() was taken, the thread is over already)
+  state_->wait();
 }
 
 finder::Finder& HeadStart::finder() {
-  wait();
-  return finder_;
+  state_->wait();
+  return state_->finder;
 }
 
 http::Client& HeadStart::client() {
-  wait();
-  return client_;
+  state_->wait();
+  return state_->client;
 }
 
 Result<Plan> resolve_plan(const Requirements& requirements, const Settings& settings,
                           const selection::Selection& target, HeadStart* head) {
   std::optional<http::Client> own;
-  http::Client* client = nullptr;
-  if (head) {
-    client = &head->client();
-  } else {
-    auto made = http::Client::create(settings.http);
-    if (!made) return fail(made.error());
-    client = &own.emplace(std::move(*made));
-  }
+  auto made = detail::client_for(head, settings, own);
+  if (!made) return fail(made.error());
+  http::Client* client = *made;
   std::optional<finder::Finder> fresh;
   auto& finder =
       head ? head->finder() : fresh.emplace(*client, settings.sources, finder::FinderOptions{settings.cache_dir});

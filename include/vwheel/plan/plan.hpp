@@ -15,7 +15,6 @@
 /// variants (index priority): variant metadata of different sources is never combined. Within a
 /// label, the wheel with the best tag wins. The dependencies of the chosen wheel are evaluated
 /// with its label and those of its properties the target supports.
-#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -23,7 +22,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "vwheel/core/error.hpp"
@@ -160,14 +158,11 @@ class HeadStart {
   [[nodiscard]] finder::Finder& finder();
   [[nodiscard]] http::Client& client();
 
- private:
-  HeadStart(http::Client client, const Settings& settings, std::shared_ptr<std::atomic<bool>> cancel);
-  void wait() noexcept;
+  struct State;  ///< the client, the finder, the thread and its cancel flag (resolve.cpp)
 
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  http::Client client_;
-  finder::Finder finder_;
-  std::thread thread_;
+ private:
+  explicit HeadStart(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
 };
 
 /// Resolves `requirements` against the sources for `target` and chooses every wheel; from where
@@ -186,10 +181,12 @@ class HeadStart {
 /// the wheels some target can use (several versions of a project where the targets differ).
 /// An unchanged index gives a byte-identical lock. Wheels their index gives no sha256 for are
 /// downloaded and hashed (once: see the installer's record of such downloads), with a progress
-/// display unless `quiet`.
+/// display unless `quiet`. `head` (started for the same requirements and settings) is where the
+/// first resolution goes on from, when given.
 [[nodiscard]] Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
                                            const selection::Selection& universal,
-                                           const std::vector<selection::Selection>& targets, bool quiet = false);
+                                           const std::vector<selection::Selection>& targets, bool quiet = false,
+                                           HeadStart* head = nullptr);
 
 /// Chooses, from a lock alone, the wheel of every package the lock's roots reach on `target`:
 /// the resolver runs over the lock's entries (those whose `marker` holds), choosing each entry's
