@@ -391,14 +391,15 @@ void Finder::prefetch_texts(const std::vector<const File*>& files) {
 Result<std::string> Finder::text(const File& file) {
   if (file.path) return read_file(*file.path);
   std::string body;
+  // Kept for the rest of the run: a universal lock reads a version's file again in every fork.
   if (auto it = texts_.find(file.url); it != texts_.end()) {
-    body = std::move(it->second);
-    texts_.erase(it);
+    body = it->second;
   } else {
     ++requests_;
     auto r = client_.get({file.url, {}, true});
     if (!r) return fail(r.error());
     body = std::move(r->body);
+    texts_.emplace(file.url, body);
   }
   if (auto sha = file.sha256(); sha && sha256_hex(body) != *sha) {
     return fail(fmt::format("{}: sha256 {} does not match the index's {}", file.url, sha256_hex(body), *sha));

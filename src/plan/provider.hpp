@@ -316,37 +316,87 @@ class IndexProvider final : public resolve::Provider {
     return out;
   }
 
+  /// A version's files as a universal lock reads them: its `*-variants.json` (of the first
+  /// source), its first usable non-variant wheel, and its usable variant wheels.
+  struct UniversalFiles {
+    const finder::File* variants_json = nullptr;
+    const finder::File* plain = nullptr;
+    std::vector<const finder::File*> variant_wheels;
+    /// The wheels whose metadata is read: the plain one, and the first of each label (of the
+    /// first variant wheel's source).
+    [[nodiscard]] std::vector<const finder::File*> kind_wheels() const {
+      std::vector<const finder::File*> out;
+      if (plain) out.push_back(plain);
+      std::set<std::string> labels;
+      for (const auto* f : variant_wheels) {
+        if (f->source == variant_wheels.front()->source && labels.insert(*f->wheel->label).second) out.push_back(f);
+      }
+      return out;
+    }
+  };
+
+  UniversalFiles universal_files(const std::vector<const finder::File*>& list) const {
+    UniversalFiles out;
+    for (const auto* f : list) {
+      if (!f->is_wheel()) {
+        if (!out.variants_json || f->source < out.variants_json->source) out.variants_json = f;
+        continue;
+      }
+      if (f->yanked || !python_fits(*f, target_)) continue;
+      if (!f->wheel->is_variant()) {
+        if (!out.plain) out.plain = f;
+      } else if (!target_.no_variants) {
+        out.variant_wheels.push_back(f);
+      }
+    }
+    return out;
+  }
+
+  /// Universal: what the forks read next, whichever kind they follow, fetched together: the
+  /// pages of the projects the kinds require, then for the newest version each requirement allows
+  /// (markers aside: some fork may need it), its `*-variants.json` and its kinds' metadata. Read
+  /// as the resolver came to them, a torch-shaped universal lock took 470 requests one after
+  /// another (bench/find_links_latency.sh's graph).
+  void prefetch_universal(const std::vector<std::vector<markers::Requirement>>& requirements) {
+    std::vector<std::string> next;
+    for (const auto& list : requirements) {
+      for (const auto& r : list) {
+        if (r.name != kPython && r.url.empty()) next.push_back(r.name);
+      }
+    }
+    finder_.prefetch(next);
+    std::vector<const Versions*> versions;
+    std::vector<const finder::File*> texts;
+    for (const auto& list : requirements) {
+      for (const auto& r : list) {
+        if (r.name == kPython || !r.url.empty()) continue;
+        const auto* v = newest_satisfying(r);
+        if (!v || std::find(versions.begin(), versions.end(), v) != versions.end()) continue;
+        versions.push_back(v);
+        if (const auto* json = universal_files(v->second).variants_json) texts.push_back(json);
+      }
+    }
+    finder_.prefetch_texts(texts);
+    std::vector<const finder::File*> wheels;
+    for (const auto* v : versions) {
+      const auto kinds = universal_files(v->second).kind_wheels();
+      wheels.insert(wheels.end(), kinds.begin(), kinds.end());
+    }
+    finder_.prefetch_metadata(wheels);
+  }
+
   /// Universal: the version's wheel kinds with differing requirements fork, and so do the
   /// environments of the fork in which the requirements of the kind differ.
   Result<resolve::Dependencies> universal_dependencies(std::string_view name, const pep440::Version& version,
                                                        const std::vector<const finder::File*>& list) {
     const Key key{std::string(name), version.to_string()};
-    const finder::File* plain = nullptr;
-    std::vector<const finder::File*> variant_wheels;
-    const finder::File* variants_json = nullptr;
-    for (const auto* f : list) {
-      if (!f->is_wheel()) {
-        if (!variants_json || f->source < variants_json->source) variants_json = f;
-        continue;
-      }
-      if (f->yanked || !python_fits(*f, target_)) continue;
-      if (!f->wheel->is_variant()) {
-        if (!plain) plain = f;
-      } else if (!target_.no_variants) {
-        variant_wheels.push_back(f);
-      }
-    }
+    const auto files = universal_files(list);
+    const auto* plain = files.plain;
+    auto variant_wheels = files.variant_wheels;
+    const auto* variants_json = files.variants_json;
     if (!plain && variant_wheels.empty()) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
-    {
-      // Each kind's metadata is read below (a plain wheel's, one wheel's per label): all at once.
-      std::vector<const finder::File*> firsts;
-      if (plain) firsts.push_back(plain);
-      std::set<std::string> labels;
-      for (const auto* f : variant_wheels) {
-        if (f->source == variant_wheels.front()->source && labels.insert(*f->wheel->label).second) firsts.push_back(f);
-      }
-      finder_.prefetch_metadata(firsts);
-    }
+    // Each kind's metadata is read below (a plain wheel's, one wheel's per label): all at once.
+    finder_.prefetch_metadata(files.kind_wheels());
     std::vector<WheelKind> kinds;
     auto& raw = wheel_requires_dist_[key];
     std::vector<std::string> provides_extra;
@@ -395,6 +445,11 @@ class IndexProvider final : public resolve::Provider {
       if (kinds.size() > (plain ? 1u : 0u)) requires_dist_[key] = raw[kinds[plain ? 1 : 0].wheel->filename];
     }
     if (kinds.empty()) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
+    {
+      std::vector<std::vector<markers::Requirement>> all;
+      for (const auto& k : kinds) all.push_back(k.requires_dist);
+      prefetch_universal(all);
+    }
     std::vector<std::string> extras{""};
     extras.insert(extras.end(), provides_extra.begin(), provides_extra.end());
     const auto& envs = fork_->environments;

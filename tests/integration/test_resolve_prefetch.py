@@ -13,6 +13,8 @@ import os
 import subprocess
 import time
 
+import pytest
+
 from conftest import _bin
 from faultserver import FaultServer
 from wheelfactory import make_wheel
@@ -49,7 +51,9 @@ def clean_env(tmp_path):
             "XDG_CONFIG_HOME": str(tmp_path / "config"), "LANG": "C.UTF-8"}
 
 
-def test_the_metadata_of_pinned_dependencies_is_read_together(vwheel, tmp_path):
+@pytest.mark.parametrize("command", ["install", "lock"])
+def test_the_metadata_of_pinned_dependencies_is_read_together(vwheel, tmp_path, command):
+    # `lock` makes a universal lock: every fork may follow any requirement, so it reads ahead for all.
     links = tmp_path / "links"
     links.mkdir()
     names = [make_wheel(links, "app-1.0-py3-none-any.whl", requires=[f"{lib}==1.0" for lib in LIBS]).name]
@@ -61,10 +65,11 @@ def test_the_metadata_of_pinned_dependencies_is_read_together(vwheel, tmp_path):
     assert vwheel("venv", venv, "--python", PY).rc == 0
     server = FaultServer(links).start()
     hold = server.fault("/liba-1.0-py3-none-any.whl", "hold", times=1, delay=120)
-    env = clean_env(tmp_path)
-    proc = subprocess.Popen([str(_bin()), "install", "app", "--no-index", "--find-links", server.base + "/",
-                             "--python", str(venv / "bin" / "python"), "--cache-dir", str(tmp_path / "dl"), "--timeout", "150"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    lock = tmp_path / "pylock.toml"
+    args = ["--python", str(venv / "bin" / "python")] if command == "install" else ["--python", PY, "-o", str(lock)]
+    proc = subprocess.Popen([str(_bin()), command, "app", "--no-index", "--find-links", server.base + "/", *args,
+                             "--cache-dir", str(tmp_path / "dl"), "--timeout", "150"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(tmp_path))
     try:
         assert hold.arrived.wait(60), "liba's wheel was never read"
         deadline = time.monotonic() + 20  # a guard against waiting forever, not a measurement
@@ -72,15 +77,20 @@ def test_the_metadata_of_pinned_dependencies_is_read_together(vwheel, tmp_path):
             time.sleep(0.02)
         asked = {lib: len(server.hits(f"/{lib}-1.0-py3-none-any.whl")) for lib in LIBS}
         # While liba's read is held, libb's and libc's have been asked for: not one after another.
-        assert proc.poll() is None, "the installer finished while liba's read was held"
+        assert proc.poll() is None, f"{command} finished while liba's read was held"
         assert asked["libb"] >= 1 and asked["libc"] >= 1, asked
     finally:
         hold.release()
     out, err = proc.communicate(timeout=120)
     server.stop()
     assert proc.returncode == 0, err
-    site = next(venv.glob("lib/python3*/site-packages"))
-    assert {p.name for p in site.glob("lib*.dist-info")} == {f"{lib}-1.0.dist-info" for lib in LIBS}
+    if command == "install":
+        site = next(venv.glob("lib/python3*/site-packages"))
+        assert {p.name for p in site.glob("lib*.dist-info")} == {f"{lib}-1.0.dist-info" for lib in LIBS}
+    else:
+        text = lock.read_text()
+        for lib in LIBS:
+            assert f'name = "{lib}"\nversion = "1.0"' in text, text
     # What the pins exclude is never read, and each pinned wheel is read by ranges, not whole.
     for lib in LIBS:
         assert not server.hits(f"/{lib}-2.0-py3-none-any.whl"), lib

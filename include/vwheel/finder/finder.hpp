@@ -155,7 +155,7 @@ class Finder {
   std::map<std::string, Result<http::Response>, std::less<>> prefetched_;
   std::map<std::size_t, std::vector<File>> find_links_;
   std::map<std::string, std::string, std::less<>> metadata_;  ///< prefetched `.metadata` bodies by wheel URL
-  std::map<std::string, std::string, std::less<>> texts_;  ///< prefetched bodies of small files by URL
+  std::map<std::string, std::string, std::less<>> texts_;     ///< bodies of small files by URL, kept for the run
   /// Prefetched `METADATA` members of remote wheels without a PEP 658 file, by wheel URL.
   std::map<std::string, std::optional<std::string>, std::less<>> members_;
   /// The answers to HEAD requests (nullopt: failed) by wheel URL: one per wheel and run.
