@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -108,6 +110,25 @@ struct Reading {
 
 std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std::vector<const File*>& files,
                                                                        std::string_view suffix) {
+  // Memory stays bounded whatever the index lists: at most kGroup wheels are read at once, and
+  // a server that ignores ranges sends whole wheels, taken up to kWholeBudget / (wheels read at
+  // once) bytes each (64 MiB for one wheel alone, as before; 1 MiB each in a full group). A
+  // larger one fails here and is read alone when asked for.
+  constexpr std::size_t kGroup = 64;
+  constexpr std::size_t kWholeBudget = std::size_t{64} << 20;
+  if (files.size() > kGroup) {
+    std::vector<Result<std::optional<std::string>>> out;
+    out.reserve(files.size());
+    for (std::size_t at = 0; at < files.size(); at += kGroup) {
+      const std::vector<const File*> group(
+          files.begin() + static_cast<std::ptrdiff_t>(at),
+          files.begin() + static_cast<std::ptrdiff_t>(std::min(files.size(), at + kGroup)));
+      auto part = remote_members(group, suffix);
+      std::move(part.begin(), part.end(), std::back_inserter(out));
+    }
+    return out;
+  }
+  const std::size_t whole_limit = kWholeBudget / std::max<std::size_t>(files.size(), 1);
   std::vector<Reading> reads(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     reads[i].file = files[i];
@@ -130,7 +151,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     }
     if (batch.empty()) return;
     requests_ += batch.size();
-    auto answers = client_.get_ranges(batch);
+    auto answers = client_.get_ranges(batch, whole_limit);
     for (std::size_t k = 0; k < asking.size(); ++k) {
       auto& r = *asking[k];
       if (!answers[k]) {

@@ -249,11 +249,11 @@ struct Client::Impl {
 
   Result<RangeResponse> local_range(const std::string& url, std::optional<std::uint64_t> offset,
                                     std::uint64_t length);
-  /// get_ranges(): file: URLs read here, the others fetched together (`partial_only`: an answer
-  /// that ignores the range is an error, as get_suffixes() says).
-  std::vector<Result<RangeResponse>> ranges(const std::vector<RangeRequest>& requests, bool partial_only);
+  /// get_ranges(): file: URLs read here, the others fetched together (`whole_limit`: the most
+  /// taken of an answer that ignores the range; 0: such an answer is an error at once).
+  std::vector<Result<RangeResponse>> ranges(const std::vector<RangeRequest>& requests, std::size_t whole_limit);
   std::vector<Result<RangeResponse>> remote_ranges(const std::vector<std::string>& urls,
-                                                   const std::vector<std::string>& ranges, bool partial_only);
+                                                   const std::vector<std::string>& ranges, std::size_t whole_limit);
 };
 
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -350,7 +350,7 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
 
 std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector<std::string>& urls,
                                                                const std::vector<std::string>& ranges,
-                                                               bool partial_only) {
+                                                               std::size_t whole_limit) {
   std::vector<Result<RangeResponse>> out;
   out.reserve(urls.size());
   if (options.offline) {
@@ -369,7 +369,7 @@ std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector
   std::vector<Job*> running;
   for (std::size_t i = 0; i < urls.size(); ++i) {
     jobs.push_back(std::make_unique<GetJob>(**loaded, options, requests[i], std::nullopt, std::nullopt, ranges[i]));
-    jobs.back()->partial_only_ = partial_only;
+    jobs.back()->whole_limit_ = whole_limit;
     running.push_back(jobs.back().get());
   }
   run(running);
@@ -416,7 +416,8 @@ std::string range_text(const RangeRequest& r) {
 
 }  // namespace
 
-std::vector<Result<RangeResponse>> Client::Impl::ranges(const std::vector<RangeRequest>& requests, bool partial_only) {
+std::vector<Result<RangeResponse>> Client::Impl::ranges(const std::vector<RangeRequest>& requests,
+                                                        std::size_t whole_limit) {
   std::vector<Result<RangeResponse>> out(requests.size(), fail("not run"));
   std::vector<std::string> remote;
   std::vector<std::string> texts;
@@ -434,21 +435,22 @@ std::vector<Result<RangeResponse>> Client::Impl::ranges(const std::vector<RangeR
     }
   }
   if (remote.empty()) return out;
-  auto got = remote_ranges(remote, texts, partial_only);
+  auto got = remote_ranges(remote, texts, whole_limit);
   for (std::size_t k = 0; k < at.size(); ++k) out[at[k]] = std::move(got[k]);
   return out;
 }
 
 Result<RangeResponse> Client::get_range(const std::string& url, std::uint64_t offset, std::uint64_t length) {
-  return std::move(impl_->ranges({{url, offset, length}}, false).front());
+  return std::move(impl_->ranges({{url, offset, length}}, detail::kMaxBody).front());
 }
 
 Result<RangeResponse> Client::get_suffix(const std::string& url, std::uint64_t length) {
-  return std::move(impl_->ranges({{url, std::nullopt, length}}, false).front());
+  return std::move(impl_->ranges({{url, std::nullopt, length}}, detail::kMaxBody).front());
 }
 
-std::vector<Result<RangeResponse>> Client::get_ranges(const std::vector<RangeRequest>& requests) {
-  return impl_->ranges(requests, false);
+std::vector<Result<RangeResponse>> Client::get_ranges(const std::vector<RangeRequest>& requests,
+                                                      std::size_t whole_limit) {
+  return impl_->ranges(requests, std::min(whole_limit, detail::kMaxBody));
 }
 
 std::vector<Result<RangeResponse>> Client::get_suffixes(const std::vector<std::string>& urls,
@@ -457,7 +459,7 @@ std::vector<Result<RangeResponse>> Client::get_suffixes(const std::vector<std::s
   requests.reserve(urls.size());
   for (std::size_t i = 0; i < urls.size(); ++i)
     requests.push_back({urls[i], std::nullopt, i < lengths.size() ? lengths[i] : 0});
-  return impl_->ranges(requests, true);
+  return impl_->ranges(requests, 0);
 }
 
 std::vector<Result<Downloaded>> Client::download(

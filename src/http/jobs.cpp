@@ -207,9 +207,15 @@ bool GetJob::on_body(std::string_view data) {
     head_answered_ = true;
     return false;
   }
-  if (partial_only_ && s != 206) {
-    abort_reason_ = fmt::format("the server ignores Range requests (HTTP {})", s);
-    return false;
+  if (!range_.empty() && s != 206 && whole_limit_ < kMaxBody) {
+    const auto cl = content_length(easy_);
+    if (whole_limit_ == 0 || (cl && *cl > whole_limit_) || body_.size() + data.size() > whole_limit_) {
+      abort_reason_ = whole_limit_ == 0
+                          ? fmt::format("the server ignores Range requests (HTTP {})", s)
+                          : fmt::format("the server ignores Range requests (HTTP {}) and the file is over {} bytes", s,
+                                        whole_limit_);
+      return false;
+    }
   }
   if (body_.empty()) {
     const auto cl = content_length(easy_);

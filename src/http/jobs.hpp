@@ -157,8 +157,9 @@ class GetJob final : public Job {
 
   Result<Response> response_ = fail("not run");
   std::string content_range_;
-  /// A range that must be honoured: a 200 answer is aborted before its body is read.
-  bool partial_only_ = false;
+  /// The most a range request takes of a server that ignores the range (a 200 answer, the whole
+  /// file): a larger answer is aborted before more is read; 0, any 200 answer at once.
+  std::size_t whole_limit_ = kMaxBody;
 
  private:
   const Request& request_;

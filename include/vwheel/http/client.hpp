@@ -167,8 +167,10 @@ class Client {
 
   /// get_range() and get_suffix() for several parts at once (up to Options::max_parallel
   /// concurrently); results in request order. As there, a server that ignores a range answers the
-  /// whole file (`whole`, at most 64 MiB).
-  [[nodiscard]] std::vector<Result<RangeResponse>> get_ranges(const std::vector<RangeRequest>& requests);
+  /// whole file (`whole`), taken up to `whole_limit` bytes (at most 64 MiB): a larger one is an
+  /// error before more of it is read, so that many answers together stay within a bound.
+  [[nodiscard]] std::vector<Result<RangeResponse>> get_ranges(const std::vector<RangeRequest>& requests,
+                                                              std::size_t whole_limit = std::size_t{64} << 20);
 
   /// The last `lengths[i]` bytes of each `urls[i]`, concurrently; results in request order. Only
   /// answers that honour the range succeed: a server that ignores it (HTTP 200) is an error at

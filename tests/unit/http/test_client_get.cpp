@@ -500,6 +500,14 @@ TEST_F(Get, SeveralRangesAtOnce) {
     EXPECT_EQ(w->offset, 0U);
     EXPECT_EQ(w->body, data);
   }
+  // Taken only up to the limit given: a larger whole file is an error, before more is read.
+  auto limited = client.get_ranges({{server.url("/data"), std::nullopt, 300}}, 1000);
+  ASSERT_FALSE(limited[0]);
+  EXPECT_TRUE(contains(limited[0].error().message, "ignores Range requests (HTTP 200) and the file is over 1000 bytes"))
+      << limited[0].error().message;
+  auto within = client.get_ranges({{server.url("/data"), std::nullopt, 300}}, data.size());
+  ASSERT_TRUE(within[0]) << within[0].error().message;
+  EXPECT_EQ(within[0]->body, data);
 }
 
 TEST_F(Get, SuffixesMustBeHonouredRanges) {
