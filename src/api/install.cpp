@@ -252,6 +252,7 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
   auto settings = make_settings(request.sources);
   settings.no_deps = request.no_deps;
   settings.require_hashes = request.require_hashes;
+  settings.quiet = request.quiet;
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
@@ -267,6 +268,7 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
 Result<LockReport> lock(const LockRequest& request) {
   const auto cache_lock = use_cache(request.sources);
   auto settings = make_settings(request.sources);
+  settings.quiet = request.quiet;
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,

@@ -76,7 +76,8 @@ struct Scratch {
   }
 };
 
-Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std::string& filename, std::uint64_t size) {
+/// A Scratch with its directory only.
+Result<std::unique_ptr<Scratch>> make_scratch_dir(const fs::path& parent) {
   std::error_code ec;
   fs::create_directories(parent, ec);
   auto s = std::make_unique<Scratch>();
@@ -85,6 +86,13 @@ Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std:
     return fail(fmt::format("{}: cannot create a scratch directory: {}", parent.string(), std::strerror(errno)));
   }
   s->dir = templ;
+  return s;
+}
+
+Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std::string& filename, std::uint64_t size) {
+  auto made = make_scratch_dir(parent);
+  if (!made) return made;
+  auto s = std::move(*made);
   s->path = s->dir / filename;
   s->fd = ::open(s->path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (s->fd < 0) {
@@ -167,6 +175,10 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
   //    directory, and the end of the central directory, which says where the directory starts.
   fetch([&](Reading& r, http::RangeResponse answer) {
     const auto& f = *r.file;
+    if (answer.too_large) {  // read from a download, below
+      r.tail = std::move(answer);
+      return;
+    }
     const std::uint64_t total = answer.whole ? answer.body.size() : answer.total_size.value_or(0);
     if (!answer.whole && total == 0) {
       r.result = fail(fmt::format("{}: the server did not say the file's size", f.url));
@@ -193,6 +205,72 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     answer.body.clear();  // only its validators are kept
     r.tail = std::move(answer);
   });
+  // 1b. Wheels from a server that ignores ranges, too large to take into memory: downloaded whole
+  //     (all at once) and read from disk.
+  std::vector<Reading*> whole;
+  for (auto& r : reads) {
+    if (!r.result && r.tail.too_large) whole.push_back(&r);
+  }
+  if (!whole.empty()) {
+    std::vector<const File*> wanted;
+    for (const auto* r : whole) wanted.push_back(r->file);
+    std::unique_ptr<Scratch> scratch;  // without options_.download: removed with what it holds
+    std::vector<Result<http::Downloaded>> got;
+    if (options_.download) {
+      got = options_.download(client_, wanted);
+    } else if (auto dir = make_scratch_dir(options_.cache_dir / "tmp"); !dir) {
+      got.assign(wanted.size(), tl::unexpected(dir.error()));
+    } else {
+      scratch = std::move(*dir);
+      std::vector<http::DownloadRequest> requests;
+      for (const auto* f : wanted) requests.emplace_back(f->url, scratch->dir / f->filename, f->sha256(), f->size);
+      got = client_.download(requests);
+    }
+    requests_ += wanted.size();
+    for (std::size_t k = 0; k < whole.size(); ++k) {
+      auto& r = *whole[k];
+      if (k >= got.size() || !got[k]) {
+        r.result = fail(k < got.size() ? got[k].error() : Error(fmt::format("{}: not downloaded", r.file->url)));
+        continue;
+      }
+      const auto& d = *got[k];
+      // What the download's answer said of the file: kept with the member, and the answer a HEAD
+      // request would give now (the installer then takes the download without asking again).
+      http::RangeResponse answer;
+      answer.whole = true;
+      answer.total_size = d.size;
+      answer.etag = d.etag;
+      answer.last_modified = d.last_modified;
+      if (detail::kept_by_url(*r.file)) {
+        http::Response head;
+        head.status = 200;
+        head.url = r.file->url;
+        head.etag = d.etag;
+        head.last_modified = d.last_modified;
+        head.content_length = d.size;
+        heads_.insert_or_assign(r.file->url, std::move(head));
+      }
+      auto w = wheel::open_wheel(d.path);
+      if (!w) {
+        r.result = fail(w.error().with_context(r.file->url));
+        continue;
+      }
+      const auto* entry = w->archive.find(fmt::format("{}/{}", w->dist_info, suffix));
+      if (!entry) {
+        keep_member(*r.file, suffix, std::nullopt, answer);
+        r.result = std::optional<std::string>{};
+        continue;
+      }
+      auto data = w->archive.read(*entry, detail::kMaxMember);
+      if (!data) {
+        r.result = fail(data.error().with_context(r.file->url));
+        continue;
+      }
+      std::optional<std::string> content(std::move(*data));
+      keep_member(*r.file, suffix, content, answer);
+      r.result = std::move(content);
+    }
+  }
   // 2. The rest of a central directory that the tail did not hold.
   fetch([](Reading&, const http::RangeResponse&) {});
   // 3. The member, where the tail did not hold it.

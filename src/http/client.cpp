@@ -384,7 +384,11 @@ std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector
     r.body = std::move(job.response_->body);
     r.etag = std::move(job.response_->etag);
     r.last_modified = std::move(job.response_->last_modified);
-    if (job.response_->status == 206) {
+    if (job.too_large_) {
+      r.whole = true;
+      r.too_large = true;
+      r.total_size = job.response_->content_length;
+    } else if (job.response_->status == 206) {
       const auto cr = parse_content_range(job.content_range_);
       if (!cr) {
         out.push_back(fail(fmt::format("{}: HTTP 206 without a valid Content-Range (`{}`)", url, job.content_range_)));
@@ -440,12 +444,25 @@ std::vector<Result<RangeResponse>> Client::Impl::ranges(const std::vector<RangeR
   return out;
 }
 
+namespace {
+
+/// get_range() and get_suffix() take a whole file only up to the body limit.
+Result<RangeResponse> refuse_too_large(Result<RangeResponse> r, const std::string& url) {
+  if (r && r->too_large) {
+    return fail(fmt::format("{}: the server ignores Range requests (HTTP 200) and the file is over {} MiB", url,
+                            detail::kMaxBody >> 20));
+  }
+  return r;
+}
+
+}  // namespace
+
 Result<RangeResponse> Client::get_range(const std::string& url, std::uint64_t offset, std::uint64_t length) {
-  return std::move(impl_->ranges({{url, offset, length}}, detail::kMaxBody).front());
+  return refuse_too_large(std::move(impl_->ranges({{url, offset, length}}, detail::kMaxBody).front()), url);
 }
 
 Result<RangeResponse> Client::get_suffix(const std::string& url, std::uint64_t length) {
-  return std::move(impl_->ranges({{url, std::nullopt, length}}, detail::kMaxBody).front());
+  return refuse_too_large(std::move(impl_->ranges({{url, std::nullopt, length}}, detail::kMaxBody).front()), url);
 }
 
 std::vector<Result<RangeResponse>> Client::get_ranges(const std::vector<RangeRequest>& requests,

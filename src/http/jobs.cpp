@@ -177,6 +177,7 @@ std::size_t Job::write_cb(char* data, std::size_t size, std::size_t n, void* sel
 Result<bool> GetJob::begin(CURL* easy) {
   common_setup(easy);
   body_.clear();
+  too_large_ = false;
   std::vector<std::string> lines = request_.headers;
   if (cached_) {
     if (!cached_->etag.empty()) lines.push_back("If-None-Match: " + cached_->etag);
@@ -207,13 +208,14 @@ bool GetJob::on_body(std::string_view data) {
     head_answered_ = true;
     return false;
   }
-  if (!range_.empty() && s != 206 && whole_limit_ < kMaxBody) {
+  if (!range_.empty() && s != 206) {
     const auto cl = content_length(easy_);
-    if (whole_limit_ == 0 || (cl && *cl > whole_limit_) || body_.size() + data.size() > whole_limit_) {
-      abort_reason_ = whole_limit_ == 0
-                          ? fmt::format("the server ignores Range requests (HTTP {})", s)
-                          : fmt::format("the server ignores Range requests (HTTP {}) and the file is over {} bytes", s,
-                                        whole_limit_);
+    if (whole_limit_ == 0) {
+      abort_reason_ = fmt::format("the server ignores Range requests (HTTP {})", s);
+      return false;
+    }
+    if ((cl && *cl > whole_limit_) || body_.size() + data.size() > whole_limit_) {
+      too_large_ = true;  // an answer (RangeResponse::too_large), not an error
       return false;
     }
   }
@@ -235,6 +237,17 @@ bool GetJob::on_body(std::string_view data) {
 
 Verdict GetJob::end(CURL* easy, CURLcode code) {
   if (head_answered_) return answer_refused_head(easy);
+  if (too_large_) {
+    // Cut off after the headers: what they said is the answer.
+    Response r;
+    r.status = headers_.status;
+    r.url = effective_url(easy);
+    r.etag = headers_.etag;
+    r.last_modified = headers_.last_modified;
+    r.content_length = content_length(easy);
+    response_ = std::move(r);
+    return Verdict::done;
+  }
   if (!abort_reason_.empty()) {
     cause_ = abort_reason_;
     return Verdict::fail;

@@ -9,6 +9,7 @@
 
 #include "choose.hpp"
 #include "client_for.hpp"
+#include "finder_options.hpp"
 #include "lock_hashes.hpp"
 #include "provider.hpp"
 #include "vwheel/core/fs.hpp"
@@ -318,8 +319,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
 
   if (targets.empty()) {
     std::optional<finder::Finder> fresh;
-    auto& finder =
-        head ? head->finder() : fresh.emplace(*client, settings.sources, finder::FinderOptions{settings.cache_dir});
+    auto& finder = head ? head->finder() : fresh.emplace(*client, settings.sources, detail::finder_options(settings));
     const auto pinned = pinned_versions(requirements);
     IndexProvider provider(finder, universal, pinned, true);
     provider.set_preferred(&settings.preferred);

@@ -10,6 +10,7 @@
 
 #include "choose.hpp"
 #include "client_for.hpp"
+#include "finder_options.hpp"
 #include "provider.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
@@ -134,7 +135,9 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
 // Measured: see the README (bench/find_links_latency.sh and bench/cold_start.sh).
 struct HeadStart::State {
   State(http::Client c, const Settings& settings, std::shared_ptr<std::atomic<bool>> flag)
-      : cancel(std::move(flag)), client(std::move(c)), finder(client, settings.sources, {settings.cache_dir}) {}
+      : cancel(std::move(flag)),
+        client(std::move(c)),
+        finder(client, settings.sources, detail::finder_options(settings)) {}
   void wait() noexcept {
     if (thread.joinable()) thread.join();
   }
@@ -190,8 +193,7 @@ Result<Plan> resolve_plan(const Requirements& requirements, const Settings& sett
   if (!made) return fail(made.error());
   http::Client* client = *made;
   std::optional<finder::Finder> fresh;
-  auto& finder =
-      head ? head->finder() : fresh.emplace(*client, settings.sources, finder::FinderOptions{settings.cache_dir});
+  auto& finder = head ? head->finder() : fresh.emplace(*client, settings.sources, detail::finder_options(settings));
   auto plan = resolve_once(requirements, settings, target, finder);
   if (!plan) return plan;
   // The abi_dependency namespace matches the versions being installed: when a chosen variant uses
@@ -202,7 +204,7 @@ Result<Plan> resolve_plan(const Requirements& requirements, const Settings& sett
   for (const auto& [n, v] : target.abi_dependencies) versions[wheel_name::canonicalize_name(n)] = v;
   for (const auto& p : plan->packages) versions[p.name] = p.version;
   again.abi_dependencies.assign(versions.begin(), versions.end());
-  finder::Finder second(*client, settings.sources, {settings.cache_dir});
+  finder::Finder second(*client, settings.sources, detail::finder_options(settings));
   return resolve_once(requirements, settings, again, second);
 }
 

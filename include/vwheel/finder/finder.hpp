@@ -10,6 +10,7 @@
 /// different sources is never merged (PEP 825, "Installing wheels from multiple sources").
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,6 +64,12 @@ struct File {
 struct FinderOptions {
   /// Where remote wheels read in full (the last resort for metadata) and scratch files go.
   std::filesystem::path cache_dir;
+  /// Downloads remote wheels whole, all at once (results in the order given), when their server
+  /// ignores range requests and they are too large to read into memory: their members are then
+  /// read from disk. An installer sets it to download them where it looks for its downloads, so
+  /// that such a wheel is fetched once, not once to be read and again to be installed. Unset: into
+  /// a scratch directory under `cache_dir`, removed once read.
+  std::function<std::vector<Result<http::Downloaded>>(http::Client&, const std::vector<const File*>&)> download = {};
 };
 
 /// Looks projects up in every source. Not thread-safe (it uses one http::Client).

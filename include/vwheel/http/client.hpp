@@ -86,6 +86,10 @@ struct RangeResponse {
   std::uint64_t offset = 0;                  ///< where `body` starts in the file
   std::optional<std::uint64_t> total_size;   ///< the file's size, when the server said (Content-Range)
   bool whole = false;                        ///< the server ignored the range: `body` is the whole file
+  /// get_ranges() only: the server ignored the range (`whole`) and the file is over the limit
+  /// given; its body was not read (`body` is empty, `total_size` is the size the server announced,
+  /// when it did). The validators are the answer's.
+  bool too_large = false;
   std::string etag;           ///< the ETag header (from the network only), empty when absent
   std::string last_modified;  ///< the Last-Modified header (from the network only), empty when absent
 };
@@ -167,8 +171,9 @@ class Client {
 
   /// get_range() and get_suffix() for several parts at once (up to Options::max_parallel
   /// concurrently); results in request order. As there, a server that ignores a range answers the
-  /// whole file (`whole`), taken up to `whole_limit` bytes (at most 64 MiB): a larger one is an
-  /// error before more of it is read, so that many answers together stay within a bound.
+  /// whole file (`whole`), taken up to `whole_limit` bytes (at most 64 MiB): a larger one is cut
+  /// off before its body is read and answered `too_large`, so that many answers together stay
+  /// within a bound and the caller can download such a file to disk instead.
   [[nodiscard]] std::vector<Result<RangeResponse>> get_ranges(const std::vector<RangeRequest>& requests,
                                                               std::size_t whole_limit = std::size_t{64} << 20);
 

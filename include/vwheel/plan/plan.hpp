@@ -63,6 +63,9 @@ struct Settings {
   /// Versions to prefer (canonical name -> normalized versions): an existing lock's when
   /// re-locking, so that `vwheel lock` keeps them unless asked to upgrade.
   std::map<std::string, std::set<std::string>> preferred;
+  /// No progress display for wheels downloaded while resolving (a server that ignores range
+  /// requests: such wheels are read whole for their metadata).
+  bool quiet = false;
 };
 
 /// Reads requirement strings and `-r`/`-c` files (nested references included) into `out`; options

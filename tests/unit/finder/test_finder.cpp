@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -51,8 +53,15 @@ std::string make_wheel(const fs::path& path) {
   return *read_file(path);
 }
 
+/// httplib with a listen backlog above its 5: the client's 16 connections at once would otherwise
+/// wait for SYN retransmissions (a second each).
+class BigBacklog : public httplib::Server {
+ public:
+  void raise_backlog(int backlog) { (void)::listen(svr_sock_, backlog); }
+};
+
 struct Server {
-  httplib::Server http;
+  BigBacklog http;
   std::thread thread;
   int port = 0;
   std::atomic<std::uint64_t> bytes_sent{0};
@@ -66,12 +75,28 @@ struct Server {
   std::chrono::milliseconds delay{0};
   std::map<std::string, std::string> files;  // path -> body
   std::map<std::string, std::string> etags;  // path -> ETag sent with it (none when absent)
+  /// Answers Range requests with 200 and the whole file, as a server without range support does.
+  std::atomic<bool> ignore_ranges{false};
+  std::mutex log_mutex;
+  std::vector<std::pair<std::string, bool>> log;  ///< (path, had a Range header) of each GET
+
+  int gets(const std::string& path, bool ranged) {
+    std::lock_guard lock(log_mutex);
+    return static_cast<int>(std::count(log.begin(), log.end(), std::make_pair(path, ranged)));
+  }
 
   Server() {
+    // A thread for each of the client's connections (16 at most): with fewer, a connection kept
+    // alive holds a thread for the server's keep-alive time while other requests wait.
+    http.new_task_queue = [] { return new httplib::ThreadPool(32); };
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
       ++requests;
       if (req.method == "HEAD") ++heads;
       if (req.has_header("Range")) ++ranges;
+      if (req.method == "GET") {
+        std::lock_guard lock(log_mutex);
+        log.emplace_back(req.path, req.has_header("Range"));
+      }
       const int now = ++in_flight;
       for (int most = most_in_flight.load(); now > most && !most_in_flight.compare_exchange_weak(most, now);) {
       }
@@ -89,8 +114,9 @@ struct Server {
       if (auto e = etags.find(req.path); e != etags.end()) res.set_header("ETag", e->second);
       std::string type = req.path.ends_with(".json") || req.path.ends_with("/") ? "application/vnd.pypi.simple.v1+json"
                                                                                  : "application/octet-stream";
+      if (ignore_ranges) const_cast<httplib::Request&>(req).ranges.clear();
       // cpp-httplib answers Range requests itself (206 and Content-Range); count what it sends.
-      if (req.has_header("Range")) {
+      if (req.has_header("Range") && !ignore_ranges) {
         auto range = req.get_header_value("Range").substr(6);
         if (range.starts_with("-")) {
           bytes_sent += std::min<std::uint64_t>(std::stoull(range.substr(1)), body.size());
@@ -107,6 +133,7 @@ struct Server {
       bytes_sent += body.size();
     });
     port = http.bind_to_any_port("127.0.0.1");
+    http.raise_backlog(128);
     thread = std::thread([this] { http.listen_after_bind(); });
     for (int i = 0; i < 500 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
@@ -370,6 +397,108 @@ TEST(Finder, PrefetchMetadataReadsSeveralWheelsTogether) {
   auto md = finder.core_metadata(*gone);
   ASSERT_FALSE(md);
   EXPECT_NE(md.error().message.find("404"), std::string::npos) << md.error().message;
+}
+
+/// A page of `count` small wheels pkg-1.N (N < count) without hashes or PEP 658 files, of which
+/// pkg-1.0 is the fixture's 2 MiB wheel; the wheels in request order.
+std::vector<const File*> many_wheels(Fixture& fx, Finder& finder, int count) {
+  std::string files_json;
+  for (int n = 0; n < count; ++n) {
+    const auto filename = fmt::format("pkg-1.{}-py3-none-any.whl", n);
+    if (n == 0) {
+      fx.server.files["/files/" + filename] = fx.wheel;
+    } else {
+      const auto dist_info = fmt::format("pkg-1.{}.dist-info", n);
+      zip::WritePlan plan;
+      plan.members.push_back(zip::NewMember{dist_info + "/METADATA", fmt::format("Name: pkg\nVersion: 1.{}\n", n)});
+      plan.members.push_back(
+          zip::NewMember{dist_info + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"});
+      plan.members.push_back(zip::NewMember{dist_info + "/RECORD", ""});
+      EXPECT_TRUE(zip::write_archive(nullptr, plan, fx.tmp.path / filename));
+      fx.server.files["/files/" + filename] = *read_file(fx.tmp.path / filename);
+    }
+    files_json += fmt::format(R"({}{{"filename": "{}", "url": "../../files/{}", "hashes": {{}}}})",
+                              files_json.empty() ? "" : ", ", filename, filename);
+  }
+  fx.server.files["/simple/pkg/"] =
+      fmt::format(R"({{"meta": {{"api-version": "1.1"}}, "name": "pkg", "files": [{}]}})", files_json);
+  fx.server.etags["/files/pkg-1.0-py3-none-any.whl"] = "\"big\"";
+  std::vector<const File*> wheels;
+  auto files = finder.files("pkg");
+  EXPECT_TRUE(files);
+  if (files) {
+    for (const auto& f : **files) wheels.push_back(&f);
+  }
+  return wheels;
+}
+
+TEST(Finder, AWheelTooLargeToTakeWholeFromAServerIgnoringRangesIsDownloadedOnceAndReadFromDisk) {
+  // 64 wheels read together may take at most 1 MiB each whole: the 2 MiB one is cut off after
+  // the headers of its (ignored) range request, and handed to FinderOptions::download with the
+  // others that were too large (here it alone), then read from the file that download made.
+  Fixture fx;
+  fx.server.ignore_ranges = true;
+  std::vector<std::vector<std::string>> calls;
+  FinderOptions options{fx.tmp.path / "cache"};
+  options.download = [&](http::Client& client, const std::vector<const File*>& wheels) {
+    std::vector<std::string> urls;
+    std::vector<http::DownloadRequest> requests;
+    for (const auto* w : wheels) {
+      urls.push_back(w->url);
+      requests.emplace_back(w->url, fx.tmp.path / "downloads" / w->filename);
+    }
+    calls.push_back(urls);
+    return client.download(requests);
+  };
+  Finder finder(fx.client, {{Source::Kind::index, fx.server.url("/simple/")}}, options);
+  const auto wheels = many_wheels(fx, finder, 64);
+  ASSERT_EQ(wheels.size(), 64U);
+  finder.prefetch_metadata(wheels);
+  ASSERT_EQ(calls.size(), 1U);
+  EXPECT_EQ(calls[0], std::vector<std::string>{fx.server.url("/files/pkg-1.0-py3-none-any.whl")});
+  EXPECT_EQ(*read_file(fx.tmp.path / "downloads" / "pkg-1.0-py3-none-any.whl"), fx.wheel);
+  const int before = fx.server.requests.load();
+  for (const auto* w : wheels) {
+    auto md = finder.core_metadata(*w);
+    ASSERT_TRUE(md) << md.error().message;
+    EXPECT_EQ(*md,
+              w->version.to_string() == "1.0" ? kMetadata : "Name: pkg\nVersion: " + w->version.to_string() + "\n");
+  }
+  EXPECT_EQ(fx.server.requests.load(), before);
+  EXPECT_EQ(fx.server.gets("/files/pkg-1.0-py3-none-any.whl", true), 1);   // cut off
+  EXPECT_EQ(fx.server.gets("/files/pkg-1.0-py3-none-any.whl", false), 1);  // the download
+  // What the download's answer said is what a HEAD request would say now: the installer takes
+  // the download without asking again.
+  const auto& heads = finder.head_answers();
+  auto it = heads.find(fx.server.url("/files/pkg-1.0-py3-none-any.whl"));
+  ASSERT_NE(it, heads.end());
+  ASSERT_TRUE(it->second);
+  EXPECT_EQ(it->second->etag, "\"big\"");
+  EXPECT_EQ(it->second->content_length, fx.wheel.size());
+
+  // Without a download function, the wheel goes to a scratch file, removed once read.
+  Fixture other;
+  other.server.ignore_ranges = true;
+  auto plain = other.finder();
+  const auto again = many_wheels(other, plain, 64);
+  ASSERT_EQ(again.size(), 64U);
+  plain.prefetch_metadata(again);
+  EXPECT_EQ(other.server.gets("/files/pkg-1.0-py3-none-any.whl", false), 1);
+  auto md = plain.core_metadata(*again.front());
+  ASSERT_TRUE(md) << md.error().message;
+  EXPECT_EQ(*md, kMetadata);
+  // Alone, a wheel is taken whole up to 64 MiB (no download).
+  auto dist = plain.dist_info_member(*again.front(), "variant.json");
+  ASSERT_TRUE(dist) << dist.error().message;
+  EXPECT_FALSE(*dist);
+  EXPECT_EQ(other.server.gets("/files/pkg-1.0-py3-none-any.whl", false), 1);
+  EXPECT_EQ(other.server.gets("/files/pkg-1.0-py3-none-any.whl", true), 2);
+  std::size_t left = 0;
+  for (auto it2 = fs::recursive_directory_iterator(other.tmp.path / "cache" / "tmp");
+       it2 != fs::recursive_directory_iterator(); ++it2) {
+    left += 1;
+  }
+  EXPECT_EQ(left, 0U);
 }
 
 TEST(Finder, MembersOfAWheelWithoutValidatorsAreNotKept) {

@@ -1,0 +1,86 @@
+#include "finder_options.hpp"
+
+#include <fmt/format.h>
+
+#include "origin.hpp"
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
+
+namespace vwheel::plan::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, bool quiet, http::Client& client,
+                                                     const std::vector<const finder::File*>& wheels) {
+  std::vector<Result<http::Downloaded>> out(wheels.size(), fail("not downloaded"));
+  std::vector<http::DownloadRequest> requests;
+  std::vector<std::size_t> owners;  // requests[k] downloads wheels[owners[k]]
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < wheels.size(); ++i) {
+    const auto& f = *wheels[i];
+    std::optional<std::string> expected = f.sha256();
+    if (expected) {
+      *expected = ascii_lower(*expected);
+      if (!is_sha256_hex(*expected)) {  // never a path component unchecked
+        out[i] = fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", f.url, *expected));
+        continue;
+      }
+    }
+    const auto dest = (expected ? cache_dir / "archives" / *expected : url_dir(cache_dir, f.url)) / f.filename;
+    std::error_code ec;
+    if (expected && fs::is_regular_file(dest, ec) && !has_hole_before_end(dest)) {
+      // Kept from an earlier run, verified when it was written (as fetch_wheels takes it).
+      const auto size = fs::file_size(dest, ec);
+      if (!ec) {
+        http::Downloaded kept;
+        kept.path = dest;
+        kept.sha256 = *expected;
+        kept.size = size;
+        out[i] = std::move(kept);
+        continue;
+      }
+    }
+    // Whatever the record said, it no longer describes the file there once the download starts.
+    if (!expected) fs::remove(origin_path(dest), ec);
+    requests.emplace_back(f.url, dest, expected, f.size);
+    owners.push_back(i);
+    names.push_back(f.filename);
+  }
+  if (requests.empty()) return out;
+  http::ProgressDisplay display(std::move(names), http::ProgressDisplay::style_for(quiet));
+  auto results = client.download(
+      requests, [&](const http::Progress& p) { display.update(p); },
+      [&](std::size_t k, const Result<http::Downloaded>& r) { display.done(k, r); });
+  display.finish();
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const auto& q = requests[k];
+    auto& r = results[k];
+    std::error_code ec;
+    if (!r) {
+      fs::remove(fs::path(q.dest.string() + ".part"), ec);
+    } else if (!q.sha256) {
+      // Best effort, as fetch_wheels writes it: without it, the install downloads the wheel again.
+      if (auto origin = origin_of(q.url, *r)) {
+        (void)write_file_atomic(origin_path(r->path), origin_json(*origin), Durability::none);
+      }
+    }
+    out[owners[k]] = std::move(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+finder::FinderOptions finder_options(const Settings& settings) {
+  finder::FinderOptions options;
+  options.cache_dir = settings.cache_dir;
+  options.download = [cache_dir = settings.cache_dir, quiet = settings.quiet](
+                         http::Client& client, const std::vector<const finder::File*>& wheels) {
+    return download_whole(cache_dir, quiet, client, wheels);
+  };
+  return options;
+}
+
+}  // namespace vwheel::plan::detail

@@ -1,0 +1,106 @@
+"""A server without Range support (200 and the whole file to a range request), serving a wheel too
+large to read into memory (over 64 MiB) from a page that offers no PEP 658 metadata: the resolver
+cannot read the wheel's METADATA with range requests, so it downloads the wheel, to where the
+install (or the lock's hashing) looks for its downloads, and reads METADATA from the file. The
+wheel crosses the network once, whether it is then installed or locked."""
+import hashlib
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from faultserver import FaultServer
+
+sys.path.insert(0, str(Path(__file__).parent))
+from wheelfactory import make_wheel  # noqa: E402
+
+PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+WHEEL = "bigwheel-1.0-py3-none-any.whl"
+
+
+def new_venv(tmp_path, name):
+    d = tmp_path / name
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(d)], check=True)
+    return d
+
+
+@pytest.fixture(scope="module")
+def big_wheel(tmp_path_factory):
+    """The wheel (stored, so that the file is as large as its 65 MiB member) and that member's bytes."""
+    d = tmp_path_factory.mktemp("bigwheel")
+    blob = os.urandom(65 << 20)
+    make_wheel(d, WHEEL, {"bigwheel/__init__.py": b"VALUE = 1\n", "bigwheel/blob.bin": blob},
+               compression=zipfile.ZIP_STORED)
+    return d / WHEEL, hashlib.sha256(blob).hexdigest()
+
+
+def links(tmp_path, big_wheel, with_sha256):
+    """A find-links directory with an index.html linking the wheel (with a #sha256= fragment or not)."""
+    path, _ = big_wheel
+    d = tmp_path / "links"
+    d.mkdir()
+    os.link(path, d / WHEEL)
+    fragment = "#sha256=" + hashlib.sha256(path.read_bytes()).hexdigest() if with_sha256 else ""
+    (d / "index.html").write_text(f'<html><body><a href="{WHEEL}{fragment}">{WHEEL}</a></body></html>\n')
+    return d
+
+
+def full_gets(server):
+    """Downloads of the whole wheel: GETs without a Range header (those with one were cut off
+    after the headers, the server answering them with the whole file)."""
+    return len([r for r in server.hits(f"*/{WHEEL}") if r[2] is None])
+
+
+def blob_sha(venv):
+    blob = next((venv / "lib").glob("python3*/site-packages")) / "bigwheel" / "blob.bin"
+    return hashlib.sha256(blob.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("with_sha256", [False, True], ids=["hashless", "sha256"])
+def test_a_large_wheel_is_downloaded_once_to_be_read_and_installed(vwheel, tmp_path, big_wheel, with_sha256):
+    cache = tmp_path / "vwcache"
+    with FaultServer(links(tmp_path, big_wheel, with_sha256), ranges=False) as server:
+        def install(venv):
+            return vwheel("install", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache,
+                          "--python", venv / "bin" / "python", "bigwheel")
+
+        first = new_venv(tmp_path, "first")
+        r = install(first)
+        assert r.rc == 0, r.err
+        assert blob_sha(first) == big_wheel[1]
+        assert full_gets(server) == 1, server.requests
+        # The next run reads the METADATA it kept, and installs from the cache: no download.
+        second = new_venv(tmp_path, "second")
+        r = install(second)
+        assert r.rc == 0, r.err
+        assert blob_sha(second) == big_wheel[1]
+        assert full_gets(server) == 1, server.requests
+    # Nothing is left in the cache's scratch directory.
+    assert not [p for p in cache.glob("tmp/**/*") if p.is_file()]
+
+
+def test_a_large_wheel_without_sha256_is_downloaded_once_to_be_read_and_locked(vwheel, tmp_path, big_wheel):
+    cache = tmp_path / "vwcache"
+    wheel_sha = hashlib.sha256(big_wheel[0].read_bytes()).hexdigest()
+    with FaultServer(links(tmp_path, big_wheel, False), ranges=False) as server:
+        r = vwheel("lock", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache, "--python", PY,
+                   "-o", tmp_path / "pylock.toml", "bigwheel")
+        assert r.rc == 0, r.err
+        assert wheel_sha in (tmp_path / "pylock.toml").read_text()
+        assert full_gets(server) == 1, server.requests
+
+
+def test_a_large_wheel_that_fails_to_download_is_an_error_naming_it(vwheel, tmp_path, big_wheel):
+    cache = tmp_path / "vwcache"
+    with FaultServer(links(tmp_path, big_wheel, False), ranges=False) as server:
+        server.fault(f"*/{WHEEL}", "404", full_only=True)  # the range request is answered
+        venv = new_venv(tmp_path, "venv")
+        r = vwheel("install", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache,
+                   "--python", venv / "bin" / "python", "bigwheel")
+        assert r.rc != 0
+        assert WHEEL in r.err and "404" in r.err, r.err
+        assert not list(cache.rglob("*.part")), "a partial download was left in the cache"
+        assert not list((venv / "lib").glob("python3*/site-packages/bigwheel"))
