@@ -10,7 +10,6 @@
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/simple/project_page.hpp"
-#include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::finder {
@@ -441,23 +440,12 @@ Result<std::optional<std::string>> Finder::dist_info_member(const File& wheel, s
 }
 
 Result<std::string> Finder::wheel_member(const File& file, std::string_view suffix, bool required) {
-  auto read_from = [&](const fs::path& path) -> Result<std::string> {
-    auto w = wheel::open_wheel(path);
-    if (!w) return fail(w.error().with_context(file.filename));
-    const auto member = fmt::format("{}/{}", w->dist_info, suffix);
-    const auto* entry = w->archive.find(member);
-    if (!entry) {
-      if (!required) return std::string();
-      return fail(fmt::format("{}: no `{}` member", file.filename, member));
-    }
-    auto data = w->archive.read(*entry, detail::kMaxMember);
-    if (!data) return fail(data.error().with_context(file.filename));
-    return data;
-  };
-  if (file.path) return read_from(*file.path);
-
   std::optional<std::optional<std::string>> content;
-  if (auto it = members_.find(file.url); it != members_.end() && suffix == "METADATA") {
+  if (file.path) {
+    auto read = detail::read_member(*file.path, suffix, file.filename);
+    if (!read) return fail(read.error());
+    content = std::move(*read);
+  } else if (auto it = members_.find(file.url); it != members_.end() && suffix == "METADATA") {
     content = std::move(it->second);
     members_.erase(it);
   } else {

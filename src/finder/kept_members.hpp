@@ -31,6 +31,12 @@ struct KeptMember {
   std::optional<std::string> content;          ///< nullopt: the wheel has no such member
 };
 
+/// The member `{dist_info}/{suffix}` of the wheel file at `path`, at most kMaxMember bytes and
+/// checked by the zip reader (sizes, CRC-32); nullopt when the wheel has none. Errors start with
+/// `context` (the wheel's name or URL). Defined in remote_members.cpp.
+[[nodiscard]] Result<std::optional<std::string>> read_member(const std::filesystem::path& path, std::string_view suffix,
+                                                             const std::string& context);
+
 /// Whether a wheel's members are kept under its URL's key (its index gave no sha256).
 [[nodiscard]] bool kept_by_url(const File& wheel);
 

@@ -116,6 +116,17 @@ struct Reading {
 
 }  // namespace
 
+Result<std::optional<std::string>> detail::read_member(const fs::path& path, std::string_view suffix,
+                                                       const std::string& context) {
+  auto w = wheel::open_wheel(path);
+  if (!w) return fail(w.error().with_context(context));
+  const auto* entry = w->archive.find(fmt::format("{}/{}", w->dist_info, suffix));
+  if (!entry) return std::optional<std::string>{};
+  auto data = w->archive.read(*entry, kMaxMember);
+  if (!data) return fail(data.error().with_context(context));
+  return std::optional<std::string>(std::move(*data));
+}
+
 std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std::vector<const File*>& files,
                                                                        std::string_view suffix) {
   // Memory stays bounded whatever the index lists: at most kGroup wheels are read at once, and
@@ -250,24 +261,8 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
         head.content_length = d.size;
         heads_.insert_or_assign(r.file->url, std::move(head));
       }
-      auto w = wheel::open_wheel(d.path);
-      if (!w) {
-        r.result = fail(w.error().with_context(r.file->url));
-        continue;
-      }
-      const auto* entry = w->archive.find(fmt::format("{}/{}", w->dist_info, suffix));
-      if (!entry) {
-        keep_member(*r.file, suffix, std::nullopt, answer);
-        r.result = std::optional<std::string>{};
-        continue;
-      }
-      auto data = w->archive.read(*entry, detail::kMaxMember);
-      if (!data) {
-        r.result = fail(data.error().with_context(r.file->url));
-        continue;
-      }
-      std::optional<std::string> content(std::move(*data));
-      keep_member(*r.file, suffix, content, answer);
+      auto content = detail::read_member(d.path, suffix, r.file->url);
+      if (content) keep_member(*r.file, suffix, *content, answer);
       r.result = std::move(content);
     }
   }

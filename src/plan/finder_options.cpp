@@ -1,5 +1,7 @@
 #include "finder_options.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "origin.hpp"
@@ -18,8 +20,13 @@ std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, 
   std::vector<http::DownloadRequest> requests;
   std::vector<std::size_t> owners;  // requests[k] downloads wheels[owners[k]]
   std::vector<std::string> names;
+  std::vector<std::pair<std::size_t, std::size_t>> same;  // (wheel, request): the same file twice
   for (std::size_t i = 0; i < wheels.size(); ++i) {
     const auto& f = *wheels[i];
+    if (f.filename.find('/') != std::string::npos || f.filename.starts_with(".")) {
+      out[i] = fail(fmt::format("{}: unsafe file name `{}`", f.url, f.filename));
+      continue;
+    }
     std::optional<std::string> expected = f.sha256();
     if (expected) {
       *expected = ascii_lower(*expected);
@@ -41,6 +48,12 @@ std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, 
         out[i] = std::move(kept);
         continue;
       }
+    }
+    // One download to each place (two sources may list the same file).
+    if (auto it = std::find_if(requests.begin(), requests.end(), [&](const auto& q) { return q.dest == dest; });
+        it != requests.end()) {
+      same.emplace_back(i, static_cast<std::size_t>(it - requests.begin()));
+      continue;
     }
     // Whatever the record said, it no longer describes the file there once the download starts.
     if (!expected) fs::remove(origin_path(dest), ec);
@@ -68,6 +81,7 @@ std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, 
     }
     out[owners[k]] = std::move(r);
   }
+  for (const auto& [i, k] : same) out[i] = out[owners[k]];
   return out;
 }
 
