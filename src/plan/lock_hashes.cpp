@@ -3,9 +3,23 @@
 #include <fmt/format.h>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
 
 namespace vwheel::plan::detail {
 namespace fs = std::filesystem;
+
+namespace {
+
+/// Moves a download of the wheel with that sha256 to where a sync by that sha256 looks for it
+/// (best effort: otherwise the sync downloads it again).
+void keep_by_sha256(const fs::path& download, const std::string& sha256, const fs::path& cache_dir) {
+  const auto kept = cache_dir / "archives" / sha256 / download.filename();
+  std::error_code ec;
+  fs::create_directories(kept.parent_path(), ec);
+  if (ec || (fs::rename(download, kept, ec), ec)) fs::remove(download, ec);
+}
+
+}  // namespace
 
 Result<std::map<std::string, WheelDigest>> hash_hashless(const std::vector<Hashless>& wheels, const Settings& settings,
                                                           http::Client& client,
@@ -21,6 +35,17 @@ Result<std::map<std::string, WheelDigest>> hash_hashless(const std::vector<Hashl
     const auto& w = wheels[i];
     if (auto& origin = (*known)[i]) {
       out[w.url] = {origin->sha256, origin->validators.size};
+      // The file itself, when it is still there (the resolution downloads a wheel whole to read
+      // its METADATA when the server ignores range requests and the wheel is large): kept for
+      // the sync too, once its bytes are checked against the record (another run may have
+      // written there since).
+      const auto download = url_dir(settings.cache_dir, w.url) / w.filename;
+      std::error_code ec;
+      if (fs::is_regular_file(download, ec) && !has_hole_before_end(download)) {
+        if (auto digest = sha256_file(download); digest && digest->sha256 == origin->sha256) {
+          keep_by_sha256(download, origin->sha256, settings.cache_dir);
+        }
+      }
       continue;
     }
     if (settings.http.offline) {
@@ -62,9 +87,7 @@ Result<std::map<std::string, WheelDigest>> hash_hashless(const std::vector<Hashl
     if (auto origin = origin_of(q.url, *r)) {
       (void)write_file_atomic(origin_path(q.dest), origin_json(*origin), Durability::none);
     }
-    const auto kept = settings.cache_dir / "archives" / r->sha256 / q.dest.filename();
-    fs::create_directories(kept.parent_path(), ec);
-    if (ec || (fs::rename(q.dest, kept, ec), ec)) fs::remove(q.dest, ec);
+    keep_by_sha256(q.dest, r->sha256, settings.cache_dir);
   }
   if (first_error) return tl::unexpected(*first_error);
   return out;

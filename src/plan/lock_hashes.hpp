@@ -22,9 +22,10 @@ struct WheelDigest {
 /// `pip lock` and pip-tools do, each wheel is downloaded and hashed, all at once, streamed
 /// through the hash (memory does not grow with the wheel). What the installer recorded of an
 /// earlier download (origin.hpp) saves the transfer while the server says the file is unchanged
-/// (one HEAD request each, unless `answered` by URL, as the resolution asked); a new download leaves such a record too and stays in the archive
-/// cache under its sha256, where the `vwheel sync` of the lock finds it. Offline, only recorded
-/// wheels have a digest: the error names the first other one.
+/// (one HEAD request each, unless `answered` by URL, as the resolution asked); a new download leaves such a record too
+/// and stays in the archive cache under its sha256, where the `vwheel sync` of the lock finds it (as does an earlier
+/// download still there whose bytes match its record). Offline, only recorded wheels have a
+/// digest: the error names the first other one.
 [[nodiscard]] Result<std::map<std::string, WheelDigest>> hash_hashless(const std::vector<Hashless>& wheels,
                                                                         const Settings& settings, http::Client& client,
                                                                         const std::map<std::string, http::Response, std::less<>>& answered,

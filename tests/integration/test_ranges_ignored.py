@@ -2,7 +2,7 @@
 large to read into memory (over 64 MiB) from a page that offers no PEP 658 metadata: the resolver
 cannot read the wheel's METADATA with range requests, so it downloads the wheel, to where the
 install (or the lock's hashing) looks for its downloads, and reads METADATA from the file. The
-wheel crosses the network once, whether it is then installed or locked."""
+wheel crosses the network once, whether it is then installed, or locked and synced."""
 import hashlib
 import os
 import subprocess
@@ -82,7 +82,7 @@ def test_a_large_wheel_is_downloaded_once_to_be_read_and_installed(vwheel, tmp_p
     assert not [p for p in cache.glob("tmp/**/*") if p.is_file()]
 
 
-def test_a_large_wheel_without_sha256_is_downloaded_once_to_be_read_and_locked(vwheel, tmp_path, big_wheel):
+def test_a_large_wheel_without_sha256_is_downloaded_once_to_be_read_locked_and_synced(vwheel, tmp_path, big_wheel):
     cache = tmp_path / "vwcache"
     wheel_sha = hashlib.sha256(big_wheel[0].read_bytes()).hexdigest()
     with FaultServer(links(tmp_path, big_wheel, False), ranges=False) as server:
@@ -90,6 +90,12 @@ def test_a_large_wheel_without_sha256_is_downloaded_once_to_be_read_and_locked(v
                    "-o", tmp_path / "pylock.toml", "bigwheel")
         assert r.rc == 0, r.err
         assert wheel_sha in (tmp_path / "pylock.toml").read_text()
+        assert full_gets(server) == 1, server.requests
+        # The sync of the lock installs that download.
+        venv = new_venv(tmp_path, "synced")
+        r = vwheel("sync", tmp_path / "pylock.toml", "--python", venv / "bin" / "python", "--cache-dir", cache, "-q")
+        assert r.rc == 0, r.err
+        assert blob_sha(venv) == big_wheel[1]
         assert full_gets(server) == 1, server.requests
 
 
