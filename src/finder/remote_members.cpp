@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kept_members.hpp"
+#include "vwheel/core/fs.hpp"
 #include "vwheel/finder/finder.hpp"
 #include "vwheel/wheel/wheel.hpp"
 
@@ -104,6 +105,33 @@ Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std:
   return s;
 }
 
+/// FinderOptions::download's stand-in: the wheels written or downloaded into `dir`.
+std::vector<Result<http::Downloaded>> to_scratch(http::Client& client, const fs::path& dir,
+                                                 const std::vector<WholeWheel>& wheels) {
+  std::vector<Result<http::Downloaded>> out(wheels.size(), fail("not downloaded"));
+  std::vector<http::DownloadRequest> requests;
+  std::vector<std::size_t> owners;
+  for (std::size_t i = 0; i < wheels.size(); ++i) {
+    const auto& [f, answer] = wheels[i];
+    if (answer->too_large) {
+      requests.emplace_back(f->url, dir / f->filename, f->sha256(), f->size);
+      owners.push_back(i);
+    } else if (auto ok = write_file_atomic(dir / f->filename, answer->body, Durability::none); !ok) {
+      out[i] = fail(ok.error());
+    } else {
+      http::Downloaded d;
+      d.path = dir / f->filename;
+      d.size = answer->body.size();
+      d.etag = answer->etag;
+      d.last_modified = answer->last_modified;
+      out[i] = std::move(d);
+    }
+  }
+  auto got = client.download(requests);
+  for (std::size_t k = 0; k < got.size(); ++k) out[owners[k]] = std::move(got[k]);
+  return out;
+}
+
 /// One wheel's read, from step to step.
 struct Reading {
   const File* file = nullptr;
@@ -131,8 +159,8 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
                                                                        std::string_view suffix) {
   // Memory stays bounded whatever the index lists: at most kGroup wheels are read at once, and
   // a server that ignores ranges sends whole wheels, taken up to kWholeBudget / (wheels read at
-  // once) bytes each (64 MiB for one wheel alone, as before; 1 MiB each in a full group). A
-  // larger one fails here and is read alone when asked for.
+  // once) bytes each (64 MiB for one wheel alone; 1 MiB each in a full group). Those are put on
+  // disk (options_.download: where the installer finds them), a larger one downloaded.
   constexpr std::size_t kGroup = 64;
   constexpr std::size_t kWholeBudget = std::size_t{64} << 20;
   if (files.size() > kGroup) {
@@ -152,8 +180,11 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
   for (std::size_t i = 0; i < files.size(); ++i) {
     reads[i].file = files[i];
     const auto& f = *files[i];
+    std::error_code ec;
     if (f.filename.find('/') != std::string::npos || f.filename.starts_with(".")) {
       reads[i].result = fail(fmt::format("{}: unsafe file name `{}`", f.url, f.filename));
+    } else if (auto it = downloaded_.find(f.url); it != downloaded_.end() && fs::is_regular_file(it->second, ec)) {
+      reads[i].result = detail::read_member(it->second, suffix, f.url);  // downloaded by an earlier call
     } else {
       reads[i].more = http::RangeRequest{f.url, std::nullopt, kTail};
     }
@@ -182,16 +213,16 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
       }
     }
   };
-  // 1. The tail: the whole wheel when the server ignores the range, else (most often) its central
-  //    directory, and the end of the central directory, which says where the directory starts.
+  // 1. The tail: (most often) the central directory, and the end of the central directory, which
+  //    says where the directory starts; or the whole wheel when the server ignores the range.
   fetch([&](Reading& r, http::RangeResponse answer) {
     const auto& f = *r.file;
-    if (answer.too_large) {  // read from a download, below
+    if (answer.whole) {  // put on disk below
       r.tail = std::move(answer);
       return;
     }
-    const std::uint64_t total = answer.whole ? answer.body.size() : answer.total_size.value_or(0);
-    if (!answer.whole && total == 0) {
+    const std::uint64_t total = answer.total_size.value_or(0);
+    if (total == 0) {
       r.result = fail(fmt::format("{}: the server did not say the file's size", f.url));
       return;
     }
@@ -205,26 +236,27 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
       r.result = fail(fmt::format("{}: cannot write", r.scratch->path.string()));
       return;
     }
-    if (!answer.whole) {
-      auto cd = central_directory_offset(answer.body, total);
-      if (!cd || *cd > total) {
-        r.result = fail(fmt::format("{}: not a zip file (no end of central directory)", f.url));
-        return;
-      }
-      if (*cd < answer.offset) r.more = http::RangeRequest{f.url, *cd, answer.offset - *cd};
+    auto cd = central_directory_offset(answer.body, total);
+    if (!cd || *cd > total) {
+      r.result = fail(fmt::format("{}: not a zip file (no end of central directory)", f.url));
+      return;
     }
+    if (*cd < answer.offset) r.more = http::RangeRequest{f.url, *cd, answer.offset - *cd};
     answer.body.clear();  // only its validators are kept
     r.tail = std::move(answer);
   });
-  // 1b. Wheels from a server that ignores ranges, too large to take into memory: downloaded whole
-  //     (all at once) and read from disk.
+  // 1b. Wheels from a server that ignores ranges: put on disk (written, or downloaded when they
+  //     were too large to take into memory), all at once, and read there.
   std::vector<Reading*> whole;
   for (auto& r : reads) {
-    if (!r.result && r.tail.too_large) whole.push_back(&r);
+    if (!r.result && r.tail.whole) whole.push_back(&r);
   }
   if (!whole.empty()) {
-    std::vector<const File*> wanted;
-    for (const auto* r : whole) wanted.push_back(r->file);
+    std::vector<WholeWheel> wanted;
+    for (const auto* r : whole) {
+      wanted.push_back({r->file, &r->tail});
+      requests_ += r->tail.too_large ? 1 : 0;
+    }
     std::unique_ptr<Scratch> scratch;  // without options_.download: removed with what it holds
     std::vector<Result<http::Downloaded>> got;
     if (options_.download) {
@@ -233,11 +265,8 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
       got.assign(wanted.size(), tl::unexpected(dir.error()));
     } else {
       scratch = std::move(*dir);
-      std::vector<http::DownloadRequest> requests;
-      for (const auto* f : wanted) requests.emplace_back(f->url, scratch->dir / f->filename, f->sha256(), f->size);
-      got = client_.download(requests);
+      got = to_scratch(client_, scratch->dir, wanted);
     }
-    requests_ += wanted.size();
     for (std::size_t k = 0; k < whole.size(); ++k) {
       auto& r = *whole[k];
       if (k >= got.size() || !got[k]) {
@@ -245,6 +274,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
         continue;
       }
       const auto& d = *got[k];
+      if (options_.download) downloaded_.insert_or_assign(r.file->url, d.path);
       // What the download's answer said of the file: kept with the member, and the answer a HEAD
       // request would give now (the installer then takes the download without asking again).
       http::RangeResponse answer;
@@ -265,6 +295,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
       if (content) keep_member(*r.file, suffix, *content, answer);
       r.result = std::move(content);
     }
+    for (auto* r : whole) r->tail.body = std::string();  // only its validators are kept
   }
   // 2. The rest of a central directory that the tail did not hold.
   fetch([](Reading&, const http::RangeResponse&) {});

@@ -250,10 +250,13 @@ struct Client::Impl {
   Result<RangeResponse> local_range(const std::string& url, std::optional<std::uint64_t> offset,
                                     std::uint64_t length);
   /// get_ranges(): file: URLs read here, the others fetched together (`whole_limit`: the most
-  /// taken of an answer that ignores the range; 0: such an answer is an error at once).
-  std::vector<Result<RangeResponse>> ranges(const std::vector<RangeRequest>& requests, std::size_t whole_limit);
+  /// taken of an answer that ignores the range, cut off past it and answered too_large;
+  /// nullopt: such an answer is an error at once).
+  std::vector<Result<RangeResponse>> ranges(const std::vector<RangeRequest>& requests,
+                                            std::optional<std::size_t> whole_limit);
   std::vector<Result<RangeResponse>> remote_ranges(const std::vector<std::string>& urls,
-                                                   const std::vector<std::string>& ranges, std::size_t whole_limit);
+                                                   const std::vector<std::string>& ranges,
+                                                   std::optional<std::size_t> whole_limit);
 };
 
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -350,7 +353,7 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
 
 std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector<std::string>& urls,
                                                                const std::vector<std::string>& ranges,
-                                                               std::size_t whole_limit) {
+                                                               std::optional<std::size_t> whole_limit) {
   std::vector<Result<RangeResponse>> out;
   out.reserve(urls.size());
   if (options.offline) {
@@ -421,7 +424,7 @@ std::string range_text(const RangeRequest& r) {
 }  // namespace
 
 std::vector<Result<RangeResponse>> Client::Impl::ranges(const std::vector<RangeRequest>& requests,
-                                                        std::size_t whole_limit) {
+                                                        std::optional<std::size_t> whole_limit) {
   std::vector<Result<RangeResponse>> out(requests.size(), fail("not run"));
   std::vector<std::string> remote;
   std::vector<std::string> texts;
@@ -476,7 +479,7 @@ std::vector<Result<RangeResponse>> Client::get_suffixes(const std::vector<std::s
   requests.reserve(urls.size());
   for (std::size_t i = 0; i < urls.size(); ++i)
     requests.push_back({urls[i], std::nullopt, i < lengths.size() ? lengths[i] : 0});
-  return impl_->ranges(requests, 0);
+  return impl_->ranges(requests, std::nullopt);
 }
 
 std::vector<Result<Downloaded>> Client::download(

@@ -210,11 +210,11 @@ bool GetJob::on_body(std::string_view data) {
   }
   if (!range_.empty() && s != 206) {
     const auto cl = content_length(easy_);
-    if (whole_limit_ == 0) {
+    if (!whole_limit_) {
       abort_reason_ = fmt::format("the server ignores Range requests (HTTP {})", s);
       return false;
     }
-    if ((cl && *cl > whole_limit_) || body_.size() + data.size() > whole_limit_) {
+    if ((cl && *cl > *whole_limit_) || body_.size() + data.size() > *whole_limit_) {
       too_large_ = true;  // an answer (RangeResponse::too_large), not an error
       return false;
     }

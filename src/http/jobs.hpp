@@ -158,9 +158,9 @@ class GetJob final : public Job {
   Result<Response> response_ = fail("not run");
   std::string content_range_;
   /// The most a range request takes of a server that ignores the range (a 200 answer, the whole
-  /// file): a larger answer is cut off before more is read (too_large_); 0: any 200 answer is an
-  /// error at once.
-  std::size_t whole_limit_ = kMaxBody;
+  /// file): a larger answer is cut off before more is read (too_large_); nullopt: any 200 answer
+  /// is an error at once.
+  std::optional<std::size_t> whole_limit_ = kMaxBody;
   /// The answer was cut off for whole_limit_: response_ holds its headers, and no body.
   bool too_large_ = false;
 

@@ -14,15 +14,42 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// A whole wheel taken into memory (`answer`), written to `dest` as a download of it would be:
+/// checked against the index's sha256 when it gave one, else with the record of its origin.
+Result<http::Downloaded> keep_whole(const finder::File& f, const http::RangeResponse& answer,
+                                    const std::optional<std::string>& expected, const fs::path& dest) {
+  http::Downloaded d;
+  d.path = dest;
+  d.sha256 = sha256_hex(answer.body);
+  d.size = answer.body.size();
+  d.etag = answer.etag;
+  d.last_modified = answer.last_modified;
+  if (expected && d.sha256 != *expected) {
+    return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.url, d.sha256, *expected));
+  }
+  std::error_code ec;
+  if (!expected) fs::remove(origin_path(dest), ec);
+  fs::create_directories(dest.parent_path(), ec);
+  if (auto ok = write_file_atomic(dest, answer.body, Durability::none); !ok) return fail(ok.error());
+  if (!expected) {
+    // Best effort, as fetch_wheels writes it: without it, the install downloads the wheel again.
+    if (auto origin = origin_of(f.url, d)) {
+      (void)write_file_atomic(origin_path(dest), origin_json(*origin), Durability::none);
+    }
+  }
+  return d;
+}
+
 std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, bool quiet, http::Client& client,
-                                                     const std::vector<const finder::File*>& wheels) {
+                                                     const std::vector<finder::WholeWheel>& wheels) {
   std::vector<Result<http::Downloaded>> out(wheels.size(), fail("not downloaded"));
   std::vector<http::DownloadRequest> requests;
   std::vector<std::size_t> owners;  // requests[k] downloads wheels[owners[k]]
   std::vector<std::string> names;
   std::vector<std::pair<std::size_t, std::size_t>> same;  // (wheel, request): the same file twice
   for (std::size_t i = 0; i < wheels.size(); ++i) {
-    const auto& f = *wheels[i];
+    const auto& f = *wheels[i].file;
+    const auto& answer = *wheels[i].answer;
     if (f.filename.find('/') != std::string::npos || f.filename.starts_with(".")) {
       out[i] = fail(fmt::format("{}: unsafe file name `{}`", f.url, f.filename));
       continue;
@@ -48,6 +75,10 @@ std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, 
         out[i] = std::move(kept);
         continue;
       }
+    }
+    if (!answer.too_large) {
+      out[i] = keep_whole(f, answer, expected, dest);
+      continue;
     }
     // One download to each place (two sources may list the same file).
     if (auto it = std::find_if(requests.begin(), requests.end(), [&](const auto& q) { return q.dest == dest; });
@@ -91,7 +122,7 @@ finder::FinderOptions finder_options(const Settings& settings) {
   finder::FinderOptions options;
   options.cache_dir = settings.cache_dir;
   options.download = [cache_dir = settings.cache_dir, quiet = settings.quiet](
-                         http::Client& client, const std::vector<const finder::File*>& wheels) {
+                         http::Client& client, const std::vector<finder::WholeWheel>& wheels) {
     return download_whole(cache_dir, quiet, client, wheels);
   };
   return options;

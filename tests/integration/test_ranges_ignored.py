@@ -110,3 +110,49 @@ def test_a_large_wheel_that_fails_to_download_is_an_error_naming_it(vwheel, tmp_
         assert WHEEL in r.err and "404" in r.err, r.err
         assert not list(cache.rglob("*.part")), "a partial download was left in the cache"
         assert not list((venv / "lib").glob("python3*/site-packages/bigwheel"))
+
+
+def small_links(tmp_path, sha256s):
+    """An app requiring three 2 MiB libraries (taken whole into memory when read together), on a
+    find-links page; `sha256s(name, digest)` gives each link's #sha256= fragment ("" for none)."""
+    d = tmp_path / "small"
+    d.mkdir()
+    names = [f"lib{i}" for i in range(3)]
+    for n in names:
+        make_wheel(d, f"{n}-1.0-py3-none-any.whl", {f"{n}/__init__.py": b"", f"{n}/blob.bin": os.urandom(2 << 20)},
+                   compression=zipfile.ZIP_STORED)
+    make_wheel(d, "app-1.0-py3-none-any.whl", {"app/__init__.py": b""}, requires=names)
+    links = []
+    for w in sorted(d.glob("*.whl")):
+        links.append(f'<a href="{w.name}{sha256s(w.name, hashlib.sha256(w.read_bytes()).hexdigest())}">{w.name}</a>')
+    (d / "index.html").write_text("<html><body>" + "".join(links) + "</body></html>\n")
+    return d
+
+
+@pytest.mark.parametrize("with_sha256", [False, True], ids=["hashless", "sha256"])
+def test_wheels_read_whole_are_installed_from_what_was_read(vwheel, tmp_path, with_sha256):
+    served = small_links(tmp_path, lambda name, digest: "#sha256=" + digest if with_sha256 else "")
+    with FaultServer(served, ranges=False) as server:
+        venv = new_venv(tmp_path, "venv")
+        r = vwheel("install", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", tmp_path / "c",
+                   "--python", venv / "bin" / "python", "app")
+        assert r.rc == 0, r.err
+        for i in range(3):
+            # One request each, answered whole: read for METADATA, then installed from the cache.
+            hits = server.hits(f"*/lib{i}-1.0-py3-none-any.whl")
+            assert len(hits) == 1 and hits[0][2] is not None, server.requests
+            site = next((venv / "lib").glob("python3*/site-packages"))
+            assert (site / f"lib{i}" / "blob.bin").stat().st_size == 2 << 20
+
+
+def test_a_wheel_read_whole_that_does_not_match_its_sha256_is_refused(vwheel, tmp_path):
+    served = small_links(tmp_path, lambda name, digest: "#sha256=" + ("0" * 64 if name.startswith("lib1") else digest))
+    cache = tmp_path / "c"
+    with FaultServer(served, ranges=False) as server:
+        venv = new_venv(tmp_path, "venv")
+        r = vwheel("install", "-q", "--no-index", "--find-links", server.base + "/", "--cache-dir", cache,
+                   "--python", venv / "bin" / "python", "app")
+        assert r.rc != 0
+        assert "lib1-1.0-py3-none-any.whl" in r.err and "0" * 64 in r.err, r.err
+        assert not list((venv / "lib").glob("python3*/site-packages/lib*"))
+        assert not list(cache.glob("archives/" + "0" * 64 + "/*")), "a wheel was kept under a digest it does not have"

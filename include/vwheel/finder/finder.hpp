@@ -60,16 +60,26 @@ struct File {
   [[nodiscard]] std::optional<std::string> sha256() const;
 };
 
+/// A remote wheel whose server answered a range request with the whole file
+/// (FinderOptions::download).
+struct WholeWheel {
+  const File* file = nullptr;
+  /// That answer: the whole wheel in `body`, or only its headers when it was too large to take
+  /// into memory (`too_large`: the wheel is to be downloaded).
+  const http::RangeResponse* answer = nullptr;
+};
+
 /// What a Finder needs.
 struct FinderOptions {
   /// Where remote wheels read in full (the last resort for metadata) and scratch files go.
   std::filesystem::path cache_dir;
-  /// Downloads remote wheels whole, all at once (results in the order given), when their server
-  /// ignores range requests and they are too large to read into memory: their members are then
-  /// read from disk. An installer sets it to download them where it looks for its downloads, so
-  /// that such a wheel is fetched once, not once to be read and again to be installed. Unset: into
+  /// Puts remote wheels whose server ignores range requests on disk, all at once (results in
+  /// the order given), so that their members are read from files: writes those whose whole answer
+  /// was taken into memory (up to 64 MiB shared among the wheels read at once), downloads the
+  /// others. An installer sets it to put them where it looks for its downloads, so that such a
+  /// wheel crosses the network once, not once to be read and again to be installed. Unset: into
   /// a scratch directory under `cache_dir`, removed once read.
-  std::function<std::vector<Result<http::Downloaded>>(http::Client&, const std::vector<const File*>&)> download = {};
+  std::function<std::vector<Result<http::Downloaded>>(http::Client&, const std::vector<WholeWheel>&)> download = {};
 };
 
 /// Looks projects up in every source. Not thread-safe (it uses one http::Client).
@@ -163,6 +173,9 @@ class Finder {
   std::map<std::size_t, std::vector<File>> find_links_;
   std::map<std::string, std::string, std::less<>> metadata_;  ///< prefetched `.metadata` bodies by wheel URL
   std::map<std::string, std::string, std::less<>> texts_;     ///< bodies of small files by URL, kept for the run
+  /// Wheels downloaded whole by options_.download (their server ignores ranges), by URL: their
+  /// other members are read from these files.
+  std::map<std::string, std::filesystem::path, std::less<>> downloaded_;
   /// Prefetched `METADATA` members of remote wheels without a PEP 658 file, by wheel URL.
   std::map<std::string, std::optional<std::string>, std::less<>> members_;
   /// The answers to HEAD requests (nullopt: failed) by wheel URL: one per wheel and run.

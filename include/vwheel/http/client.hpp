@@ -171,9 +171,9 @@ class Client {
 
   /// get_range() and get_suffix() for several parts at once (up to Options::max_parallel
   /// concurrently); results in request order. As there, a server that ignores a range answers the
-  /// whole file (`whole`), taken up to `whole_limit` bytes (at most 64 MiB): a larger one is cut
-  /// off before its body is read and answered `too_large`, so that many answers together stay
-  /// within a bound and the caller can download such a file to disk instead.
+  /// whole file (`whole`), taken up to `whole_limit` bytes (at most 64 MiB; 0: none): a larger one
+  /// is cut off before its body is read and answered `too_large`, so that many answers together
+  /// stay within a bound and the caller can download such a file to disk instead.
   [[nodiscard]] std::vector<Result<RangeResponse>> get_ranges(const std::vector<RangeRequest>& requests,
                                                               std::size_t whole_limit = std::size_t{64} << 20);
 

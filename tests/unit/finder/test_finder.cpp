@@ -432,41 +432,59 @@ std::vector<const File*> many_wheels(Fixture& fx, Finder& finder, int count) {
   return wheels;
 }
 
-TEST(Finder, AWheelTooLargeToTakeWholeFromAServerIgnoringRangesIsDownloadedOnceAndReadFromDisk) {
-  // 64 wheels read together may take at most 1 MiB each whole: the 2 MiB one is cut off after
-  // the headers of its (ignored) range request, and handed to FinderOptions::download with the
-  // others that were too large (here it alone), then read from the file that download made.
+TEST(Finder, WheelsFromAServerIgnoringRangesAreFetchedOnceAndReadFromDisk) {
+  // 64 wheels read together may take at most 1 MiB each of a whole answer into memory: the 2 MiB
+  // one is cut off after the headers of its (ignored) range request. All 64 go to
+  // FinderOptions::download together (the small ones with their bytes, to be written; the large
+  // one to be downloaded), and their members are read from the files it made, then and later.
   Fixture fx;
   fx.server.ignore_ranges = true;
   std::vector<std::vector<std::string>> calls;
   FinderOptions options{fx.tmp.path / "cache"};
-  options.download = [&](http::Client& client, const std::vector<const File*>& wheels) {
+  options.download = [&](http::Client& client, const std::vector<WholeWheel>& wheels) {
     std::vector<std::string> urls;
-    std::vector<http::DownloadRequest> requests;
-    for (const auto* w : wheels) {
+    std::vector<Result<http::Downloaded>> out;
+    for (const auto& [w, answer] : wheels) {
       urls.push_back(w->url);
-      requests.emplace_back(w->url, fx.tmp.path / "downloads" / w->filename);
+      const auto dest = fx.tmp.path / "downloads" / w->filename;
+      if (answer->too_large) {
+        out.push_back(std::move(client.download({{w->url, dest}}).front()));
+        continue;
+      }
+      fs::create_directories(dest.parent_path());
+      EXPECT_TRUE(write_file_atomic(dest, answer->body, Durability::none));
+      http::Downloaded d;
+      d.path = dest;
+      d.size = answer->body.size();
+      out.push_back(std::move(d));
     }
     calls.push_back(urls);
-    return client.download(requests);
+    return out;
   };
   Finder finder(fx.client, {{Source::Kind::index, fx.server.url("/simple/")}}, options);
   const auto wheels = many_wheels(fx, finder, 64);
   ASSERT_EQ(wheels.size(), 64U);
   finder.prefetch_metadata(wheels);
   ASSERT_EQ(calls.size(), 1U);
-  EXPECT_EQ(calls[0], std::vector<std::string>{fx.server.url("/files/pkg-1.0-py3-none-any.whl")});
-  EXPECT_EQ(*read_file(fx.tmp.path / "downloads" / "pkg-1.0-py3-none-any.whl"), fx.wheel);
+  std::vector<std::string> urls;
+  for (const auto* w : wheels) urls.push_back(w->url);
+  EXPECT_EQ(calls[0], urls);
   const int before = fx.server.requests.load();
   for (const auto* w : wheels) {
     auto md = finder.core_metadata(*w);
     ASSERT_TRUE(md) << md.error().message;
     EXPECT_EQ(*md,
               w->version.to_string() == "1.0" ? kMetadata : "Name: pkg\nVersion: " + w->version.to_string() + "\n");
+    EXPECT_EQ(fx.server.gets("/files/" + w->filename, true), 1);  // whole, or cut off
+    EXPECT_EQ(fx.server.gets("/files/" + w->filename, false), w->version.to_string() == "1.0" ? 1 : 0);
+    EXPECT_EQ(*read_file(fx.tmp.path / "downloads" / w->filename), fx.server.files["/files/" + w->filename]);
   }
+  // Another member of a downloaded wheel is read from its file too.
+  auto missing = finder.dist_info_member(*wheels.front(), "variant.json");
+  ASSERT_TRUE(missing) << missing.error().message;
+  EXPECT_FALSE(*missing);
   EXPECT_EQ(fx.server.requests.load(), before);
-  EXPECT_EQ(fx.server.gets("/files/pkg-1.0-py3-none-any.whl", true), 1);   // cut off
-  EXPECT_EQ(fx.server.gets("/files/pkg-1.0-py3-none-any.whl", false), 1);  // the download
+  EXPECT_EQ(calls.size(), 1U);
   // What the download's answer said is what a HEAD request would say now: the installer takes
   // the download without asking again.
   const auto& heads = finder.head_answers();
@@ -476,7 +494,8 @@ TEST(Finder, AWheelTooLargeToTakeWholeFromAServerIgnoringRangesIsDownloadedOnceA
   EXPECT_EQ(it->second->etag, "\"big\"");
   EXPECT_EQ(it->second->content_length, fx.wheel.size());
 
-  // Without a download function, the wheel goes to a scratch file, removed once read.
+  // Without a download function, wheels are taken into memory: up to 1 MiB each of 64 read
+  // together, so that the 2 MiB one goes to a scratch file, removed once read.
   Fixture other;
   other.server.ignore_ranges = true;
   auto plain = other.finder();

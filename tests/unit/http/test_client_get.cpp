@@ -518,6 +518,11 @@ TEST_F(Get, SeveralRangesAtOnce) {
   EXPECT_TRUE(limited[0]->too_large);
   EXPECT_TRUE(limited[0]->body.empty());
   EXPECT_EQ(limited[0]->total_size, data.size());
+  // A limit of 0 takes no whole file at all.
+  auto none = client.get_ranges({{server.url("/data"), 0, 10}}, 0);
+  ASSERT_TRUE(none[0]) << none[0].error().message;
+  EXPECT_TRUE(none[0]->too_large);
+  EXPECT_TRUE(none[0]->body.empty());
   // get_range() takes at most 64 MiB: a larger whole file is an error naming the URL.
   auto refused = client.get_range(server.url("/huge"), 0, 10);
   ASSERT_FALSE(refused);
