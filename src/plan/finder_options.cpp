@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 /// A whole wheel taken into memory (`answer`), written to `dest` as a download of it would be:
-/// checked against the index's sha256 when it gave one, else with the record of its origin.
+/// checked against the index's size and sha256 when it gave them, and without a sha256 with the
+/// record of its origin.
 Result<http::Downloaded> keep_whole(const finder::File& f, const http::RangeResponse& answer,
                                     const std::optional<std::string>& expected, const fs::path& dest) {
   http::Downloaded d;
@@ -24,6 +25,9 @@ Result<http::Downloaded> keep_whole(const finder::File& f, const http::RangeResp
   d.size = answer.body.size();
   d.etag = answer.etag;
   d.last_modified = answer.last_modified;
+  if (f.size && *f.size != d.size) {
+    return fail(fmt::format("{}: {} bytes, but the expected size is {}", f.url, d.size, *f.size));
+  }
   if (expected && d.sha256 != *expected) {
     return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.url, d.sha256, *expected));
   }

@@ -4,6 +4,7 @@ cannot read the wheel's METADATA with range requests, so it downloads the wheel,
 install (or the lock's hashing) looks for its downloads, and reads METADATA from the file. The
 wheel crosses the network once, whether it is then installed, or locked and synced."""
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -156,3 +157,31 @@ def test_a_wheel_read_whole_that_does_not_match_its_sha256_is_refused(vwheel, tm
         assert "lib1-1.0-py3-none-any.whl" in r.err and "0" * 64 in r.err, r.err
         assert not list((venv / "lib").glob("python3*/site-packages/lib*"))
         assert not list(cache.glob("archives/" + "0" * 64 + "/*")), "a wheel was kept under a digest it does not have"
+
+
+def test_a_wheel_read_whole_whose_size_the_index_misstates_is_refused(vwheel, tmp_path):
+    # An index page (vwheel index build's, without its PEP 658 files) that gives the wheel's
+    # sha256 right and its size wrong: the file is checked against both, as a download is.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels, "small-1.0-py3-none-any.whl", {"small/__init__.py": b"VALUE = 1\n"})
+    site = tmp_path / "site"
+    r = vwheel("index", "build", wheels, "-o", site, "-q")
+    assert r.rc == 0, r.err
+    page = site / "simple" / "small"
+    (page / "index.html").unlink()
+    doc = json.loads((page / "index.json").read_text())
+    for f in doc["files"]:
+        f.pop("core-metadata", None)
+        f.pop("dist-info-metadata", None)
+        f["size"] += 1
+    (page / "index.json").write_text(json.dumps(doc))
+    cache = tmp_path / "c"
+    with FaultServer(site, ranges=False) as server:
+        venv = new_venv(tmp_path, "venv")
+        r = vwheel("install", "-q", "--index-url", server.base + "/simple/", "--cache-dir", cache,
+                   "--python", venv / "bin" / "python", "small")
+        assert r.rc != 0
+        assert "small-1.0-py3-none-any.whl" in r.err and "expected size" in r.err, r.err
+        assert not list((venv / "lib").glob("python3*/site-packages/small"))
+        assert not list(cache.glob("archives/*/small-1.0-py3-none-any.whl"))
