@@ -19,21 +19,10 @@ WORK=${2:-$(mktemp -d /var/tmp/vwheel-links.XXXXXX)}
 PYTHON=${PYTHON:-/usr/bin/python3}
 DELAY=${DELAY:-0.025}
 export XDG_CACHE_HOME=$WORK/xdg-cache
-mkdir -p "$WORK"
-server=
-cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
-  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-now() { date +%s.%N; }
+. "$ROOT/bench/common.sh"
 
 "$PYTHON" "$ROOT/bench/make_torch_index.py" "$VWHEEL" "$WORK/links" "$WORK/profiles" >/dev/null
-"$PYTHON" "$ROOT/bench/slow_links_server.py" "$WORK/links" "$DELAY" "$WORK/requests.log" >"$WORK/serve.out" 2>&1 &
-server=$!
-for _ in $(seq 100); do grep -q '^Serving' "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
-URL=$(sed -n 's/^Serving \(http:[^ ]*\)$/\1/p' "$WORK/serve.out")
-[ -n "$URL" ] || { echo "the links server did not start: $(cat "$WORK/serve.out")" >&2; exit 1; }
+start_server "$WORK/serve.out" "$PYTHON" "$ROOT/bench/slow_links_server.py" "$WORK/links" "$DELAY" "$WORK/requests.log"
 touch "$WORK/requests.log"
 echo "== $(ls "$WORK/links" | grep -c '\.whl$') wheels at $URL, ${DELAY}s per answer"
 

@@ -36,24 +36,13 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 SCALE=${SCALE:-0.25}
 export XDG_CACHE_HOME=$WORK/xdg-cache PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null
 unset PIP_NO_CACHE_DIR PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS
-mkdir -p "$WORK"
-
-server=
-cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
-  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
+. "$ROOT/bench/common.sh"
 
 echo "== generating the torch-shaped wheel (scale $SCALE) in $WORK"
 mkdir -p "$WORK/wheels"
 "$PYTHON" "$ROOT/bench/make_torch_wheel.py" "$WORK/wheels/torch-2.9.0-py3-none-any.whl" --scale "$SCALE"
 "$VWHEEL" index build "$WORK/wheels" -o "$WORK/site" --quiet
-"$VWHEEL" index serve "$WORK/site" --port 0 >"$WORK/serve.out" 2>"$WORK/serve.log" &
-server=$!
-for _ in $(seq 100); do grep -q '^Serving' "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
-URL=$(sed -n 's/^Serving .* on \(http:[^ ]*\)$/\1/p' "$WORK/serve.out")
-[ -n "$URL" ] || { echo "vwheel index serve did not start: $(cat "$WORK/serve.log")" >&2; exit 1; }
+start_server "$WORK/serve.out" "$VWHEEL" index serve "$WORK/site" --port 0
 PAGE="${URL%/}/torch/"
 HREF=$(curl -sf "$PAGE" | sed -n 's/.*href="\([^"#]*torch-2.9.0-py3-none-any.whl\)[#"].*/\1/p' | head -1)
 WHEEL_URL=$("$PYTHON" -c 'import sys, urllib.parse; print(urllib.parse.urljoin(sys.argv[1], sys.argv[2]))' "$PAGE" "$HREF")

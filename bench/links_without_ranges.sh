@@ -17,14 +17,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 LIBS=${LIBS:-16}
 MB=${MB:-20}
 BIG=${BIG:-80}
-mkdir -p "$WORK"
-server=
-cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
-  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-now() { date +%s.%N; }
+. "$ROOT/bench/common.sh"
 
 "$PYTHON" -c '
 import os, sys, zipfile
@@ -43,11 +36,7 @@ floor=$(du -cb "$WORK"/links/*.whl | tail -1 | cut -f1)  # bytes
 
 export SENT_LOG=$WORK/sent.log
 touch "$SENT_LOG"
-"$PYTHON" "$ROOT/bench/slow_links_server.py" "$WORK/links" 0 "$WORK/requests.log" >"$WORK/serve.out" 2>&1 &
-server=$!
-for _ in $(seq 100); do grep -q '^Serving' "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
-URL=$(sed -n 's/^Serving \(http:[^ ]*\)$/\1/p' "$WORK/serve.out")
-[ -n "$URL" ] || { echo "the links server did not start: $(cat "$WORK/serve.out")" >&2; exit 1; }
+start_server "$WORK/serve.out" "$PYTHON" "$ROOT/bench/slow_links_server.py" "$WORK/links" 0 "$WORK/requests.log"
 echo "== $(ls "$WORK"/links/*.whl | wc -l) wheels, $((floor >> 20)) MiB, at $URL (no Range support)"
 printf '%-34s %8s %10s %8s\n' "run" "seconds" "MiB sent" "x floor"
 

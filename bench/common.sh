@@ -1,0 +1,22 @@
+# Sourced by the bench scripts that start a server: the work directory WORK (made here) is removed
+# on exit unless KEEP=1, with the server whose pid is in `server`; `now` prints the time;
+# `start_server OUT CMD...` runs CMD in the background, writing to OUT, and sets URL from its
+# `Serving ... URL` line (bench/slow_links_server.py's and `vwheel index serve`'s).
+mkdir -p "$WORK"
+server=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+now() { date +%s.%N; }
+
+start_server() {
+  local out=$1
+  shift
+  "$@" >"$out" 2>"$out.err" &
+  server=$!
+  for _ in $(seq 100); do grep -q '^Serving' "$out" 2>/dev/null && break; sleep 0.1; done
+  URL=$(sed -n 's/^Serving .*\(http:[^ ]*\)$/\1/p' "$out")
+  [ -n "$URL" ] || { echo "the server did not start: $(cat "$out.err")" >&2; exit 1; }
+}
