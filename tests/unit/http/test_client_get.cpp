@@ -555,11 +555,14 @@ TEST_F(Get, SuffixesMustBeHonouredRanges) {
 TEST(GetCancel, TransfersEndWhenCancelledWithoutWaitingForTheServer) {
   // The server holds every answer until the test ends (a guard of 30 s against a hang): the
   // client's calls must return while it still holds them, each with "cancelled", none retried.
-  HttpServer server;
+  // What the handler uses is declared before the server, so that it outlives the server's
+  // threads: a handler woken by the release may still be reading `release` when the test ends
+  // (ASan saw that, a stack-use-after-scope, once in a CI run).
   std::mutex mutex;
   std::condition_variable cv;
   bool release = false;
   std::atomic<int> arrived{0};
+  HttpServer server;
   server.svr.Get("/held/(\\d+)", [&](const httplib::Request&, httplib::Response& res) {
     ++arrived;
     std::unique_lock lock(mutex);
