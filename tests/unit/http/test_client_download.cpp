@@ -45,11 +45,12 @@ class Download : public ::testing::Test {
 
   void expect_no_file(const fs::path& dest) { EXPECT_FALSE(fs::exists(dest)) << dest; }
 
-  HttpServer server;
-  TempDir tmp;
+  // The handlers' state before the server, so that it outlives the server's threads.
   std::atomic<int> file_hits{0}, gone_hits{0}, once_hits{0};
   std::mutex mutex;
   std::vector<std::string> range_headers;
+  HttpServer server;
+  TempDir tmp;
 };
 
 TEST_F(Download, ThirtyFilesAtOnce) {

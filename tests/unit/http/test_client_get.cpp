@@ -93,7 +93,8 @@ class Get : public ::testing::Test {
     server.start();
   }
 
-  HttpServer server;
+  // The handlers' state comes before the server, so that it outlives the server's threads (members
+  // are destroyed in reverse order; GetCancel's stack-use-after-scope was this bug).
   std::atomic<int> gone_hits{0}, not_modified{0}, full{0}, current{0}, max_seen{0}, flaky_hits{0};
   static constexpr int kSlowBarrier = 8;
   std::mutex slow_mutex;
@@ -104,6 +105,7 @@ class Get : public ::testing::Test {
   std::mutex headers_mutex;
   std::string cache_control, age;
   std::atomic<int> fresh_full{0}, fresh_304{0};
+  HttpServer server;
 
   void set_cache_headers(std::string cc, std::string a = "") {
     std::lock_guard guard(headers_mutex);
