@@ -1,6 +1,8 @@
 // vwheel: the command-line interface of libvwheel. Parses options, runs one subcommand, and
 // turns errors into a message and an exit code.
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -206,6 +208,11 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", kVersionLine);
     return kOk;
   }
+  // A write past the file-size limit (`ulimit -f`, RLIMIT_FSIZE, set by some batch systems and
+  // containers) fails with EFBIG, reported as an error and rolled back like a full disk, instead of
+  // SIGXFSZ killing the process halfway (as Python, and so pip, does too). Children get the
+  // default action back (core/process.cpp).
+  ::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"vwheel: wheel variants (PEP 825) for package maintainers, index operators and installers", "vwheel"};
   app.set_version_flag("-V,--version", kVersionLine);
   app.require_subcommand(1);

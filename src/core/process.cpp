@@ -109,7 +109,7 @@ int remaining_ms(Clock::time_point deadline) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
-  for (const int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD}) ::sigaction(sig, &dfl, nullptr);
+  for (const int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGXFSZ}) ::sigaction(sig, &dfl, nullptr);
   int err = 0;
   if (cwd != nullptr && ::chdir(cwd) != 0) {
     err = errno;

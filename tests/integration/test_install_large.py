@@ -358,3 +358,53 @@ def test_local_wheel_with_a_hash_is_verified_in_bounded_memory(vwheel_bin, venv,
     finally:
         wheel.unlink(missing_ok=True)
         shutil.rmtree(tmp_path / "cache", ignore_errors=True)
+
+
+def _file_size_limit(limit):
+    """preexec_fn: `ulimit -f` as a batch system sets it, with SIGXFSZ's default action (pytest's
+    Python ignores it, and an ignored signal stays ignored across exec)."""
+    import resource
+    import signal
+
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_file_size_limit_is_an_error_and_leaves_nothing(vwheel_bin, venv, tmp_path):
+    # A member larger than `ulimit -f`: the write fails (EFBIG) instead of SIGXFSZ killing vwheel
+    # halfway; one line naming the wheel and the reason, nothing installed, nothing unpacked left
+    # in the cache, and the same install without the limit then works. From a local file and, with the download
+    # written to disk (--keep-archives), from an index.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    wheel, digests = make_big_wheel(wheels, {"bigpkg/lib.so": (40 * MIB, "sha256")})
+    rc, err, _ = run_measured(vwheel_bin, ["index", "build", wheels, "-o", tmp_path / "site", "--quiet"], tmp_path)
+    assert rc == 0, err
+    assert wheel.stat().st_size < 16 * MIB  # the tree, not the download, goes over the limit
+    served = start_serve(tmp_path, tmp_path / "site")
+    try:
+        cache = tmp_path / "vwcache"
+        py = venv / "bin" / "python"
+        before = sorted(p.relative_to(venv) for p in venv.rglob("*") if ".vwheel.lock" not in p.name)
+        for args in ([wheel], ["--keep-archives", "--no-deps", "--index-url", served.index_url, "bigpkg"]):
+            run = subprocess.run([vwheel_bin, "install", "-q", "--cache-dir", cache, "--python", py, *args],
+                                 capture_output=True, text=True, preexec_fn=_file_size_limit(16 * MIB))
+            assert run.returncode not in (0, -25), (args, run.returncode, run.stderr)
+            assert run.returncode > 0, (args, run.returncode, run.stderr)
+            assert "bigpkg-1.0-py3-none-any.whl" in run.stderr and "File too large" in run.stderr, run.stderr
+            assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+            after = sorted(p.relative_to(venv) for p in venv.rglob("*") if ".vwheel.lock" not in p.name)
+            assert after == before, args
+            left = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
+            assert not [p for p in left if p.parts[0] == "unpacked"], left
+            # The download itself was written whole and verified: kept (the limit failed the tree).
+            for p in (cache / "archives").rglob("*"):
+                assert p.is_dir() or file_sha256(p) == file_sha256(wheel), p
+        run = subprocess.run([vwheel_bin, "install", "-q", "--cache-dir", cache, "--python", py, "--no-deps",
+                              "--index-url", served.index_url, "bigpkg"], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert file_sha256(site_packages(venv) / "bigpkg" / "lib.so") == digests["bigpkg/lib.so"]
+    finally:
+        served.stop()

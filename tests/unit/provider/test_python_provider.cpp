@@ -209,6 +209,26 @@ TEST(PythonProviderProcess, LastLineAndTimeouts) {
   EXPECT_NE(not_run.error().message.find("cannot run /nonexistent/vwheel-test-binary"), std::string::npos);
 }
 
+TEST(PythonProviderProcess, ChildGetsDefaultSignalActions) {
+  // vwheel ignores SIGXFSZ (a write over `ulimit -f` is an error, not a kill); a child must not
+  // inherit that, nor an ignored SIGPIPE: its SigIgn mask in /proc has neither bit.
+  struct sigaction ignore {
+  }, old_pipe{}, old_xfsz{};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ASSERT_EQ(::sigaction(SIGPIPE, &ignore, &old_pipe), 0);
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &old_xfsz), 0);
+  const auto r = run({"sh", "-c", "grep '^SigIgn:' /proc/self/status"});
+  ::sigaction(SIGPIPE, &old_pipe, nullptr);
+  ::sigaction(SIGXFSZ, &old_xfsz, nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto pos = r.out.find_first_of("0123456789abcdef", r.out.find(':'));
+  ASSERT_NE(pos, std::string::npos) << r.out;
+  const std::uint64_t ignored = std::stoull(r.out.substr(pos), nullptr, 16);
+  EXPECT_EQ(ignored & (std::uint64_t{1} << (SIGXFSZ - 1)), 0U) << r.out;
+  EXPECT_EQ(ignored & (std::uint64_t{1} << (SIGPIPE - 1)), 0U) << r.out;
+}
+
 TEST(PythonProviderProcess, OutputLimit) {
   const char* path = std::getenv("PATH");
   vwheel::ProcessRequest request;
