@@ -6,15 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -27,6 +24,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/parallel.hpp"
+#include "vwheel/core/worker_pool.hpp"
 #include "vwheel/install/install.hpp"
 
 namespace vwheel::install {
@@ -95,57 +93,41 @@ struct Session::Impl {
   Cancellable cancellable;
   detail::DistInfoIndex installed;
   fs::path run_dir;
-  unsigned inner_jobs = 1;
   std::vector<WheelRequest> requests;
   std::vector<std::optional<Result<Prepared>>> prepared;
   std::vector<bool> added;
   std::vector<std::string> to_remove;
   std::vector<Uninstalled> removed;
-
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::deque<std::size_t> queue;
-  bool closing = false;
-  std::vector<std::thread> workers;
+  /// Each wheel is a task, each of its members an item that any idle thread takes
+  /// (core/worker_pool.hpp); made by begin(), gone after join().
+  std::unique_ptr<WorkerPool> pool;
 
   Impl(const Environment& e, const InstallOptions& o, EnvironmentLock&& l) : env(e), options(o), lock(std::move(l)) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
-  void work() {
-    for (;;) {
-      std::size_t slot = 0;
-      {
-        std::unique_lock guard(mutex);
-        wake.wait(guard, [&] { return closing || !queue.empty(); });
-        if (queue.empty()) return;
-        slot = queue.front();
-        queue.pop_front();
-      }
-      Result<Prepared> r = fail("not prepared");
+  void work(std::size_t slot) noexcept {
+    Result<Prepared> r = fail("not prepared");
+    try {
       try {
-        try {
-          r = interrupted() ? fail(interrupted_error())
-                            : prepare(env, requests[slot], options, inner_jobs, installed, run_dir, slot);
-        } catch (...) {
-          r = fail(detail::error_from_exception("cannot prepare"));
-        }
+        r = interrupted() ? fail(interrupted_error())
+                          : prepare(env, requests[slot], options, *pool, installed, run_dir, slot);
       } catch (...) {
-        // Not even the message could be allocated; this one fits in the string without allocating.
-        r = fail(with_kind(Error("out of memory"), ErrorKind::environment));
+        r = fail(detail::error_from_exception("cannot prepare"));
       }
-      prepared[slot] = std::move(r);  // each slot is written by one worker, read after the join
+    } catch (...) {
+      // Not even the message could be allocated; this one fits in the string without allocating.
+      r = fail(with_kind(Error("out of memory"), ErrorKind::environment));
     }
+    prepared[slot] = std::move(r);  // each slot is written by one task, read after the join
   }
 
+  /// Waits for every wheel's task, then stops the threads. (Not `pool.reset()` alone: that
+  /// empties `pool` before the destructor waits, while running tasks still use it.)
   void join() {
-    {
-      std::lock_guard guard(mutex);
-      closing = true;
-    }
-    wake.notify_all();
-    for (auto& t : workers) t.join();
-    workers.clear();
+    if (!pool) return;
+    pool->wait();
+    pool.reset();
   }
 
   /// Removes every staging directory and the run directory.
@@ -177,9 +159,6 @@ Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const In
   });
   if (!lock) return fail(lock.error());
   auto impl = std::make_unique<Impl>(env, options, std::move(*lock));
-  const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
-  // One wheel gets every worker for its members; several get one worker each.
-  impl->inner_jobs = count > 1 ? 1U : jobs;
   // Holding the lock, first finish or undo a run that was killed while it changed the
   // environment (its journal names its staging directory, which holds its backups).
   if (auto recovered = detail::recover(env); !recovered) return fail(recovered.error());
@@ -198,8 +177,8 @@ Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const In
   impl->requests.resize(count);
   impl->prepared.resize(count);
   impl->added.resize(count, false);
-  const auto workers = std::min<std::size_t>(jobs, count);
-  for (std::size_t t = 0; t < workers; ++t) impl->workers.emplace_back([p = impl.get()] { p->work(); });
+  // Without wheels (a sync that only removes), one thread.
+  impl->pool = std::make_unique<WorkerPool>(count == 0 ? 1U : options.jobs == 0 ? default_jobs() : options.jobs);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -208,17 +187,9 @@ void Session::add(std::size_t slot, WheelRequest request) {
   if (slot >= s.requests.size() || s.added[slot]) throw std::logic_error("install::Session::add: bad or repeated slot");
   s.added[slot] = true;
   s.requests[slot] = std::move(request);
-  {
-    // A wheel on disk goes before those still arriving: a worker given an arriving wheel may wait
-    // for its bytes, one given a complete wheel never does.
-    std::lock_guard guard(s.mutex);
-    auto at = s.queue.end();
-    if (!s.requests[slot].arriving) {
-      at = std::find_if(s.queue.begin(), s.queue.end(), [&](std::size_t q) { return s.requests[q].arriving != nullptr; });
-    }
-    s.queue.insert(at, slot);
-  }
-  s.wake.notify_one();
+  // A wheel on disk goes before those still arriving: a thread given an arriving wheel may wait
+  // for its bytes, one given a complete wheel never does.
+  s.pool->submit([&s, slot] { s.work(slot); }, s.requests[slot].arriving != nullptr);
 }
 
 Result<std::vector<Installed>> Session::finish() {

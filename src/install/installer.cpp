@@ -24,7 +24,6 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/interrupt.hpp"
-#include "vwheel/core/parallel.hpp"
 #include "vwheel/install/install.hpp"
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel/wheel.hpp"
@@ -81,30 +80,35 @@ Result<void> make_dirs(const std::vector<PlannedFile>& files, const Prepared& p)
   return {};
 }
 
-/// Makes the staging directories, then runs `fn(file)` for every planned file on up to `jobs`
+/// Makes the staging directories, then runs `fn(file)` for every planned file on the pool's
 /// threads, starting them in `order` (indexes into p.files) when given; the first error (in file
-/// order) stops the others from starting.
+/// order) stops the others from starting. `arriving`: the files are read from a download still
+/// arriving (WorkerPool::for_each's `may_wait`).
 template <class Fn>
-Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn, const std::vector<std::size_t>* order = nullptr) {
+Result<void> for_each_file(Prepared& p, WorkerPool& pool, Fn&& fn, const std::vector<std::size_t>* order = nullptr,
+                           bool arriving = false) {
   if (auto ok = make_dirs(p.files, p); !ok) return ok;
   std::vector<std::optional<Error>> errors(p.files.size());
   std::atomic<bool> failed{false};
   std::atomic<bool> unreported{false};  // an exception whose error could not even be allocated
   // Nothing may escape a worker thread (std::terminate): exceptions become errors here.
-  parallel_for(p.files.size(), jobs, [&](std::size_t k) noexcept {
-    const std::size_t i = order != nullptr ? (*order)[k] : k;
-    if (failed || interrupted()) return;
-    try {
-      try {
-        if (Result<void> ok = fn(p.files[i]); !ok) errors[i] = ok.error();
-      } catch (...) {
-        errors[i] = detail::error_from_exception(p.files[i].relative);
-      }
-    } catch (...) {
-      unreported = true;
-    }
-    if (errors[i] || unreported) failed = true;
-  });
+  pool.for_each(
+      p.files.size(),
+      [&](std::size_t k) noexcept {
+        const std::size_t i = order != nullptr ? (*order)[k] : k;
+        if (failed || interrupted()) return;
+        try {
+          try {
+            if (Result<void> ok = fn(p.files[i]); !ok) errors[i] = ok.error();
+          } catch (...) {
+            errors[i] = detail::error_from_exception(p.files[i].relative);
+          }
+        } catch (...) {
+          unreported = true;
+        }
+        if (errors[i] || unreported) failed = true;
+      },
+      arriving);
   if (interrupted()) return fail(interrupted_error());
   for (auto& e : errors) {
     if (e) return fail(*e);
@@ -121,9 +125,9 @@ Result<void> for_each_file(Prepared& p, unsigned jobs, Fn&& fn, const std::vecto
 /// `punched`, when given (a download unpacked as it arrives, not to be kept), is set once a
 /// large member's bytes were punched out of the download (zip::Archive::punch_out) after it
 /// checked out.
-Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const InstallOptions& options,
-                     const std::function<void(std::size_t)>& written, detail::UnpackMeter* meter,
-                     bool arriving = false, std::atomic<bool>* punched = nullptr) {
+Result<void> extract(const wheel::Wheel& w, Prepared& p, WorkerPool& pool, const InstallOptions& options,
+                     const std::function<void(std::size_t)>& written, detail::UnpackMeter* meter, bool arriving = false,
+                     std::atomic<bool>* punched = nullptr) {
   detail::ExtractSettings settings;
   settings.whole_member_max = options.whole_member_max;
   if (meter != nullptr) settings.on_written = [meter](std::uint64_t bytes) { meter->add(bytes); };
@@ -150,7 +154,7 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
     if (!planned[i]) w.archive.release(entries[i]);
   }
   return for_each_file(
-      p, jobs,
+      p, pool,
       [&](const PlannedFile& f) -> Result<void> {
         const auto& e = entries[f.entry];
         auto ok = detail::extract_member(w.archive, e, p.stage(f.key) / f.relative, f.mode, f.hash,
@@ -166,7 +170,7 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
         }
         return ok;
       },
-      &order);
+      &order, arriving);
 }
 
 /// Places every planned file from the cache entry into staging, after checking each against the
@@ -175,15 +179,15 @@ Result<void> extract(const wheel::Wheel& w, Prepared& p, unsigned jobs, const In
 /// `checked`: cached_skeleton has just compared every file of the entry with the manifest (the
 /// wheel is planned from the entry's skeleton), so the 12,000 stats of a torch wheel are not
 /// done twice.
-Result<void> link_from_cache(const fs::path& entry, Prepared& p, unsigned jobs, LinkMode mode, bool checked) {
+Result<void> link_from_cache(const fs::path& entry, Prepared& p, WorkerPool& pool, LinkMode mode, bool checked) {
   if (checked) {
-    return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
+    return for_each_file(p, pool, [&](const PlannedFile& f) -> Result<void> {
       return detail::place_file(cached_member(entry, f.entry), p.stage(f.key) / f.relative, mode);
     });
   }
   auto recorded = read_manifest(entry);
   if (!recorded) return fail(recorded.error());
-  return for_each_file(p, jobs, [&](const PlannedFile& f) -> Result<void> {
+  return for_each_file(p, pool, [&](const PlannedFile& f) -> Result<void> {
     const auto from = cached_member(entry, f.entry);
     const auto it = recorded->find(f.entry);
     if (it == recorded->end() || size_and_mtime(from) != it->second) {
@@ -277,7 +281,7 @@ struct Punched {
 /// `arriving` is given.
 
 Result<Prepared> prepare_once(const Environment& env, const WheelRequest& request, const InstallOptions& options,
-                              unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
+                              WorkerPool& pool, const detail::DistInfoIndex& installed, const fs::path& run_dir,
                               std::size_t index, const zip::Arriving* arriving, Punched* punched = nullptr) {
   std::uint64_t generation = 0;
   Result<wheel::Wheel> w = fail("not opened");
@@ -371,7 +375,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
       !skeleton && options.cache_dir && !options.keep_archives && in_archive_cache(download, *options.cache_dir);
   bool archive_cached = false;  // the entry holds everything the warm path needs
   if (unpacked_dir && !sha.empty() && fs::is_directory(*unpacked_dir / sha, ec)) {
-    if (link_from_cache(*unpacked_dir / sha, p, jobs, options.link_mode, skeleton.has_value())) {
+    if (link_from_cache(*unpacked_dir / sha, p, pool, options.link_mode, skeleton.has_value())) {
       p.from_cache = true;
       // An entry made by an older vwheel, or while the archive was kept, gets its skeleton now.
       if (drop_archive && arriving == nullptr) archive_cached = add_skeleton(*unpacked_dir / sha, w->archive);
@@ -412,11 +416,11 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
             file_sha = fail(detail::error_from_exception(request.path.string()));
           }
         });
-        ok = extract(*w, p, jobs, options, written, progress);
+        ok = extract(*w, p, pool, options, written, progress);
         hasher.join();
       } else {
         file_sha = detail::file_sha256_hex(request.path);
-        if (file_sha) ok = extract(*w, p, jobs, options, written, progress);
+        if (file_sha) ok = extract(*w, p, pool, options, written, progress);
       }
       if (!ok) {
         if (arriving == nullptr) forget_bad_archive(request.path, options, ok.error());
@@ -428,9 +432,9 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
       if (unpacked_dir && key && detail::make_dir(*unpacked_dir / "by-stat")) {
         (void)write_file_atomic(*unpacked_dir / "by-stat" / *key, sha, Durability::none);
       }
-    } else if (auto ok = extract(*w, p, jobs, options, written, progress, arriving != nullptr,
-                                 arriving != nullptr && !options.keep_archives && punched != nullptr ? &punched->any
-                                                                                                     : nullptr);
+    } else if (auto ok = extract(
+                   *w, p, pool, options, written, progress, arriving != nullptr,
+                   arriving != nullptr && !options.keep_archives && punched != nullptr ? &punched->any : nullptr);
                !ok) {
       if (arriving == nullptr) forget_bad_archive(request.path, options, ok.error());
       return fail(ok.error());
@@ -466,11 +470,11 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
 }
 
 Result<Prepared> prepare(const Environment& env, const WheelRequest& request, const InstallOptions& options,
-                         unsigned jobs, const detail::DistInfoIndex& installed, const fs::path& run_dir,
+                         WorkerPool& pool, const detail::DistInfoIndex& installed, const fs::path& run_dir,
                          std::size_t index) {
   if (request.arriving) {
     Punched punched;
-    auto p = prepare_once(env, request, options, jobs, installed, run_dir, index, request.arriving.get(), &punched);
+    auto p = prepare_once(env, request, options, pool, installed, run_dir, index, request.arriving.get(), &punched);
     if (p) return p;
     auto done = request.arriving->growing->wait_finished();
     const auto& growing = *request.arriving->growing;
@@ -490,9 +494,8 @@ Result<Prepared> prepare(const Environment& env, const WheelRequest& request, co
     // errors are the same whether or not the unpacking overlapped the download.
     if (!done) return fail(done.error());
   }
-  return prepare_once(env, request, options, jobs, installed, run_dir, index, nullptr);
+  return prepare_once(env, request, options, pool, installed, run_dir, index, nullptr);
 }
-
 
 }  // namespace vwheel::install::detail
 

@@ -12,6 +12,7 @@
 
 #include "installed.hpp"
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/worker_pool.hpp"
 #include "vwheel/install/install.hpp"
 #include "vwheel/wheel/wheel.hpp"
 
@@ -93,9 +94,10 @@ void remove_staging(const Prepared& p);
 /// and RECORD itself without; fails on a path that would install outside its scheme directory.
 [[nodiscard]] Result<void> write_record(const Environment& env, const Prepared& p);
 
-/// Everything up to the move into place, for one wheel.
+/// Everything up to the move into place, for one wheel: a task of `pool`, whose members are
+/// items any of the pool's idle threads takes (WorkerPool::for_each).
 [[nodiscard]] Result<Prepared> prepare(const Environment& env, const WheelRequest& request,
-                                       const InstallOptions& options, unsigned jobs, const DistInfoIndex& installed,
+                                       const InstallOptions& options, WorkerPool& pool, const DistInfoIndex& installed,
                                        const std::filesystem::path& run_dir, std::size_t index);
 
 }  // namespace vwheel::install::detail

@@ -200,7 +200,9 @@ struct Uninstalled {
 ///     auto installed = (*session)->finish();   // results in slot order
 class Session {
  public:
-  /// Takes the environment lock and starts up to `options.jobs` workers for `count` wheels.
+  /// Takes the environment lock and starts `options.jobs` threads for `count` wheels: each wheel
+  /// is prepared by one of them, and its members are unpacked by every thread that has nothing
+  /// else to do (core/worker_pool.hpp), so that the largest wheel is not left to one.
   [[nodiscard]] static Result<std::unique_ptr<Session>> begin(const Environment& env, const InstallOptions& options,
                                                               std::size_t count);
   ~Session();
