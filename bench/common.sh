@@ -1,7 +1,8 @@
 # Sourced by the bench scripts that start a server: the work directory WORK (made here) is removed
 # on exit unless KEEP=1, with the server whose pid is in `server`; `now` prints the time;
 # `start_server OUT CMD...` runs CMD in the background, writing to OUT, and sets URL from its
-# `Serving ... URL` line (bench/slow_links_server.py's and `vwheel index serve`'s).
+# `Serving ... URL` line (bench/slow_links_server.py's and `vwheel index serve`'s); `measure NAME
+# CMD...` times CMD (GNU time) into $WORK/results.
 mkdir -p "$WORK"
 server=
 cleanup() {
@@ -19,4 +20,17 @@ start_server() {
   for _ in $(seq 100); do grep -q '^Serving' "$out" 2>/dev/null && break; sleep 0.1; done
   URL=$(sed -n 's/^Serving .*\(http:[^ ]*\)$/\1/p' "$out")
   [ -n "$URL" ] || { echo "the server did not start: $(cat "$out.err")" >&2; exit 1; }
+}
+
+# measure NAME CMD...: runs CMD after sync; appends "NAME seconds peak-RSS-KiB user-CPU system-CPU"
+# to $WORK/results (and prints it); a failure ends the script with its last lines.
+measure() {
+  local name=$1
+  shift
+  sync
+  /usr/bin/time -f "%e %M %U %S" -o "$WORK/time.out" "$@" >/dev/null 2>"$WORK/cmd.err" || {
+    echo "$name failed: $(tail -3 "$WORK/cmd.err")" >&2
+    exit 1
+  }
+  echo "$name $(cat "$WORK/time.out")" | tee -a "$WORK/results"
 }

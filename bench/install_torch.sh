@@ -48,17 +48,6 @@ HREF=$(curl -sf "$PAGE" | sed -n 's/.*href="\([^"#]*torch-2.9.0-py3-none-any.whl
 WHEEL_URL=$("$PYTHON" -c 'import sys, urllib.parse; print(urllib.parse.urljoin(sys.argv[1], sys.argv[2]))' "$PAGE" "$HREF")
 echo "serving $URL ($WHEEL_URL)"
 
-# measure NAME CMD...: runs CMD after sync; prints "NAME seconds peak-RSS-KiB" to the results.
-measure() {
-  local name=$1
-  shift
-  sync
-  /usr/bin/time -f "%e %M %U %S" -o "$WORK/time.out" "$@" >/dev/null 2>"$WORK/cmd.err" || {
-    echo "$name failed: $(tail -3 "$WORK/cmd.err")" >&2
-    exit 1
-  }
-  echo "$name $(cat "$WORK/time.out")" | tee -a "$WORK/results"
-}
 installed() { [ -f "$(echo "$1"/lib/python3*/site-packages/torch-2.9.0.dist-info/RECORD)" ] || { echo "$1: torch not installed" >&2; exit 1; }; }
 
 : >"$WORK/results"
