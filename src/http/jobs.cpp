@@ -52,8 +52,8 @@ bool retryable_code(CURLcode c) {
 bool is_file_url(std::string_view url) { return ascii_istarts_with(url, "file:"); }
 
 void Job::give_up() {
-  set_error(
-      Error(fmt::format("{}: {} (gave up after {} attempt{})", url_, cause_, attempts_, attempts_ == 1 ? "" : "s")));
+  set_error(cause_error(
+      fmt::format("{}: {} (gave up after {} attempt{})", url_, cause_, attempts_, attempts_ == 1 ? "" : "s")));
 }
 
 Verdict Job::judge_status(long status) {
@@ -68,6 +68,7 @@ void Job::common_setup(CURL* easy) {
   errbuf_[0] = '\0';
   headers_.reset();
   abort_reason_.clear();
+  local_failure_ = false;
   set(easy, CURLOPT_PRIVATE, static_cast<void*>(this));
   set(easy, CURLOPT_URL, url_.c_str());
   set(easy, CURLOPT_NOSIGNAL, 1L);
@@ -347,7 +348,10 @@ Result<bool> DownloadJob::begin(CURL* easy) {
   // Large reads: with curl's default 16 KiB, a wheel of a GB is 60,000 turns of the transfer loop
   // (poll, perform, the stall checks); 512 KiB is the most every libcurl since 7.10 accepts.
   set(easy, CURLOPT_BUFFERSIZE, 512L << 10);
-  if (!spool_.open(part_, have_ > 0, have_)) return fail(fmt::format("{}: cannot write {}: {}", url_, part_.string(), std::strerror(errno)));
+  if (!spool_.open(part_, have_ > 0, have_)) {
+    return fail(with_kind(Error(fmt::format("{}: cannot write {}: {}", url_, part_.string(), std::strerror(errno))),
+                          ErrorKind::environment));
+  }
   attempt_offset_ = have_;
   first_write_ = true;
   discard_ = false;
@@ -369,6 +373,7 @@ bool DownloadJob::on_body(std::string_view data) {
   }
   if (!spool_.append(data)) {
     abort_reason_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+    local_failure_ = true;
     return false;
   }
   have_ += data.size();
@@ -380,6 +385,7 @@ Verdict DownloadJob::end(CURL* easy, CURLcode code) {
   // The file stays open: the next attempt may resume it (finish_file or reset_part closes it).
   if (!spool_.pause()) {
     cause_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+    local_failure_ = true;
     return Verdict::fail;
   }
   if (restart_) {
@@ -431,7 +437,9 @@ Result<void> DownloadJob::prepare() {
   if (request_.dest.has_parent_path()) {
     fs::create_directories(request_.dest.parent_path(), ec);
     if (ec) {
-      return fail(fmt::format("{}: cannot create {}: {}", url_, request_.dest.parent_path().string(), ec.message()));
+      return fail(with_kind(
+          Error(fmt::format("{}: cannot create {}: {}", url_, request_.dest.parent_path().string(), ec.message())),
+          ErrorKind::environment));
     }
   }
   have_ = 0;
@@ -480,6 +488,7 @@ bool DownloadJob::start_body() {
       reset_part();
       if (!spool_.open(part_, false)) {
         abort_reason_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+        local_failure_ = true;
         return false;
       }
     } else {
@@ -500,6 +509,7 @@ bool DownloadJob::start_body() {
 Verdict DownloadJob::finish_file() {
   if (!close_file()) {
     cause_ = fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno));
+    local_failure_ = true;
     remove_part();
     return Verdict::fail;
   }
@@ -514,6 +524,7 @@ Verdict DownloadJob::finish_file() {
   fs::rename(part_, request_.dest, ec);
   if (ec) {
     cause_ = fmt::format("cannot rename {} to {}: {}", part_.string(), request_.dest.string(), ec.message());
+    local_failure_ = true;
     remove_part();
     return Verdict::fail;
   }

@@ -66,7 +66,13 @@ class Job {
   virtual void give_up();
 
   /// Ends the job after an attempt failed for good.
-  void fail_now() { set_error(Error(fmt::format("{}: {}", url_, cause_))); }
+  void fail_now() { set_error(cause_error(fmt::format("{}: {}", url_, cause_))); }
+  /// `message` as the job's error: an environment error when the cause is this machine's.
+  [[nodiscard]] Error cause_error(std::string message) const {
+    Error e(std::move(message));
+    if (local_failure_) e.kind = ErrorKind::environment;
+    return e;
+  }
 
   /// A non-2xx answer: names it in cause_; retried when another attempt may get a better one.
   Verdict judge_status(long status);
@@ -120,6 +126,9 @@ class Job {
   }
   CURL* easy_ = nullptr;             // the handle of the running attempt
   std::string cause_;
+  /// cause_ is this machine's (a write or rename failed: a full disk, `ulimit -f`), not the
+  /// server's: the job's error is an environment error (exit 3), as for a write while unpacking.
+  bool local_failure_ = false;
   std::optional<std::chrono::milliseconds> retry_after_;
   std::string url_;
 

@@ -374,12 +374,23 @@ def _file_size_limit(limit):
 
 def test_file_size_limit_is_an_error_and_leaves_nothing(vwheel_bin, venv, tmp_path):
     # A member larger than `ulimit -f`: the write fails (EFBIG) instead of SIGXFSZ killing vwheel
-    # halfway; one line naming the wheel and the reason, nothing installed, nothing unpacked left
-    # in the cache, and the same install without the limit then works. From a local file and, with the download
-    # written to disk (--keep-archives), from an index.
+    # halfway; one line naming the wheel and the reason, exit 3 (the environment's error, as a
+    # full disk), nothing installed, nothing unpacked left in the cache, and the same install
+    # without the limit then works. From a local file and, with the download written to disk
+    # (--keep-archives), from an index; then a download that is itself over the limit.
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     wheel, digests = make_big_wheel(wheels, {"bigpkg/lib.so": (40 * MIB, "sha256")})
+    noise = os.urandom(3 * MIB)  # stored: a 3 MiB download
+    with zipfile.ZipFile(wheels / "rndpkg-1.0-py3-none-any.whl", "w") as zf:
+        files = {"rndpkg/noise.bin": noise,
+                 "rndpkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: rndpkg\nVersion: 1.0\n",
+                 "rndpkg-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+        for name, data in files.items():
+            zf.writestr(name, data)
+        zf.writestr("rndpkg-1.0.dist-info/RECORD", "".join(
+            f"{n},sha256={b64(hashlib.sha256(d).digest())},{len(d)}\n" for n, d in files.items())
+            + "rndpkg-1.0.dist-info/RECORD,,\n")
     rc, err, _ = run_measured(vwheel_bin, ["index", "build", wheels, "-o", tmp_path / "site", "--quiet"], tmp_path)
     assert rc == 0, err
     assert wheel.stat().st_size < 16 * MIB  # the tree, not the download, goes over the limit
@@ -391,8 +402,7 @@ def test_file_size_limit_is_an_error_and_leaves_nothing(vwheel_bin, venv, tmp_pa
         for args in ([wheel], ["--keep-archives", "--no-deps", "--index-url", served.index_url, "bigpkg"]):
             run = subprocess.run([vwheel_bin, "install", "-q", "--cache-dir", cache, "--python", py, *args],
                                  capture_output=True, text=True, preexec_fn=_file_size_limit(16 * MIB))
-            assert run.returncode not in (0, -25), (args, run.returncode, run.stderr)
-            assert run.returncode > 0, (args, run.returncode, run.stderr)
+            assert run.returncode == 3, (args, run.returncode, run.stderr)  # the environment's, not the input's
             assert "bigpkg-1.0-py3-none-any.whl" in run.stderr and "File too large" in run.stderr, run.stderr
             assert len(run.stderr.strip().splitlines()) == 1, run.stderr
             after = sorted(p.relative_to(venv) for p in venv.rglob("*") if ".vwheel.lock" not in p.name)
@@ -402,9 +412,19 @@ def test_file_size_limit_is_an_error_and_leaves_nothing(vwheel_bin, venv, tmp_pa
             # The download itself was written whole and verified: kept (the limit failed the tree).
             for p in (cache / "archives").rglob("*"):
                 assert p.is_dir() or file_sha256(p) == file_sha256(wheel), p
+        # The download itself over the limit: the same, naming its URL; no part file is left.
+        run = subprocess.run([vwheel_bin, "install", "-q", "--keep-archives", "--cache-dir", cache, "--python", py,
+                              "--no-deps", "--index-url", served.index_url, "rndpkg"],
+                             capture_output=True, text=True, preexec_fn=_file_size_limit(1 * MIB))
+        assert run.returncode == 3, (run.returncode, run.stderr)
+        assert "/rndpkg-1.0-py3-none-any.whl: cannot write" in run.stderr and "File too large" in run.stderr, run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+        assert not [p for p in (cache / "archives").rglob("rndpkg*")], list((cache / "archives").rglob("*"))
+        assert not list(site_packages(venv).glob("rndpkg*"))
         run = subprocess.run([vwheel_bin, "install", "-q", "--cache-dir", cache, "--python", py, "--no-deps",
-                              "--index-url", served.index_url, "bigpkg"], capture_output=True, text=True)
+                              "--index-url", served.index_url, "bigpkg", "rndpkg"], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
         assert file_sha256(site_packages(venv) / "bigpkg" / "lib.so") == digests["bigpkg/lib.so"]
+        assert (site_packages(venv) / "rndpkg" / "noise.bin").read_bytes() == noise
     finally:
         served.stop()

@@ -3,6 +3,8 @@
 // stalls, and downloads held in memory across a resume.
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include "client_servers.hpp"
 
@@ -52,6 +54,38 @@ class Download : public ::testing::Test {
   HttpServer server;
   TempDir tmp;
 };
+
+TEST_F(Download, AWriteThatFailsIsTheEnvironmentsError) {
+  // Over the file-size limit (SIGXFSZ ignored, as vwheel does): the download fails naming the
+  // part file and the reason, as an environment error (exit 3, like a full disk), not as the
+  // server's; nothing is left.
+  struct sigaction ignore {
+  }, old_action{};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &old_action), 0);
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  rlimit low = old_limit;
+  low.rlim_cur = 8192;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &low), 0);
+  auto client = make_client();
+  const auto dest = tmp.path / "f3.whl";
+  auto rs = client.download({{server.url("/files/3"), dest, sha256_hex(content(3)), std::nullopt}});
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  ::sigaction(SIGXFSZ, &old_action, nullptr);
+  ASSERT_EQ(rs.size(), 1U);
+  ASSERT_FALSE(rs[0]);
+  EXPECT_EQ(rs[0].error().kind, ErrorKind::environment) << rs[0].error().message;
+  EXPECT_TRUE(contains(rs[0].error().message, "cannot write")) << rs[0].error().message;
+  EXPECT_TRUE(contains(rs[0].error().message, "File too large")) << rs[0].error().message;
+  expect_no_file(dest);
+  EXPECT_FALSE(fs::exists(fs::path(dest.string() + ".part")));
+  // A server's refusal stays the input's error.
+  auto gone = client.download({{server.url("/gone"), tmp.path / "gone.whl", std::nullopt, std::nullopt}});
+  ASSERT_FALSE(gone[0]);
+  EXPECT_EQ(gone[0].error().kind, ErrorKind::input) << gone[0].error().message;
+}
 
 TEST_F(Download, ThirtyFilesAtOnce) {
   auto client = make_client();
