@@ -2,9 +2,9 @@
 /// \file
 /// A fixed set of threads for tasks (one wheel each) that run loops (one item per member): any
 /// thread with nothing of its own helps with the items of a loop under way. With one worker per
-/// wheel, a torch install's largest wheel was unpacked on one core while the others, done with
-/// the small wheels, waited (bench/install_torch_graph.sh: the last 4.3 of 8.0 s on one of two
-/// cores; sharing the members, 5.5 s with both busy to the end).
+/// wheel, a torch install's largest wheel was unpacked on one core while the other, done with the
+/// small wheels, waited (bench/install_torch_graph.sh on two cores: 5.8, 5.8 and 6.8 s, each
+/// ending with 2.5 s on one core; sharing the members, 4.3, 4.3 and 6.0 s, both busy to the end).
 
 #include <condition_variable>
 #include <cstddef>
