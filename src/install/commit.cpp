@@ -1,7 +1,6 @@
 // The run: wheels prepared on worker threads, then every one moved into place (and the
 // distributions `sync` removes taken out) in one journaled transaction.
 
-#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <stdexcept>
 #include <unordered_set>
 
