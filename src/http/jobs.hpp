@@ -30,6 +30,11 @@ using Clock = std::chrono::steady_clock;
 /// The largest body get() keeps in memory.
 inline constexpr std::size_t kMaxBody = std::size_t{64} << 20;
 
+/// curl's read size for downloads and ranges: with its default 16 KiB, a wheel of a GB is 60,000
+/// turns of the transfer loop (poll, perform, the stall checks); 512 KiB is the most every libcurl
+/// since 7.10 accepts.
+inline constexpr long kReadBuffer = 512L << 10;
+
 /// `url` is a file: URL (answered by curl without HTTP status or cache).
 [[nodiscard]] bool is_file_url(std::string_view url);
 
