@@ -40,6 +40,49 @@ std::optional<std::size_t> find_eocd(std::string_view tail, std::uint64_t tail_s
 
 }  // namespace
 
+std::optional<TailNeeds> tail_needs(std::string_view tail, std::uint64_t size,
+                                    const std::function<bool(std::string_view name)>& wanted) {
+  if (tail.size() > size) return std::nullopt;
+  const std::uint64_t tail_start = size - tail.size();
+  const auto eocd = find_eocd(tail, tail_start, size, false);
+  if (!eocd) return std::nullopt;
+  const char* e = tail.data() + *eocd;
+  std::uint64_t count = load16(e + 10);
+  std::uint64_t cd_size = load32(e + 12);
+  std::uint64_t cd_offset = load32(e + 16);
+  std::uint64_t cd_limit = tail_start + *eocd;
+  if (count == 0xFFFF || cd_size == max32 || cd_offset == max32) {
+    // zip64: the locator right before the record points at the zip64 record, both in the tail.
+    if (*eocd < zip64_locator_size) return std::nullopt;
+    const char* l = e - zip64_locator_size;
+    if (load32(l) != zip64_locator_signature) return std::nullopt;
+    const std::uint64_t record_at = load64(l + 8);
+    if (record_at < tail_start || record_at + zip64_eocd_size > cd_limit - zip64_locator_size) return std::nullopt;
+    const char* z = tail.data() + (record_at - tail_start);
+    if (load32(z) != zip64_eocd_signature) return std::nullopt;
+    count = load64(z + 32);
+    cd_size = load64(z + 40);
+    cd_offset = load64(z + 48);
+    cd_limit = record_at;
+  }
+  if (cd_offset > cd_limit || cd_size > cd_limit - cd_offset || count > cd_size / central_header_size) {
+    return std::nullopt;
+  }
+  TailNeeds needs{cd_offset, cd_offset};
+  if (cd_offset < tail_start) return needs;
+  const std::string_view cd =
+      tail.substr(static_cast<std::size_t>(cd_offset - tail_start), static_cast<std::size_t>(cd_size));
+  std::size_t pos = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    Entry entry;
+    auto n = parse_central_record(cd, pos, cd_offset, entry);
+    if (!n) return std::nullopt;
+    pos += *n;
+    if (entry.local_header_offset < needs.wanted && wanted(entry.name)) needs.wanted = entry.local_header_offset;
+  }
+  return needs;
+}
+
 // The central directory, record by record: from the tail read at open when it holds it, else
 // through a bounded buffer (a 20,000-member archive has a central directory of about 1.5 MB, and
 // fresh memory is not free).

@@ -80,6 +80,23 @@ struct Arriving {
   std::shared_ptr<const GrowingFile> growing;
 };
 
+/// What reading an archive from its last bytes needs (an arriving download's tail, fetched apart).
+struct TailNeeds {
+  std::uint64_t central_directory = 0;  ///< where the central directory starts
+  /// Where the earliest member that `wanted` accepts starts (its local header), or the central
+  /// directory's start when it is earlier or none is wanted; equal to `central_directory` while the
+  /// tail does not hold the whole central directory (the members are not known yet).
+  std::uint64_t wanted = 0;
+};
+
+/// For a zip of `size` bytes whose last bytes are `tail`: where its central directory starts and
+/// from where the end of the file holds every member `wanted` accepts. nullopt when `tail` ends in
+/// no end-of-central-directory record (or its zip64 records are not in `tail`), or the records
+/// there do not parse: the caller then reads the archive the ordinary way, which names the fault.
+/// Pure: reads nothing but `tail`; linear in its size.
+[[nodiscard]] std::optional<TailNeeds> tail_needs(std::string_view tail, std::uint64_t size,
+                                                  const std::function<bool(std::string_view name)>& wanted);
+
 /// An open archive: the central directory in memory, the file kept open for member reads.
 /// Every read is positioned (`pread`), so one Archive can be read from several threads.
 class Archive {
