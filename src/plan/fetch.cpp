@@ -29,66 +29,100 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
   return names;
 }
 
-bool is_http_url(std::string_view url) {
-  return ascii_istarts_with(url, "http://") || ascii_istarts_with(url, "https://");
+using detail::is_http_url;
+
+/// Whether `r` answered `length` bytes at `offset` of the file `q` downloads, and agrees on its
+/// size (and on its ETag with `earlier`, an answer for another part of the same file).
+bool answered(const Result<http::RangeResponse>& r, const http::DownloadRequest& q, std::uint64_t offset,
+              std::uint64_t length, const http::RangeResponse* earlier = nullptr) {
+  if (!r || r->whole || r->too_large || r->total_size != q.size || r->body.size() != length || r->offset != offset) {
+    return false;
+  }
+  return earlier == nullptr || r->etag.empty() || earlier->etag.empty() || r->etag == earlier->etag;
 }
 
-/// For each large download from an HTTP server, fetches its last bytes (all concurrently) and,
-/// when the server honoured the range and agrees on the size, makes it an arriving wheel:
-/// `requests[k].growing` is set and the result's [k] describes it; else [k] is null.
+/// For each large download from an HTTP server, fetches its last bytes (all concurrently), then
+/// what its central directory says they lack (detail::next_tail_step: at most two more requests
+/// each, all wheels' together), and, when the server honoured every range and agrees on the size,
+/// makes it an arriving wheel: `requests[k].growing` is set and the result's [k] describes it;
+/// else [k] is null.
 std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client& client,
                                                                  std::vector<http::DownloadRequest>& requests) {
   std::vector<std::shared_ptr<const zip::Arriving>> out(requests.size());
-  std::vector<std::string> urls;
-  std::vector<std::uint64_t> lengths;
-  std::vector<std::size_t> which;
-  for (const auto& t : detail::pick_tails(requests)) {
-    urls.push_back(requests[t.index].url);
-    lengths.push_back(t.length);
-    which.push_back(t.index);
-  }
-  if (urls.empty()) return out;
-  auto tails = client.get_suffixes(urls, lengths);
-  for (std::size_t j = 0; j < which.size(); ++j) {
-    auto& q = requests[which[j]];
-    auto& t = tails[j];
-    // Anything unexpected (an error, another size) leaves the wheel to the ordinary path.
-    if (!t || t->whole || t->total_size != q.size || t->body.size() != lengths[j] || t->offset != *q.size - lengths[j]) {
-      continue;
+  struct Tail {
+    std::size_t index = 0;
+    http::RangeResponse first;  ///< the first answer; its body grows at the front
+    bool dropped = false;
+  };
+  std::vector<Tail> tails;
+  std::uint64_t total = 0;  // all the tails' bytes: within detail::kTailsTotalMax
+  {
+    std::vector<std::string> urls;
+    std::vector<std::uint64_t> lengths;
+    std::vector<std::size_t> which;
+    for (const auto& t : detail::pick_tails(requests)) {
+      urls.push_back(requests[t.index].url);
+      lengths.push_back(t.length);
+      which.push_back(t.index);
     }
+    if (urls.empty()) return out;
+    auto got = client.get_suffixes(urls, lengths);
+    for (std::size_t j = 0; j < which.size(); ++j) {
+      const auto& q = requests[which[j]];
+      // Anything unexpected (an error, another size) leaves the wheel to the ordinary path.
+      if (!answered(got[j], q, *q.size - lengths[j], lengths[j])) continue;
+      total += lengths[j];
+      tails.push_back({which[j], std::move(*got[j])});
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    std::vector<http::RangeRequest> batch;
+    std::vector<Tail*> asking;
+    for (auto& t : tails) {
+      if (t.dropped) continue;
+      const auto size = *requests[t.index].size;
+      const auto step = detail::next_tail_step(t.first.body, size);
+      if (step.usable && !step.more_from) continue;
+      const std::uint64_t start = size - t.first.body.size();
+      const std::uint64_t more = step.usable ? start - *step.more_from : 0;
+      if (!step.usable || total + more > detail::kTailsTotalMax) {
+        t.dropped = true;
+        total -= t.first.body.size();
+        continue;
+      }
+      total += more;
+      batch.push_back({requests[t.index].url, *step.more_from, more});
+      asking.push_back(&t);
+    }
+    if (batch.empty()) break;
+    auto got = client.get_ranges(batch, 0);
+    for (std::size_t j = 0; j < asking.size(); ++j) {
+      auto& t = *asking[j];
+      if (!answered(got[j], requests[t.index], *batch[j].offset, batch[j].length, &t.first)) {
+        t.dropped = true;
+        total -= t.first.body.size() + batch[j].length;
+        continue;
+      }
+      t.first.body.insert(0, got[j]->body);
+    }
+  }
+  for (auto& t : tails) {
+    if (t.dropped) continue;
+    auto& q = requests[t.index];
     auto growing = std::make_shared<GrowingFile>();
     auto a = std::make_shared<zip::Arriving>();
     a->path = fs::path(q.dest.string() + ".part");
     a->final_path = q.dest;
     a->size = *q.size;
-    a->tail = std::move(t->body);
+    a->tail = std::move(t.first.body);
     a->growing = growing;
     q.growing = std::move(growing);
-    out[which[j]] = std::move(a);
+    out[t.index] = std::move(a);
   }
   return out;
 }
 
 }  // namespace
-
-std::vector<detail::TailRequest> detail::pick_tails(const std::vector<http::DownloadRequest>& requests) {
-  std::vector<std::size_t> large;
-  for (std::size_t k = 0; k < requests.size(); ++k) {
-    const auto& q = requests[k];
-    if (q.size && *q.size >= kArriveMin && q.sha256 && is_http_url(q.url)) large.push_back(k);
-  }
-  std::stable_sort(large.begin(), large.end(),
-                   [&](std::size_t a, std::size_t b) { return *requests[a].size > *requests[b].size; });
-  std::vector<TailRequest> out;
-  std::uint64_t total = 0;
-  for (const auto k : large) {
-    const auto length = std::min(*requests[k].size / 8, kTailMax);
-    if (total + length > kTailsTotalMax) continue;  // a smaller wheel's shorter tail may still fit
-    total += length;
-    out.push_back({k, length});
-  }
-  return out;
-}
 
 Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& settings, bool quiet,
                                            const std::function<void(const Fetched&)>& on_ready,

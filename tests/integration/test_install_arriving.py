@@ -117,6 +117,16 @@ def install_paused_halfway(vwheel_bin, tmp_path, server, venv, cache, look, extr
     return rc, err, seen[0] if seen else None
 
 
+def install_overlapping(vwheel_bin, tmp_path, server, venv):
+    """Installs with the download paused halfway, released as soon as a member from its first half
+    is staged; asserts that the install succeeded and that the member came before the download's end."""
+    rc, err, staged = install_paused_halfway(
+        vwheel_bin, tmp_path, server, venv, None,
+        lambda: [p.name for p in site_packages(venv).glob(".vwheel-tmp-*/**/m000.bin")])
+    assert rc == 0, err
+    assert staged == ["m000.bin"], "no member was unpacked before the download finished"
+
+
 def start_paused(vwheel_bin, tmp_path, server, venv, cache, member, extra_env=None):
     """Starts an install whose download waits halfway, and returns (process, pause) once `member`
     is staged. The caller releases the pause."""
@@ -145,13 +155,31 @@ def test_members_are_unpacked_while_the_rest_downloads(vwheel_bin, tmp_path, ind
     site, files = index
     venv = new_venv(tmp_path)
     with FaultServer(site) as server:
-        # Released as soon as a member from the first half is staged.
-        rc, err, staged = install_paused_halfway(
-            vwheel_bin, tmp_path, server, venv, None,
-            lambda: [p.name for p in site_packages(venv).glob(".vwheel-tmp-*/**/m000.bin")])
-        assert rc == 0, err
-        assert staged == ["m000.bin"], "no member was unpacked before the download finished"
+        install_overlapping(vwheel_bin, tmp_path, server, venv)
         assert len(tail_requests(server)) == 1, server.requests
+    assert_installed(venv, files)
+    assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
+
+
+def test_a_large_central_directory_and_dist_info_are_fetched_in_steps(vwheel, vwheel_bin, tmp_path):
+    """A wheel of 5,000 members: its central directory and .dist-info (about 0.7 MB, as a torch
+    wheel's 2 MB) outgrow the first 256 KiB fetched from its end. The tail grows by what the central
+    directory says it lacks, the rest of the directory then the .dist-info, and by nothing more; the
+    members are still unpacked while the rest downloads."""
+    site, files = build_index(vwheel, tmp_path, members=5000, size=4096)
+    wheel = tmp_path / "wheels" / WHEEL
+    size = wheel.stat().st_size
+    with zipfile.ZipFile(wheel) as zf:
+        directory = zf.start_dir
+        metadata = zf.getinfo("arrive-1.0.dist-info/METADATA").header_offset
+    assert size - directory > 256 * 1024 and size >= 16 * MIB
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        install_overlapping(vwheel_bin, tmp_path, server, venv)
+        ranges = [r[2] for r in server.hits(f"*/{WHEEL}") if r[2]]
+        assert ranges == [f"bytes=-{256 * 1024}", f"bytes={directory}-{size - 256 * 1024 - 1}",
+                          f"bytes={metadata}-{directory - 1}"], server.requests
+        assert len([r for r in server.hits(f"*/{WHEEL}") if not r[2]]) == 1, server.requests
     assert_installed(venv, files)
     assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
 

@@ -1,11 +1,17 @@
-// Which large downloads are unpacked while they arrive, and the memory their tails may take.
+// Which large downloads are unpacked while they arrive, the memory their tails may take, and how
+// far each tail reaches back.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "plan/tails.hpp"
+#include "vwheel/zip/zip.hpp"
 
 namespace vwheel::plan::detail {
 namespace {
@@ -20,52 +26,121 @@ http::DownloadRequest wheel(const std::string& name, std::uint64_t size, bool sh
 
 TEST(PickTails, LargeHttpWheelsWithSizeAndHashOnly) {
   std::vector<http::DownloadRequest> requests = {
-      wheel("small.whl", kArriveMin - 1),            // below the threshold
-      wheel("torch.whl", 900 * kMiB),                // a 4 MiB tail
+      wheel("small.whl", kArriveMin - 1),  // below the threshold
+      wheel("torch.whl", 900 * kMiB),
       wheel("nohash.whl", 100 * kMiB, false),        // no sha256: never handed on early
       wheel("local.whl", 100 * kMiB, true, "file"),  // not from an HTTP server
-      wheel("mid.whl", 24 * kMiB),                   // an eighth: 3 MiB
+      wheel("mid.whl", 24 * kMiB),
   };
   requests.push_back({"http://127.0.0.1/files/nosize.whl", "/cache/nosize.whl", std::string(64, 'a'), std::nullopt});
   const auto picked = pick_tails(requests);
   ASSERT_EQ(picked.size(), 2U);
   EXPECT_EQ(picked[0].index, 1U);
-  EXPECT_EQ(picked[0].length, kTailMax);
+  EXPECT_EQ(picked[0].length, kFirstTail);  // the first request only; it grows by what it lacks
   EXPECT_EQ(picked[1].index, 4U);
-  EXPECT_EQ(picked[1].length, 3 * kMiB);
+  EXPECT_EQ(picked[1].length, kFirstTail);
 }
 
-TEST(PickTails, AllTailsTogetherStayWithinTheBudgetLargestFirst) {
-  // A torch-shaped install: sixteen large wheels (4 MiB tails each) and a smaller one. Eight 4 MiB
-  // tails fill the 32 MiB, and the largest wheels get them.
+TEST(PickTails, AllFirstTailsTogetherStayWithinTheBudgetLargestFirst) {
+  // More large wheels than the budget's first tails: the largest get them.
+  const std::uint64_t fit = kTailsTotalMax / kFirstTail;
   std::vector<http::DownloadRequest> requests;
-  for (int i = 0; i < 16; ++i) requests.push_back(wheel("big" + std::to_string(i) + ".whl", (100 + i) * kMiB));
-  requests.push_back(wheel("mid.whl", 20 * kMiB));  // a 2.5 MiB tail that no longer fits
+  for (std::uint64_t i = 0; i < fit + 2; ++i)
+    requests.push_back(wheel("big" + std::to_string(i) + ".whl", (100 + i) * kMiB));
   const auto picked = pick_tails(requests);
+  ASSERT_EQ(picked.size(), fit);
   std::uint64_t total = 0;
-  for (const auto& t : picked) total += t.length;
-  EXPECT_LE(total, kTailsTotalMax);
-  ASSERT_EQ(picked.size(), 8U);
-  for (std::size_t j = 0; j < picked.size(); ++j) EXPECT_EQ(picked[j].index, 15 - j);  // the largest first
-
-  // A tail that no longer fits is skipped, and a smaller wheel's shorter tail still fits (sizes in
-  // KiB: six 4 MiB tails, then 3,328 and 2,560: 2,304 KiB left; 2,368 skipped; 2,304 taken).
-  constexpr std::uint64_t kKiB = 1024;
-  requests.clear();
-  for (int i = 0; i < 6; ++i) requests.push_back(wheel("big" + std::to_string(i) + ".whl", (200 + i) * kMiB));
-  requests.push_back(wheel("a.whl", 26624 * kKiB));
-  requests.push_back(wheel("b.whl", 20480 * kKiB));
-  requests.push_back(wheel("c.whl", 18944 * kKiB));
-  requests.push_back(wheel("d.whl", 18432 * kKiB));
-  const auto again = pick_tails(requests);
-  ASSERT_EQ(again.size(), 9U);
-  total = 0;
-  for (const auto& t : again) total += t.length;
+  for (std::size_t j = 0; j < picked.size(); ++j) {
+    EXPECT_EQ(picked[j].index, fit + 1 - j);  // the largest first
+    total += picked[j].length;
+  }
   EXPECT_EQ(total, kTailsTotalMax);
-  EXPECT_EQ(again[6].index, 6U);
-  EXPECT_EQ(again[7].index, 7U);
-  EXPECT_EQ(again[8].index, 9U);  // d.whl; c.whl's 2,368 KiB did not fit
-  EXPECT_EQ(again[8].length, 2304 * kKiB);
+}
+
+/// A wheel-shaped archive of `size` bytes at least: `modules` small modules, a stored member
+/// padding it to `size`, and the .dist-info last, or first when `dist_info_first`.
+struct Wheel {
+  std::string bytes;
+  std::uint64_t dist_info = 0;  // METADATA's local header offset
+  std::uint64_t cd = 0;
+};
+
+Wheel wheel_bytes(int modules, std::uint64_t size, bool dist_info_first = false) {
+  std::vector<zip::NewMember> members;
+  auto add_dist_info = [&] {
+    members.push_back(
+        {"pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n", zip::Method::Store});
+    members.push_back({"pkg-1.0.dist-info/RECORD", std::string(20000, 'r'), zip::Method::Store});
+  };
+  if (dist_info_first) add_dist_info();
+  for (int i = 0; i < modules; ++i) {
+    members.push_back({"pkg/some/longer/path/module" + std::to_string(i) + ".py", "x = 1\n", zip::Method::Store});
+  }
+  members.push_back({"pkg/big.bin", std::string(size, '\0'), zip::Method::Store});
+  if (!dist_info_first) add_dist_info();
+  zip::WritePlan plan;
+  for (auto& m : members) plan.members.emplace_back(std::move(m));
+  const auto dir = std::filesystem::temp_directory_path() / ("vwheel-tails-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "pkg-1.0-py3-none-any.whl";
+  EXPECT_TRUE(zip::write_archive(nullptr, plan, path));
+  auto archive = zip::Archive::open(path);
+  EXPECT_TRUE(archive);
+  Wheel w;
+  w.dist_info = archive->find("pkg-1.0.dist-info/METADATA")->local_header_offset;
+  w.cd = archive->central_directory_offset();
+  std::ifstream in(path, std::ios::binary);
+  w.bytes.assign(std::istreambuf_iterator<char>(in), {});
+  std::filesystem::remove_all(dir);
+  return w;
+}
+
+std::string_view last(const std::string& bytes, std::uint64_t n) {
+  return std::string_view(bytes).substr(bytes.size() -
+                                        static_cast<std::size_t>(std::min<std::uint64_t>(n, bytes.size())));
+}
+
+TEST(NextTailStep, AFirstTailHoldingTheDistInfoNeedsNothingMore) {
+  const auto w = wheel_bytes(10, 8 * kMiB);
+  const auto step = next_tail_step(last(w.bytes, kFirstTail), w.bytes.size());
+  EXPECT_TRUE(step.usable);
+  EXPECT_FALSE(step.more_from);
+}
+
+TEST(NextTailStep, ALargeCentralDirectoryThenItsDistInfo) {
+  // 6,000 members: a central directory of over 256 KiB, as a torch wheel's (2 MB with its RECORD).
+  const auto w = wheel_bytes(6000, 1 * kMiB);
+  ASSERT_GT(w.bytes.size() - w.cd, kFirstTail);
+  const auto first = next_tail_step(last(w.bytes, kFirstTail), w.bytes.size());
+  ASSERT_TRUE(first.usable);
+  ASSERT_TRUE(first.more_from);
+  EXPECT_EQ(*first.more_from, w.cd);  // the rest of the central directory first
+  const auto second = next_tail_step(last(w.bytes, w.bytes.size() - w.cd), w.bytes.size());
+  ASSERT_TRUE(second.more_from);
+  EXPECT_EQ(*second.more_from, w.dist_info);  // then the .dist-info before it
+  const auto third = next_tail_step(last(w.bytes, w.bytes.size() - w.dist_info), w.bytes.size());
+  EXPECT_TRUE(third.usable);
+  EXPECT_FALSE(third.more_from);
+}
+
+TEST(NextTailStep, NothingIsFetchedFurtherBackThanTheLimit) {
+  // The .dist-info at the front of a large wheel: it arrives first with the download anyway.
+  const auto w = wheel_bytes(10, kTailMax + kMiB, true);
+  ASSERT_LT(w.dist_info, w.bytes.size() - kTailMax);
+  const auto step = next_tail_step(last(w.bytes, kFirstTail), w.bytes.size());
+  EXPECT_TRUE(step.usable);
+  EXPECT_FALSE(step.more_from);
+  // A central directory reaching back past the limit is fetched up to it only.
+  const auto big = wheel_bytes(60000, kMiB);
+  ASSERT_GT(big.bytes.size() - big.cd, kTailMax);
+  const auto capped = next_tail_step(last(big.bytes, kFirstTail), big.bytes.size());
+  ASSERT_TRUE(capped.more_from);
+  EXPECT_EQ(*capped.more_from, big.bytes.size() - kTailMax);
+}
+
+TEST(NextTailStep, NotTheEndOfAZip) {
+  const std::string junk(kFirstTail, 'x');
+  EXPECT_FALSE(next_tail_step(junk, 100 * kMiB).usable);
 }
 
 }  // namespace

@@ -1,0 +1,58 @@
+// Which large downloads are unpacked while they arrive, and how far their tail fetched apart
+// reaches (tails.hpp).
+
+#include "tails.hpp"
+
+#include <algorithm>
+
+#include "vwheel/core/text.hpp"
+#include "vwheel/zip/zip.hpp"
+
+namespace vwheel::plan::detail {
+
+bool is_http_url(std::string_view url) {
+  return ascii_istarts_with(url, "http://") || ascii_istarts_with(url, "https://");
+}
+
+namespace {
+
+/// A member of a `.dist-info` directory at the top of the wheel: what the installer reads first.
+bool in_dist_info(std::string_view name) {
+  const auto slash = name.find('/');
+  return slash != std::string_view::npos && name.substr(0, slash).ends_with(".dist-info");
+}
+
+}  // namespace
+
+std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests) {
+  std::vector<std::size_t> large;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const auto& q = requests[k];
+    if (q.size && *q.size >= kArriveMin && q.sha256 && is_http_url(q.url)) large.push_back(k);
+  }
+  std::stable_sort(large.begin(), large.end(),
+                   [&](std::size_t a, std::size_t b) { return *requests[a].size > *requests[b].size; });
+  std::vector<TailRequest> out;
+  std::uint64_t total = 0;
+  for (const auto k : large) {
+    const auto length = std::min(*requests[k].size / 8, kFirstTail);
+    if (total + length > kTailsTotalMax) continue;  // a smaller wheel's shorter tail may still fit
+    total += length;
+    out.push_back({k, length});
+  }
+  return out;
+}
+
+TailStep next_tail_step(std::string_view tail, std::uint64_t size) {
+  const auto needs = zip::tail_needs(tail, size, in_dist_info);
+  if (!needs || tail.size() > size) return {false, std::nullopt};
+  const std::uint64_t start = size - tail.size();
+  const std::uint64_t floor = size > kTailMax ? size - kTailMax : 0;
+  // `.dist-info` members further back than kTailMax arrive with the download; the central
+  // directory is wanted all the same (open_arriving reads it first), up to kTailMax.
+  const std::uint64_t from = needs->wanted >= floor ? needs->wanted : std::max(needs->central_directory, floor);
+  if (from >= start) return {true, std::nullopt};
+  return {true, from};
+}
+
+}  // namespace vwheel::plan::detail
