@@ -265,6 +265,16 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     requests.push_back({f.url, dest, expected, f.size});
     owners.push_back(i);
   }
+  {
+    std::vector<http::DownloadRequest> sorted;
+    std::vector<std::size_t> sorted_owners;
+    for (const auto k : detail::download_order(requests)) {
+      sorted.push_back(std::move(requests[k]));
+      sorted_owners.push_back(owners[k]);
+    }
+    requests = std::move(sorted);
+    owners = std::move(sorted_owners);
+  }
   std::optional<http::ProgressDisplay> own;
   if (display == nullptr && !requests.empty()) {
     own.emplace(wheel_filenames(plan), quiet ? http::ProgressDisplay::Style::quiet : http::ProgressDisplay::Style::automatic);

@@ -1,9 +1,10 @@
-// Which large downloads are unpacked while they arrive, and how far their tail fetched apart
-// reaches (tails.hpp).
+// The order downloads start in, which large ones are unpacked while they arrive, and how far
+// their tail fetched apart reaches (tails.hpp).
 
 #include "tails.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "vwheel/core/text.hpp"
 #include "vwheel/zip/zip.hpp"
@@ -23,6 +24,15 @@ bool in_dist_info(std::string_view name) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> download_order(const std::vector<http::DownloadRequest>& requests) {
+  std::vector<std::size_t> order(requests.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return requests[a].size.value_or(0) > requests[b].size.value_or(0);
+  });
+  return order;
+}
 
 std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests) {
   std::vector<std::size_t> large;

@@ -57,6 +57,19 @@ TEST(PickTails, AllFirstTailsTogetherStayWithinTheBudgetLargestFirst) {
   EXPECT_EQ(total, kTailsTotalMax);
 }
 
+TEST(DownloadOrder, LargestFirstUnknownSizesLastTiesAsGiven) {
+  std::vector<http::DownloadRequest> requests = {
+      wheel("a.whl", 1 * kMiB),
+      wheel("b.whl", 3 * kMiB),
+      wheel("c.whl", 2 * kMiB),
+      wheel("d.whl", 3 * kMiB),
+  };
+  requests.push_back({"http://127.0.0.1/files/e.whl", "/cache/e.whl", std::nullopt, std::nullopt});
+  requests.push_back(wheel("f.whl", 1 * kMiB));
+  EXPECT_EQ(download_order(requests), (std::vector<std::size_t>{1, 3, 2, 0, 5, 4}));
+  EXPECT_TRUE(download_order({}).empty());
+}
+
 /// A wheel-shaped archive of `size` bytes at least: `modules` small modules, a stored member
 /// padding it to `size`, and the .dist-info last, or first when `dist_info_first`.
 struct Wheel {
