@@ -2,9 +2,11 @@
 // must fail cleanly or give entries inside the file; reading every member must not crash, and
 // streaming it (ISA-L's and zlib's inflate: the same verdict and bytes) must give what reading it
 // whole (libdeflate) gives whenever both succeed; a raw rewrite of an opened archive must open
-// again with the same names.
+// again with the same names. zip::tail_needs, on the input's last bytes, must agree with the
+// archive opened whole: the same central directory, and its first member where every member is wanted.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +37,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   auto archive = vwheel::zip::Archive::open(input);
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  const auto every = [](std::string_view) { return true; };
+  const auto needs = vwheel::zip::tail_needs(bytes, size, every);
+  if (needs && needs->wanted > needs->central_directory) __builtin_trap();
+  for (const std::size_t n : {size / 2, std::min<std::size_t>(size, 1024)}) {
+    const auto part = vwheel::zip::tail_needs(bytes.substr(size - n), size, every);
+    if (part && needs && part->central_directory != needs->central_directory) __builtin_trap();
+  }
+  if (archive && needs) {
+    std::uint64_t first = archive->central_directory_offset();
+    for (const auto& e : archive->entries()) first = std::min(first, e.local_header_offset);
+    if (needs->central_directory != archive->central_directory_offset() || needs->wanted != first) __builtin_trap();
+  }
   if (!archive) {
     if (archive.error().message.find('\n') != std::string::npos) __builtin_trap();
     return 0;

@@ -50,20 +50,31 @@ std::optional<TailNeeds> tail_needs(std::string_view tail, std::uint64_t size,
   std::uint64_t count = load16(e + 10);
   std::uint64_t cd_size = load32(e + 12);
   std::uint64_t cd_offset = load32(e + 16);
-  std::uint64_t cd_limit = tail_start + *eocd;
-  if (count == 0xFFFF || cd_size == max32 || cd_offset == max32) {
-    // zip64: the locator right before the record points at the zip64 record, both in the tail.
-    if (*eocd < zip64_locator_size) return std::nullopt;
+  const std::uint64_t eocd_at = tail_start + *eocd;
+  std::uint64_t cd_limit = eocd_at;
+  // The zip64 records as Archive::Impl::load takes them: a locator right before the end record
+  // counts unless it lies inside a central directory that needs no zip64 values.
+  const bool needs_zip64 = count == 0xFFFF || cd_size == max32 || cd_offset == max32;
+  const bool locator_in_cd = !needs_zip64 && eocd_at >= zip64_locator_size &&
+                             cd_offset <= eocd_at - zip64_locator_size && cd_offset + cd_size == eocd_at;
+  if (eocd_at >= zip64_locator_size && !locator_in_cd) {
+    if (*eocd < zip64_locator_size) return std::nullopt;  // the locator is not in the tail
     const char* l = e - zip64_locator_size;
-    if (load32(l) != zip64_locator_signature) return std::nullopt;
-    const std::uint64_t record_at = load64(l + 8);
-    if (record_at < tail_start || record_at + zip64_eocd_size > cd_limit - zip64_locator_size) return std::nullopt;
-    const char* z = tail.data() + (record_at - tail_start);
-    if (load32(z) != zip64_eocd_signature) return std::nullopt;
-    count = load64(z + 32);
-    cd_size = load64(z + 40);
-    cd_offset = load64(z + 48);
-    cd_limit = record_at;
+    if (load32(l) == zip64_locator_signature) {
+      const std::uint64_t record_at = load64(l + 8);
+      const std::uint64_t locator_at = eocd_at - zip64_locator_size;
+      if (record_at < tail_start || record_at > locator_at || locator_at - record_at < zip64_eocd_size) {
+        return std::nullopt;
+      }
+      const char* z = tail.data() + (record_at - tail_start);
+      if (load32(z) != zip64_eocd_signature) return std::nullopt;
+      count = load64(z + 32);
+      cd_size = load64(z + 40);
+      cd_offset = load64(z + 48);
+      cd_limit = record_at;
+    } else if (needs_zip64) {
+      return std::nullopt;
+    }
   }
   if (cd_offset > cd_limit || cd_size > cd_limit - cd_offset || count > cd_size / central_header_size) {
     return std::nullopt;
