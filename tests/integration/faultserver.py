@@ -32,7 +32,8 @@ with the configuration in the README. Paths never leave the root. A range reques
 counts as a request and gets the fault applied to the range.
 
 A fault made with `full_only=True` leaves requests with a Range header alone (a download's fault,
-not its tail's). `FaultServer(root, ranges=False)` ignores Range headers, as a server without range
+not its tail's); one made with `offset_only=True` applies to `bytes=A-B` ranges only (the growth
+of a tail, not its first `bytes=-N` request). `FaultServer(root, ranges=False)` ignores Range headers, as a server without range
 support does (200 and the whole file); `validators=False` sends neither ETag nor Last-Modified;
 `head=False` answers HEAD with 405 Method Not Allowed, as some object stores and proxies do.
 
@@ -55,7 +56,7 @@ MODES = ("drop", "500", "503", "truncate", "corrupt", "slow", "stall", "404", "h
 
 
 class Fault:
-    def __init__(self, pattern, mode, times, delay, full_only=False):
+    def __init__(self, pattern, mode, times, delay, full_only=False, offset_only=False):
         if mode not in MODES:
             raise ValueError(f"unknown fault mode {mode!r} (one of {', '.join(MODES)})")
         self.pattern = pattern
@@ -63,6 +64,7 @@ class Fault:
         self.times = times
         self.delay = delay
         self.full_only = full_only
+        self.offset_only = offset_only
         self.hits = 0
         self.arrived = threading.Event()  # hold: a request is waiting
         self.released = threading.Event()  # hold: let it be answered
@@ -146,9 +148,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _fault_for(self, urlpath):
         owner = self.server.owner
         ranged = self.headers.get("Range") is not None
+        offset = ranged and not self.headers.get("Range").startswith("bytes=-")
         with owner.lock:
             for f in owner.faults:
-                if f.full_only and ranged:
+                if (f.full_only and ranged) or (f.offset_only and not offset):
                     continue
                 if fnmatch.fnmatchcase(urlpath, f.pattern) and f.take():
                     return f
@@ -328,11 +331,11 @@ class FaultServer:
     def __exit__(self, *exc):
         self.stop()
 
-    def fault(self, pattern, mode, times=None, delay=30.0, full_only=False):
+    def fault(self, pattern, mode, times=None, delay=30.0, full_only=False, offset_only=False):
         """Applies `mode` to the next `times` requests (None: all) whose URL path matches the fnmatch
         `pattern` (e.g. "*/torch-2.13.0-py3-none-any-cu128.whl", "/simple/torch/"). Returns the Fault
         (its `hits` counts the requests it was applied to)."""
-        f = Fault(pattern, mode, times, delay, full_only)
+        f = Fault(pattern, mode, times, delay, full_only, offset_only)
         with self.lock:
             self.faults.append(f)
         return f

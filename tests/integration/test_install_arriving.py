@@ -184,6 +184,22 @@ def test_a_large_central_directory_and_dist_info_are_fetched_in_steps(vwheel, vw
     assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
 
 
+@pytest.mark.parametrize("mode", ["404", "corrupt"])
+def test_a_tail_whose_growth_fails_gets_the_ordinary_install(vwheel, vwheel_bin, tmp_path, mode):
+    """The request for the rest of a large central directory refused (404) or answered with wrong
+    bytes: the wheel is downloaded and unpacked the ordinary way, and installed right."""
+    site, files = build_index(vwheel, tmp_path, members=5000, size=4096)
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        bad = server.fault(f"*/{WHEEL}", mode, times=1, offset_only=True)
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
+        assert rc == 0, err
+        assert bad.hits == 1 and len(tail_requests(server)) == 1, server.requests
+        assert len([r for r in server.hits(f"*/{WHEEL}") if not r[2]]) == 1, server.requests
+    assert_installed(venv, files)
+    assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
+
+
 def test_a_server_without_ranges_gets_the_ordinary_install(vwheel_bin, tmp_path, index):
     site, files = index
     venv = new_venv(tmp_path)
