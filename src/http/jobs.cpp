@@ -196,8 +196,9 @@ Result<bool> GetJob::begin(CURL* easy) {
     set(easy, CURLOPT_ACCEPT_ENCODING, "");  // whatever curl can decode (gzip, deflate, br, zstd)
   } else {
     set(easy, CURLOPT_RANGE, range_.c_str());
-    // A range is often megabytes (a wheel's last 4 MiB, read before its download): in 16 KiB
-    // reads, curl drains one answer in 100-read turns while the others wait for their turn.
+    // A range is often megabytes (a large wheel's central directory and .dist-info, read before
+    // its download): in 16 KiB reads, curl drains one answer in 100-read turns while the others
+    // wait for their turn.
     set(easy, CURLOPT_BUFFERSIZE, kReadBuffer);
   }
   return true;

@@ -42,14 +42,12 @@ std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& re
   }
   std::stable_sort(large.begin(), large.end(),
                    [&](std::size_t a, std::size_t b) { return *requests[a].size > *requests[b].size; });
+  // Every first tail is kFirstTail long (an eighth of the smallest wheel picked is more), so the
+  // budget holds a number of them: the largest wheels get them.
+  static_assert(kArriveMin / 8 >= kFirstTail);
+  large.resize(std::min<std::size_t>(large.size(), kTailsTotalMax / kFirstTail));
   std::vector<TailRequest> out;
-  std::uint64_t total = 0;
-  for (const auto k : large) {
-    const auto length = std::min(*requests[k].size / 8, kFirstTail);
-    if (total + length > kTailsTotalMax) continue;  // a smaller wheel's shorter tail may still fit
-    total += length;
-    out.push_back({k, length});
-  }
+  for (const auto k : large) out.push_back({k, kFirstTail});
   return out;
 }
 

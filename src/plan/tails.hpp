@@ -41,12 +41,12 @@ inline constexpr std::uint64_t kTailsTotalMax = std::uint64_t{32} << 20;
 
 struct TailRequest {
   std::size_t index = 0;     ///< into the requests
-  std::uint64_t length = 0;  ///< the last bytes to fetch first: min(size / 8, kFirstTail)
+  std::uint64_t length = 0;  ///< the last bytes to fetch first (kFirstTail)
 };
 
 /// The downloads to unpack while they arrive: at least kArriveMin bytes, with a known size and
-/// sha256, over HTTP(S). Largest first (they gain most), each while its first tail fits what is
-/// left of kTailsTotalMax.
+/// sha256, over HTTP(S). Largest first (they gain most), as many as kTailsTotalMax holds first
+/// tails of.
 [[nodiscard]] std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests);
 
 /// What a wheel's tail fetched so far lacks.
