@@ -35,13 +35,12 @@ std::vector<std::size_t> download_order(const std::vector<http::DownloadRequest>
 }
 
 std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests) {
+  // In the order the downloads start (largest first), which is also the order of their gain.
   std::vector<std::size_t> large;
-  for (std::size_t k = 0; k < requests.size(); ++k) {
+  for (const auto k : download_order(requests)) {
     const auto& q = requests[k];
     if (q.size && *q.size >= kArriveMin && q.sha256 && is_http_url(q.url)) large.push_back(k);
   }
-  std::stable_sort(large.begin(), large.end(),
-                   [&](std::size_t a, std::size_t b) { return *requests[a].size > *requests[b].size; });
   // Every first tail is kFirstTail long (an eighth of the smallest wheel picked is more), so the
   // budget holds a number of them: the largest wheels get them.
   static_assert(kArriveMin / 8 >= kFirstTail);
