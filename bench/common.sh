@@ -24,10 +24,20 @@ start_server() {
 
 # measure NAME CMD...: runs CMD after sync; appends "NAME seconds peak-RSS-KiB user-CPU system-CPU"
 # to $WORK/results (and prints it); a failure ends the script with its last lines.
+# PRIME_MIB=N: before each command, untimed, writes N MiB of zeros to a file in $WORK and deletes
+# it, so that every tool starts with that much free memory the host has just backed. On a VM whose
+# balloon reports free memory to the host (bench/README.md, "The page cache's cost on this VM"),
+# that takes the host's cost of backing new pages out of the first N MiB a tool touches, as on a
+# machine without such a balloon; a tool that runs for longer than the host takes to reclaim them
+# still pays for the rest.
 measure() {
   local name=$1
   shift
   sync
+  if [ -n "${PRIME_MIB:-}" ]; then
+    dd if=/dev/zero of="$WORK/prime" bs=1M count="$PRIME_MIB" status=none
+    rm -f "$WORK/prime"
+  fi
   /usr/bin/time -f "%e %M %U %S" -o "$WORK/time.out" "$@" >/dev/null 2>"$WORK/cmd.err" || {
     echo "$name failed: $(tail -3 "$WORK/cmd.err")" >&2
     exit 1

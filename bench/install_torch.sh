@@ -27,7 +27,8 @@
 # >= 20x faster than pip; peak RSS <= 256 MiB).
 # Usage: bench/install_torch.sh [VWHEEL_BIN] [WORKDIR]   (SCALE=0.25 by default: 1.0 is the full
 #   1.7 GB install; ROUNDS=N repeats every command N times, PAUSE seconds apart (60), and prints
-#   medians; PYTHON=/usr/bin/python3; KEEP=1 keeps WORKDIR)
+#   medians; PYTHON=/usr/bin/python3; KEEP=1 keeps WORKDIR; PRIME_MIB=3072 starts every command,
+#   of every tool, with memory the host has backed: bench/common.sh)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VWHEEL=${1:-$ROOT/build/vwheel}
@@ -131,7 +132,9 @@ for line in open(sys.argv[1]):
     rounds[-1][name] = (float(t), int(kib), float(u) + float(k))
 med = lambda values: statistics.median(values)
 n = len(rounds)
-print(f"== {n} round{'s' if n > 1 else ''}, wheel {int(sys.argv[2]) / 1e6:.0f} MB" + (" (medians; each round's values after)" if n > 1 else ""))
+prime = os.environ.get("PRIME_MIB")
+print(f"== {n} round{'s' if n > 1 else ''}, wheel {int(sys.argv[2]) / 1e6:.0f} MB" + (" (medians; each round's values after)" if n > 1 else "")
+      + (f"; every command after {prime} MiB written and deleted (PRIME_MIB)" if prime else ""))
 print(f"{'':26} {'seconds':>8} {'CPU seconds':>12} {'peak RSS MiB':>13}")
 for name in rounds[0]:
     ts = [r[name][0] for r in rounds]
