@@ -31,26 +31,27 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
 
 using detail::is_http_url;
 
-/// Whether `r` answered `length` bytes at `offset` of the file `q` downloads, and agrees on its
-/// size (and on its ETag with `earlier`, an answer for another part of the same file).
-bool answered(const Result<http::RangeResponse>& r, const http::DownloadRequest& q, std::uint64_t offset,
-              std::uint64_t length, const http::RangeResponse* earlier = nullptr) {
-  if (!r || r->whole || r->too_large || r->total_size != q.size || r->body.size() != length || r->offset != offset) {
+/// Whether `r` answered `length` bytes at `offset` of a file of `size` bytes (and agrees on its
+/// ETag with `earlier`, an answer for another part of the same file).
+bool answered(const Result<http::RangeResponse>& r, std::uint64_t size, std::uint64_t offset, std::uint64_t length,
+              const http::RangeResponse* earlier = nullptr) {
+  if (!r || r->whole || r->too_large || r->total_size != size || r->body.size() != length || r->offset != offset) {
     return false;
   }
   return earlier == nullptr || r->etag.empty() || earlier->etag.empty() || r->etag == earlier->etag;
 }
 
-/// For each large download from an HTTP server, fetches its last bytes (all concurrently), then
-/// what its central directory says they lack (detail::next_tail_step: at most two more requests
-/// each, all wheels' together), and, when the server honoured every range and agrees on the size,
-/// makes it an arriving wheel: `requests[k].growing` is set and the result's [k] describes it;
-/// else [k] is null.
+/// For each large download from an HTTP server, and each of unknown size, fetches its last bytes
+/// (all concurrently), then what its central directory says they lack (detail::next_tail_step: at
+/// most two more requests each, all wheels' together), and, when the server honoured every range
+/// and agrees on the size, makes it an arriving wheel: `requests[k].growing` is set (and its size,
+/// the server's, when the index gave none) and the result's [k] describes it; else [k] is null.
 std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client& client,
                                                                  std::vector<http::DownloadRequest>& requests) {
   std::vector<std::shared_ptr<const zip::Arriving>> out(requests.size());
   struct Tail {
     std::size_t index = 0;
+    std::uint64_t size = 0;     ///< the index's, else the first answer's
     http::RangeResponse first;  ///< the first answer; its body grows at the front
     bool dropped = false;
   };
@@ -69,10 +70,14 @@ std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client&
     auto got = client.get_suffixes(urls, lengths);
     for (std::size_t j = 0; j < which.size(); ++j) {
       const auto& q = requests[which[j]];
+      // The index gave no size: the server's answer does, and a small wheel is left to the
+      // ordinary path (which learns nothing from this answer: the download is checked as before).
+      const auto size = q.size ? q.size : got[j] ? got[j]->total_size : std::nullopt;
+      if (!size || *size < lengths[j] || (!q.size && *size < detail::kArriveMin)) continue;
       // Anything unexpected (an error, another size) leaves the wheel to the ordinary path.
-      if (!answered(got[j], q, *q.size - lengths[j], lengths[j])) continue;
+      if (!answered(got[j], *size, *size - lengths[j], lengths[j])) continue;
       total += lengths[j];
-      tails.push_back({which[j], std::move(*got[j])});
+      tails.push_back({which[j], *size, std::move(*got[j])});
     }
   }
   for (int round = 0; round < 2; ++round) {
@@ -80,7 +85,7 @@ std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client&
     std::vector<Tail*> asking;
     for (auto& t : tails) {
       if (t.dropped) continue;
-      const auto size = *requests[t.index].size;
+      const auto size = t.size;
       const auto step = detail::next_tail_step(t.first.body, size);
       if (step.usable && !step.more_from) continue;
       const std::uint64_t start = size - t.first.body.size();
@@ -98,7 +103,7 @@ std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client&
     auto got = client.get_ranges(batch, 0);
     for (std::size_t j = 0; j < asking.size(); ++j) {
       auto& t = *asking[j];
-      if (!answered(got[j], requests[t.index], *batch[j].offset, batch[j].length, &t.first)) {
+      if (!answered(got[j], t.size, *batch[j].offset, batch[j].length, &t.first)) {
         t.dropped = true;
         total -= t.first.body.size() + batch[j].length;
         continue;
@@ -109,11 +114,13 @@ std::vector<std::shared_ptr<const zip::Arriving>> hand_on_arriving(http::Client&
   for (auto& t : tails) {
     if (t.dropped) continue;
     auto& q = requests[t.index];
+    // The download must be the file the tail is the end of: of the size its answers gave.
+    q.size = t.size;
     auto growing = std::make_shared<GrowingFile>();
     auto a = std::make_shared<zip::Arriving>();
     a->path = fs::path(q.dest.string() + ".part");
     a->final_path = q.dest;
-    a->size = *q.size;
+    a->size = t.size;
     a->tail = std::move(t.first.body);
     a->growing = growing;
     q.growing = std::move(growing);
@@ -265,16 +272,6 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     requests.push_back({f.url, dest, expected, f.size});
     owners.push_back(i);
   }
-  {
-    std::vector<http::DownloadRequest> sorted;
-    std::vector<std::size_t> sorted_owners;
-    for (const auto k : detail::download_order(requests)) {
-      sorted.push_back(std::move(requests[k]));
-      sorted_owners.push_back(owners[k]);
-    }
-    requests = std::move(sorted);
-    owners = std::move(sorted_owners);
-  }
   std::optional<http::ProgressDisplay> own;
   if (display == nullptr && !requests.empty()) {
     own.emplace(wheel_filenames(plan), quiet ? http::ProgressDisplay::Style::quiet : http::ProgressDisplay::Style::automatic);
@@ -295,7 +292,23 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
   // Large wheels are handed on while they download (when the server honours Range requests for
   // their last bytes, which hold the central directory and the .dist-info), so that unpacking
   // overlaps the transfer; their checks then finish with the download, below.
-  const auto arriving = hand_on_arriving(http, requests);
+  auto arriving = hand_on_arriving(http, requests);
+  {
+    // The largest start first (detail::download_order), with the sizes that the tails of wheels
+    // the index gave none for have told.
+    const auto order = detail::download_order(requests);
+    std::vector<http::DownloadRequest> sorted;
+    std::vector<std::size_t> sorted_owners;
+    std::vector<std::shared_ptr<const zip::Arriving>> sorted_arriving;
+    for (const auto k : order) {
+      sorted.push_back(std::move(requests[k]));
+      sorted_owners.push_back(owners[k]);
+      sorted_arriving.push_back(std::move(arriving[k]));
+    }
+    requests = std::move(sorted);
+    owners = std::move(sorted_owners);
+    arriving = std::move(sorted_arriving);
+  }
   // No reader may wait for a download that will not finish: whatever way this function returns.
   struct FinishAll {
     const std::vector<http::DownloadRequest>& requests;

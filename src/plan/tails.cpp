@@ -35,18 +35,20 @@ std::vector<std::size_t> download_order(const std::vector<http::DownloadRequest>
 }
 
 std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests) {
-  // In the order the downloads start (largest first), which is also the order of their gain.
-  std::vector<std::size_t> large;
+  // In the order the downloads start (largest first, unknown sizes last), which is also the order
+  // of their gain: the budget goes to the largest wheels first (a first tail is at most an eighth
+  // of a wheel of known size picked).
+  static_assert(kArriveMin / 8 >= kFirstTail && kProbeTail <= kFirstTail);
+  std::vector<TailRequest> out;
+  std::uint64_t total = 0;
   for (const auto k : download_order(requests)) {
     const auto& q = requests[k];
-    if (q.size && *q.size >= kArriveMin && q.sha256 && is_http_url(q.url)) large.push_back(k);
+    if (!q.sha256 || !is_http_url(q.url) || (q.size && *q.size < kArriveMin)) continue;
+    const auto length = q.size ? kFirstTail : kProbeTail;
+    if (total + length > kTailsTotalMax) continue;
+    total += length;
+    out.push_back({k, length});
   }
-  // Every first tail is kFirstTail long (an eighth of the smallest wheel picked is more), so the
-  // budget holds a number of them: the largest wheels get them.
-  static_assert(kArriveMin / 8 >= kFirstTail);
-  large.resize(std::min<std::size_t>(large.size(), kTailsTotalMax / kFirstTail));
-  std::vector<TailRequest> out;
-  for (const auto k : large) out.push_back({k, kFirstTail});
   return out;
 }
 

@@ -29,6 +29,12 @@ inline constexpr std::uint64_t kArriveMin = std::uint64_t{16} << 20;
 /// VM, the 4 MiB tails of a torch install's eight largest wheels took 0.19 s before any download
 /// started (bench/install_torch_graph.sh).
 inline constexpr std::uint64_t kFirstTail = std::uint64_t{256} << 10;
+/// The first request for the end of a wheel whose size the index did not give (an HTML page has
+/// no sizes: PyTorch's index, for one): the end-of-central-directory record and a wheel of few
+/// members' central directory and `.dist-info` (an `nvidia-*` runtime's take 10-20 KB). The answer
+/// gives the file's size (Content-Range); a wheel below kArriveMin is then downloaded the ordinary
+/// way, having cost this request more.
+inline constexpr std::uint64_t kProbeTail = std::uint64_t{64} << 10;
 /// The most of one wheel's end fetched apart: a torch wheel's central directory (12,000 members)
 /// and `.dist-info` take about 2 MB. What lies before is read from the download as it arrives.
 inline constexpr std::uint64_t kTailMax = std::uint64_t{4} << 20;
@@ -41,12 +47,13 @@ inline constexpr std::uint64_t kTailsTotalMax = std::uint64_t{32} << 20;
 
 struct TailRequest {
   std::size_t index = 0;     ///< into the requests
-  std::uint64_t length = 0;  ///< the last bytes to fetch first (kFirstTail)
+  std::uint64_t length = 0;  ///< the last bytes to fetch first: kFirstTail, or kProbeTail when the size is unknown
 };
 
-/// The downloads to unpack while they arrive: at least kArriveMin bytes, with a known size and
-/// sha256, over HTTP(S). Largest first (they gain most), as many as kTailsTotalMax holds first
-/// tails of.
+/// The downloads that may be unpacked while they arrive: those with a sha256, over HTTP(S), of at
+/// least kArriveMin bytes or of unknown size (whose tail's answer tells). Those of known size
+/// first, largest first (they gain most), then those of unknown size, as many as kTailsTotalMax
+/// holds first tails of.
 [[nodiscard]] std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests);
 
 /// What a wheel's tail fetched so far lacks.

@@ -184,6 +184,44 @@ def test_a_large_central_directory_and_dist_info_are_fetched_in_steps(vwheel, vw
     assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
 
 
+def html_only(site):
+    """The index as pages without sizes (HTML, as PyTorch's index serves): its JSON pages removed."""
+    pages = list((site / "simple").rglob("index.json"))
+    assert pages
+    for page in pages:
+        page.unlink()
+
+
+def test_a_wheel_whose_index_gives_no_size_is_unpacked_while_it_arrives(vwheel_bin, tmp_path, index):
+    """An HTML index gives no sizes: a shorter first request for the wheel's end tells its size
+    (Content-Range), and the wheel, large enough, is unpacked while the rest downloads."""
+    site, files = index
+    html_only(site)
+    assert (tmp_path / "wheels" / WHEEL).stat().st_size >= 16 * MIB
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        install_overlapping(vwheel_bin, tmp_path, server, venv)
+        ranges = [r[2] for r in server.hits(f"*/{WHEEL}") if r[2]]
+        assert ranges == [f"bytes=-{64 * 1024}"], server.requests  # holds this wheel's directory and .dist-info
+        assert len([r for r in server.hits(f"*/{WHEEL}") if not r[2]]) == 1, server.requests
+    assert_installed(venv, files)
+    assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
+
+
+def test_a_small_wheel_whose_index_gives_no_size_is_installed_the_ordinary_way(vwheel, vwheel_bin, tmp_path):
+    """Below the size the overlap starts at, the answer to the first request for its end is all
+    the wheel costs more: it is downloaded once, and installed."""
+    site, files = build_index(vwheel, tmp_path, members=4, size=1024)
+    html_only(site)
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
+        assert rc == 0, err
+        assert [r[2] for r in server.hits(f"*/{WHEEL}") if r[2]] == [f"bytes=-{64 * 1024}"], server.requests
+        assert len([r for r in server.hits(f"*/{WHEEL}") if not r[2]]) == 1, server.requests
+    assert_installed(venv, files)
+
+
 @pytest.mark.parametrize("mode", ["404", "corrupt"])
 def test_a_tail_whose_growth_fails_gets_the_ordinary_install(vwheel, vwheel_bin, tmp_path, mode):
     """The request for the rest of a large central directory refused (404) or answered with wrong

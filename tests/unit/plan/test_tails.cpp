@@ -24,7 +24,7 @@ http::DownloadRequest wheel(const std::string& name, std::uint64_t size, bool sh
           sha ? std::optional<std::string>(std::string(64, 'a')) : std::nullopt, size};
 }
 
-TEST(PickTails, LargeHttpWheelsWithSizeAndHashOnly) {
+TEST(PickTails, LargeOrUnknownSizedHttpWheelsWithHashOnly) {
   std::vector<http::DownloadRequest> requests = {
       wheel("small.whl", kArriveMin - 1),  // below the threshold
       wheel("torch.whl", 900 * kMiB),
@@ -32,13 +32,45 @@ TEST(PickTails, LargeHttpWheelsWithSizeAndHashOnly) {
       wheel("local.whl", 100 * kMiB, true, "file"),  // not from an HTTP server
       wheel("mid.whl", 24 * kMiB),
   };
+  // No size from the index (an HTML page): its tail's answer will tell, from a shorter first request.
   requests.push_back({"http://127.0.0.1/files/nosize.whl", "/cache/nosize.whl", std::string(64, 'a'), std::nullopt});
+  requests.push_back(
+      {"http://127.0.0.1/files/nosize-nohash.whl", "/cache/nosize-nohash.whl", std::nullopt, std::nullopt});
   const auto picked = pick_tails(requests);
-  ASSERT_EQ(picked.size(), 2U);
+  ASSERT_EQ(picked.size(), 3U);
   EXPECT_EQ(picked[0].index, 1U);
   EXPECT_EQ(picked[0].length, kFirstTail);  // the first request only; it grows by what it lacks
   EXPECT_EQ(picked[1].index, 4U);
   EXPECT_EQ(picked[1].length, kFirstTail);
+  EXPECT_EQ(picked[2].index, 5U);  // after those of known size
+  EXPECT_EQ(picked[2].length, kProbeTail);
+}
+
+TEST(PickTails, WheelsOfUnknownSizeGetWhatTheBudgetLeaves) {
+  // The largest of known size take all the budget but one first tail's worth: the wheels of
+  // unknown size share what is left, in the order given.
+  const std::uint64_t fit = kTailsTotalMax / kFirstTail;
+  std::vector<http::DownloadRequest> requests;
+  for (std::uint64_t i = 0; i < fit + 3; ++i) {
+    requests.push_back(
+        {"http://127.0.0.1/files/u" + std::to_string(i) + ".whl", "/cache/u.whl", std::string(64, 'a'), std::nullopt});
+  }
+  for (std::uint64_t i = 0; i + 1 < fit; ++i) requests.push_back(wheel("big" + std::to_string(i) + ".whl", 100 * kMiB));
+  const auto picked = pick_tails(requests);
+  const std::uint64_t probes = kFirstTail / kProbeTail;
+  ASSERT_EQ(picked.size(), fit - 1 + probes);
+  std::uint64_t total = 0;
+  for (std::size_t j = 0; j < picked.size(); ++j) {
+    if (j < fit - 1) {
+      EXPECT_EQ(picked[j].index, fit + 3 + j);
+      EXPECT_EQ(picked[j].length, kFirstTail);
+    } else {
+      EXPECT_EQ(picked[j].index, j - (fit - 1));
+      EXPECT_EQ(picked[j].length, kProbeTail);
+    }
+    total += picked[j].length;
+  }
+  EXPECT_EQ(total, kTailsTotalMax);
 }
 
 TEST(PickTails, AllFirstTailsTogetherStayWithinTheBudgetLargestFirst) {
