@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "vwheel/core/text.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
 #include "vwheel/zip/zip.hpp"
 
 namespace vwheel::plan::detail {
@@ -34,6 +35,18 @@ std::vector<std::size_t> download_order(const std::vector<http::DownloadRequest>
   return order;
 }
 
+bool for_any_platform(const std::filesystem::path& dest) {
+  const auto name = wheel_name::parse_wheel_name(dest.filename().string());
+  if (!name) return false;
+  std::string_view tags = name->platform_tag;  // possibly compressed: `a.b`
+  while (true) {
+    const auto dot = tags.find('.');
+    if (tags.substr(0, dot) != "any") return false;
+    if (dot == std::string_view::npos) return true;
+    tags.remove_prefix(dot + 1);
+  }
+}
+
 std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests) {
   // In the order the downloads start (largest first, unknown sizes last), which is also the order
   // of their gain: the budget goes to the largest wheels first (a first tail is at most an eighth
@@ -44,6 +57,7 @@ std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& re
   for (const auto k : download_order(requests)) {
     const auto& q = requests[k];
     if (!q.sha256 || !is_http_url(q.url) || (q.size && *q.size < kArriveMin)) continue;
+    if (!q.size && for_any_platform(q.dest)) continue;
     const auto length = q.size ? kFirstTail : kProbeTail;
     if (total + length > kTailsTotalMax) continue;
     total += length;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -50,10 +51,15 @@ struct TailRequest {
   std::uint64_t length = 0;  ///< the last bytes to fetch first: kFirstTail, or kProbeTail when the size is unknown
 };
 
+/// Whether `dest`, a wheel's file name, is tagged for any platform only (`...-any.whl`: pure
+/// Python). Such wheels are rarely as large as kArriveMin; fetching the end of each whose size an
+/// index did not give would cost every install from an HTML index a request per wheel.
+[[nodiscard]] bool for_any_platform(const std::filesystem::path& dest);
+
 /// The downloads that may be unpacked while they arrive: those with a sha256, over HTTP(S), of at
-/// least kArriveMin bytes or of unknown size (whose tail's answer tells). Those of known size
-/// first, largest first (they gain most), then those of unknown size, as many as kTailsTotalMax
-/// holds first tails of.
+/// least kArriveMin bytes, or of unknown size (whose tail's answer tells) and not for_any_platform.
+/// Those of known size first, largest first (they gain most), then those of unknown size, as many
+/// as kTailsTotalMax holds first tails of.
 [[nodiscard]] std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests);
 
 /// What a wheel's tail fetched so far lacks.

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 import zipfile
@@ -24,21 +25,25 @@ from test_install_large import b64, corrupt_the_middle, run_measured
 
 PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 MIB = 1 << 20
-WHEEL = "arrive-1.0-py3-none-any.whl"
+# Tagged for this platform, as the large wheels are: an index without sizes (HTML) has the end of
+# those fetched first, not of wheels for any platform (pure Python, rarely large).
+PLATFORM = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+WHEEL = f"arrive-1.0-py3-none-{PLATFORM}.whl"
 
 
-def make_wheel(directory, members=48, size=MIB // 2):
+def make_wheel(directory, members=48, size=MIB // 2, filename=WHEEL):
     """A 24 MiB wheel of incompressible stored and deflated members (above the 16 MiB the overlap
     starts at), the .dist-info last as wheel builders write it. Returns {name: bytes}."""
+    tag = filename.removesuffix(".whl").split("-", 2)[2]
     rng = random.Random(17)
     files = {"arrive/__init__.py": b"VALUE = 1\n"}
     for i in range(members):
         files[f"arrive/m{i:03d}.bin"] = rng.randbytes(size)
     files["arrive-1.0.dist-info/METADATA"] = b"Metadata-Version: 2.1\nName: arrive\nVersion: 1.0\n"
-    files["arrive-1.0.dist-info/WHEEL"] = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files["arrive-1.0.dist-info/WHEEL"] = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: {tag}\n".encode()
     record = "".join(f"{n},sha256={b64(hashlib.sha256(d).digest())},{len(d)}\n" for n, d in files.items())
     record += "arrive-1.0.dist-info/RECORD,,\n"
-    with zipfile.ZipFile(Path(directory) / WHEEL, "w") as zf:
+    with zipfile.ZipFile(Path(directory) / filename, "w") as zf:
         for i, (name, data) in enumerate(files.items()):
             zf.writestr(name, data, compress_type=zipfile.ZIP_STORED if i % 2 else zipfile.ZIP_DEFLATED)
         zf.writestr("arrive-1.0.dist-info/RECORD", record)
@@ -219,6 +224,23 @@ def test_a_small_wheel_whose_index_gives_no_size_is_installed_the_ordinary_way(v
         assert rc == 0, err
         assert [r[2] for r in server.hits(f"*/{WHEEL}") if r[2]] == [f"bytes=-{64 * 1024}"], server.requests
         assert len([r for r in server.hits(f"*/{WHEEL}") if not r[2]]) == 1, server.requests
+    assert_installed(venv, files)
+
+
+def test_a_wheel_for_any_platform_whose_index_gives_no_size_costs_no_request_more(vwheel, vwheel_bin, tmp_path):
+    """Pure Python (`-any.whl`) and no size: downloaded the ordinary way, without asking for its end
+    first (an install of many small wheels from an HTML index would pay a request for each)."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    pure = "arrive-1.0-py3-none-any.whl"
+    files = make_wheel(wheels, filename=pure)
+    assert vwheel("index", "build", wheels, "-o", tmp_path / "site", "--quiet").rc == 0
+    html_only(tmp_path / "site")
+    venv = new_venv(tmp_path)
+    with FaultServer(tmp_path / "site") as server:
+        rc, err, _ = install(vwheel_bin, tmp_path, server, venv)
+        assert rc == 0, err
+        assert [r[2] for r in server.hits(f"*/{pure}")] == [None], server.requests
     assert_installed(venv, files)
 
 

@@ -33,9 +33,13 @@ TEST(PickTails, LargeOrUnknownSizedHttpWheelsWithHashOnly) {
       wheel("mid.whl", 24 * kMiB),
   };
   // No size from the index (an HTML page): its tail's answer will tell, from a shorter first request.
-  requests.push_back({"http://127.0.0.1/files/nosize.whl", "/cache/nosize.whl", std::string(64, 'a'), std::nullopt});
+  const std::string native = "nosize-1.0-cp312-cp312-manylinux_2_28_x86_64.whl";
+  requests.push_back({"http://127.0.0.1/files/" + native, "/cache/" + native, std::string(64, 'a'), std::nullopt});
   requests.push_back(
-      {"http://127.0.0.1/files/nosize-nohash.whl", "/cache/nosize-nohash.whl", std::nullopt, std::nullopt});
+      {"http://127.0.0.1/files/" + native, "/cache/" + native, std::nullopt, std::nullopt});  // no sha256
+  // Pure Python, and no size: not worth a request of its own.
+  requests.push_back({"http://127.0.0.1/files/pure-1.0-py3-none-any.whl", "/cache/pure-1.0-py3-none-any.whl",
+                      std::string(64, 'a'), std::nullopt});
   const auto picked = pick_tails(requests);
   ASSERT_EQ(picked.size(), 3U);
   EXPECT_EQ(picked[0].index, 1U);
@@ -52,8 +56,8 @@ TEST(PickTails, WheelsOfUnknownSizeGetWhatTheBudgetLeaves) {
   const std::uint64_t fit = kTailsTotalMax / kFirstTail;
   std::vector<http::DownloadRequest> requests;
   for (std::uint64_t i = 0; i < fit + 3; ++i) {
-    requests.push_back(
-        {"http://127.0.0.1/files/u" + std::to_string(i) + ".whl", "/cache/u.whl", std::string(64, 'a'), std::nullopt});
+    const auto name = "u" + std::to_string(i) + "-1.0-cp312-cp312-linux_x86_64.whl";
+    requests.push_back({"http://127.0.0.1/files/" + name, "/cache/" + name, std::string(64, 'a'), std::nullopt});
   }
   for (std::uint64_t i = 0; i + 1 < fit; ++i) requests.push_back(wheel("big" + std::to_string(i) + ".whl", 100 * kMiB));
   const auto picked = pick_tails(requests);
@@ -87,6 +91,17 @@ TEST(PickTails, AllFirstTailsTogetherStayWithinTheBudgetLargestFirst) {
     total += picked[j].length;
   }
   EXPECT_EQ(total, kTailsTotalMax);
+}
+
+TEST(ForAnyPlatform, OnlyWheelsTaggedForAnyPlatformAlone) {
+  EXPECT_TRUE(for_any_platform("/cache/sympy-1.14.0-py3-none-any.whl"));
+  EXPECT_TRUE(for_any_platform("six-1.17.0-py2.py3-none-any.whl"));
+  EXPECT_FALSE(for_any_platform("/cache/torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64.whl"));
+  EXPECT_FALSE(
+      for_any_platform("nvidia_cublas_cu12-12.8.4.1-py3-none-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"));
+  EXPECT_FALSE(for_any_platform("odd-1.0-py3-none-any.linux_x86_64.whl"));           // not for any platform alone
+  EXPECT_FALSE(for_any_platform("torch-2.9.0-cp312-cp312-linux_x86_64-cu128.whl"));  // a variant's label
+  EXPECT_FALSE(for_any_platform("not-a-wheel.whl"));                                 // unknown: its tail's answer tells
 }
 
 TEST(DownloadOrder, LargestFirstUnknownSizesLastTiesAsGiven) {
