@@ -31,10 +31,10 @@ inline constexpr std::uint64_t kArriveMin = std::uint64_t{16} << 20;
 /// started (bench/install_torch_graph.sh).
 inline constexpr std::uint64_t kFirstTail = std::uint64_t{256} << 10;
 /// The first request for the end of a wheel whose size the index did not give (an HTML page has
-/// no sizes: PyTorch's index, for one): the end-of-central-directory record and a wheel of few
-/// members' central directory and `.dist-info` (an `nvidia-*` runtime's take 10-20 KB). The answer
-/// gives the file's size (Content-Range); a wheel below kArriveMin is then downloaded the ordinary
-/// way, having cost this request more.
+/// no sizes: PyTorch's index, for one): the end-of-central-directory record, and a wheel of few
+/// members' central directory and `.dist-info`; the tail grows by what they lack as any other's.
+/// The answer gives the file's size (Content-Range); a wheel below kArriveMin is then downloaded
+/// the ordinary way, having cost this request more.
 inline constexpr std::uint64_t kProbeTail = std::uint64_t{64} << 10;
 /// The most of one wheel's end fetched apart: a torch wheel's central directory (12,000 members)
 /// and `.dist-info` take about 2 MB. What lies before is read from the download as it arrives.
