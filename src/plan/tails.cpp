@@ -37,14 +37,7 @@ std::vector<std::size_t> download_order(const std::vector<http::DownloadRequest>
 
 bool for_any_platform(const std::filesystem::path& dest) {
   const auto name = wheel_name::parse_wheel_name(dest.filename().string());
-  if (!name) return false;
-  std::string_view tags = name->platform_tag;  // possibly compressed: `a.b`
-  while (true) {
-    const auto dot = tags.find('.');
-    if (tags.substr(0, dot) != "any") return false;
-    if (dot == std::string_view::npos) return true;
-    tags.remove_prefix(dot + 1);
-  }
+  return name && std::ranges::all_of(name->platform_tags(), [](const std::string& tag) { return tag == "any"; });
 }
 
 std::vector<TailRequest> pick_tails(const std::vector<http::DownloadRequest>& requests) {
