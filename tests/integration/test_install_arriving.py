@@ -213,6 +213,29 @@ def test_a_wheel_whose_index_gives_no_size_is_unpacked_while_it_arrives(vwheel_b
     assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
 
 
+def test_a_large_central_directory_from_an_index_without_sizes_is_fetched_in_steps(vwheel, vwheel_bin, tmp_path):
+    """No size and 5,000 members: the first 64 KiB from the end give the size and the end record,
+    then the tail grows as for a wheel whose size the index gave (the rest of the central directory,
+    then the .dist-info), and the members are unpacked while the rest downloads."""
+    site, files = build_index(vwheel, tmp_path, members=5000, size=4096)
+    html_only(site)
+    wheel = tmp_path / "wheels" / WHEEL
+    size = wheel.stat().st_size
+    with zipfile.ZipFile(wheel) as zf:
+        directory = zf.start_dir
+        metadata = zf.getinfo("arrive-1.0.dist-info/METADATA").header_offset
+    assert size - directory > 64 * 1024 and size >= 16 * MIB
+    venv = new_venv(tmp_path)
+    with FaultServer(site) as server:
+        install_overlapping(vwheel_bin, tmp_path, server, venv)
+        ranges = [r[2] for r in server.hits(f"*/{WHEEL}") if r[2]]
+        assert ranges == [f"bytes=-{64 * 1024}", f"bytes={directory}-{size - 64 * 1024 - 1}",
+                          f"bytes={metadata}-{directory - 1}"], server.requests
+        assert len([r for r in server.hits(f"*/{WHEEL}") if not r[2]]) == 1, server.requests
+    assert_installed(venv, files)
+    assert not list(site_packages(venv).glob(".vwheel-tmp-*"))
+
+
 def test_a_small_wheel_whose_index_gives_no_size_is_installed_the_ordinary_way(vwheel, vwheel_bin, tmp_path):
     """Below the size the overlap starts at, the answer to the first request for its end is all
     the wheel costs more: it is downloaded once, and installed."""
