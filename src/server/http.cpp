@@ -123,8 +123,12 @@ std::vector<MediaRange> parse_accept(std::string_view header) {
   return out;
 }
 
-std::optional<PageFormat> negotiate(std::string_view accept) {
-  if (ascii_trim(accept, is_space_or_tab).empty()) return PageFormat::TextHtml;
+std::optional<PageFormat> negotiate(std::string_view accept, PageFiles available) {
+  const auto has = [&](PageFormat f) { return f == PageFormat::SimpleJson ? available.json : available.html; };
+  if (ascii_trim(accept, is_space_or_tab).empty()) {  // any type: HTML first, as for */*
+    if (has(PageFormat::TextHtml)) return PageFormat::TextHtml;
+    return has(PageFormat::SimpleJson) ? std::optional(PageFormat::SimpleJson) : std::nullopt;
+  }
   const auto ranges = parse_accept(accept);
   struct Offer {
     PageFormat format;
@@ -140,6 +144,7 @@ std::optional<PageFormat> negotiate(std::string_view accept) {
   std::optional<PageFormat> best;
   int best_q = 0;
   for (const auto& offer : kOffers) {
+    if (!has(offer.format)) continue;
     int specificity = -1;
     int q = 0;
     for (const auto& r : ranges) {

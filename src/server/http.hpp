@@ -23,6 +23,13 @@ enum class PageFormat {
   SimpleJson,  ///< `application/vnd.pypi.simple.v1+json`: index.json
 };
 
+/// Which files a `/simple/` directory holds: the HTML formats are served from index.html, the JSON
+/// one from index.json.
+struct PageFiles {
+  bool html = true;
+  bool json = true;
+};
+
 /// The Content-Type sent with a format.
 [[nodiscard]] std::string_view content_type(PageFormat format) noexcept;
 /// The file of a `/simple/` directory holding a format (`index.html` or `index.json`).
@@ -43,8 +50,10 @@ struct MediaRange {
 /// specific matching media range (`type/subtype` > `type/*` > `*/*`);
 /// `application/vnd.pypi.simple.latest+json` and `...latest+html` count as the v1 types; the
 /// highest q wins, ties going to the earlier PageFormat. An absent or empty header means
-/// `text/html`. nullopt when nothing offered is acceptable (406).
-[[nodiscard]] std::optional<PageFormat> negotiate(std::string_view accept);
+/// `text/html`. Only the formats `available` says the page has are offered (a site that another
+/// tool built may have index.html alone: pip, which prefers JSON, must still get the HTML). nullopt
+/// when nothing offered is acceptable (406).
+[[nodiscard]] std::optional<PageFormat> negotiate(std::string_view accept, PageFiles available = {});
 
 /// The `format` query parameter of PEP 691 (`?format=application/vnd.pypi.simple.v1+json`), which
 /// overrides the Accept header when present. nullopt when absent or not a known type.

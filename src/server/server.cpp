@@ -300,12 +300,33 @@ void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res)
     std::vector<std::string> page = segments;
     if (simple && segments.size() <= 2) {
       res.set_header("Vary", "Accept");
+      // A site built by another tool may have one of the two files only.
+      const auto has = [&](const char* file) {
+        auto with = segments;
+        with.emplace_back(file);
+        const auto f = resolve_inside(root_, with);
+        return f && f->is_regular();
+      };
+      const http::PageFiles files{has("index.html"), has("index.json")};
+      if (!files.html && !files.json) {
+        set_error(res, 404, "Not Found");
+        return;
+      }
+      // PEP 691's `?format=` overrides the Accept header, also when the page lacks that file.
       auto format = http::format_from_query(target->query);
-      if (!format) format = http::negotiate(req.get_header_value("Accept"));
+      if (!format) {
+        format = http::negotiate(req.get_header_value("Accept"), files);
+      } else if (!(*format == http::PageFormat::SimpleJson ? files.json : files.html)) {
+        format.reset();
+      }
       if (!format) {
         set_error(res, 406,
-                  "Not Acceptable: this index serves text/html, application/vnd.pypi.simple.v1+html and "
-                  "application/vnd.pypi.simple.v1+json");
+                  files.html && files.json
+                      ? "Not Acceptable: this index serves text/html, application/vnd.pypi.simple.v1+html and "
+                        "application/vnd.pypi.simple.v1+json"
+                  : files.html
+                      ? "Not Acceptable: this page is served as text/html and application/vnd.pypi.simple.v1+html"
+                      : "Not Acceptable: this page is served as application/vnd.pypi.simple.v1+json");
         return;
       }
       page.emplace_back(http::page_file(*format));

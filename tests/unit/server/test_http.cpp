@@ -50,6 +50,22 @@ TEST(Negotiate, MalformedQIsSkipped) {
   EXPECT_EQ(negotiate("application/vnd.pypi.simple.v1+json;q=0.1234"), std::nullopt);
 }
 
+TEST(Negotiate, OnlyTheFilesThePageHasAreOffered) {
+  const PageFiles html_only{true, false};
+  const PageFiles json_only{false, true};
+  const auto* pip =
+      "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01";
+  EXPECT_EQ(negotiate(pip, html_only), PageFormat::SimpleHtml);
+  EXPECT_EQ(negotiate(pip, json_only), PageFormat::SimpleJson);
+  EXPECT_EQ(negotiate("", json_only), PageFormat::SimpleJson) << "no Accept header: any type";
+  EXPECT_EQ(negotiate("*/*", json_only), PageFormat::SimpleJson);
+  EXPECT_EQ(negotiate("", html_only), PageFormat::TextHtml);
+  EXPECT_EQ(negotiate("application/vnd.pypi.simple.v1+json", html_only), std::nullopt);
+  EXPECT_EQ(negotiate("text/html", json_only), std::nullopt);
+  EXPECT_EQ(negotiate("", PageFiles{false, false}), std::nullopt);
+  EXPECT_EQ(negotiate("*/*", PageFiles{false, false}), std::nullopt);
+}
+
 TEST(ParseAccept, ReadsTypesAndQ) {
   auto ranges = parse_accept("Text/HTML;level=1;q=0.5, application/json , */*;q=0");
   ASSERT_EQ(ranges.size(), 3U);

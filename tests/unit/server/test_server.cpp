@@ -75,6 +75,35 @@ TEST_F(SiteTest, NegotiatesProjectPages) {
   EXPECT_EQ(refused->status, 406);
 }
 
+// A site built by another tool may have one page file only: pip, which asks for JSON first, gets
+// the HTML; a client that accepts only what is missing gets 406; `?format=` for it too.
+TEST_F(SiteTest, PagesWithOneFileServeIt) {
+  write(site_ / "simple/htmlonly/index.html", "<html>html only</html>\n");
+  write(site_ / "simple/jsononly/index.json", R"({"meta":{"api-version":"1.1"},"name":"jsononly","files":[]})");
+  const httplib::Headers pip{
+      {"Accept", "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01"}};
+  auto r = client_->Get("/simple/htmlonly/", pip);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/vnd.pypi.simple.v1+html");
+  EXPECT_EQ(r->body, "<html>html only</html>\n");
+  r = client_->Get("/simple/jsononly/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/vnd.pypi.simple.v1+json");
+  r = client_->Get("/simple/htmlonly/", {{"Accept", "application/vnd.pypi.simple.v1+json"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 406);
+  EXPECT_NE(r->body.find("text/html"), std::string::npos) << r->body;
+  r = client_->Get("/simple/htmlonly/?format=application/vnd.pypi.simple.v1%2Bjson");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 406);
+  fs::create_directories(site_ / "simple/empty");
+  r = client_->Get("/simple/empty/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+}
+
 TEST_F(SiteTest, RedirectsToTheSlashAndNormalizedForms) {
   auto r = client_->Get("/simple/pkg");
   ASSERT_TRUE(r);
