@@ -29,7 +29,8 @@
 # Usage: bench/install_torch.sh [VWHEEL_BIN] [WORKDIR]   (SCALE=0.25 by default: 1.0 is the full
 #   1.7 GB install; ROUNDS=N repeats every command N times, PAUSE seconds apart (60), and prints
 #   medians; PYTHON=/usr/bin/python3; KEEP=1 keeps WORKDIR; PRIME_MIB=3072 starts every command,
-#   of every tool, with memory the host has backed: bench/common.sh)
+#   of every tool, with memory the host has backed: bench/common.sh; HTML=1 serves the index as
+#   HTML pages only, which give no file sizes)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VWHEEL=${1:-$ROOT/build/vwheel}
@@ -42,11 +43,22 @@ unset PIP_NO_CACHE_DIR PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS
 
 echo "== generating the torch-shaped wheel (scale $SCALE) in $WORK"
 mkdir -p "$WORK/wheels"
-"$PYTHON" "$ROOT/bench/make_torch_wheel.py" "$WORK/wheels/torch-2.9.0-py3-none-any.whl" --scale "$SCALE"
+# Named for any platform, except with HTML=1: installers fetch the end first only of wheels built
+# for a platform (as torch's are) when the index gives no size.
+WHEEL=torch-2.9.0-py3-none-any.whl
+if [ -n "${HTML:-}" ]; then
+  WHEEL=torch-2.9.0-py3-none-$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_platform().replace("-", "_").replace(".", "_"))').whl
+fi
+"$PYTHON" "$ROOT/bench/make_torch_wheel.py" "$WORK/wheels/$WHEEL" --scale "$SCALE"
 "$VWHEEL" index build "$WORK/wheels" -o "$WORK/site" --quiet
+if [ -n "${HTML:-}" ]; then
+  # Pages without sizes, as PyTorch's index serves them: installers learn a wheel's size only
+  # from the server (bench/README.md, "An index without sizes").
+  find "$WORK/site/simple" -name index.json -delete
+fi
 start_server "$WORK/serve.out" "$VWHEEL" index serve "$WORK/site" --port 0
 PAGE="${URL%/}/torch/"
-HREF=$(curl -sf "$PAGE" | sed -n 's/.*href="\([^"#]*torch-2.9.0-py3-none-any.whl\)[#"].*/\1/p' | head -1)
+HREF=$(curl -sf "$PAGE" | sed -n "s/.*href=\"\([^\"#]*$WHEEL\)[#\"].*/\1/p" | head -1)
 WHEEL_URL=$("$PYTHON" -c 'import sys, urllib.parse; print(urllib.parse.urljoin(sys.argv[1], sys.argv[2]))' "$PAGE" "$HREF")
 echo "serving $URL ($WHEEL_URL)"
 
@@ -126,7 +138,7 @@ for round in $(seq "$ROUNDS"); do
   one_round "$round"
 done
 
-"$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/torch-2.9.0-py3-none-any.whl")" "$WORK/disk" "$tree_mb" <<'PY'
+"$PYTHON" - "$WORK/results" "$(stat -c %s "$WORK/wheels/$WHEEL")" "$WORK/disk" "$tree_mb" <<'PY'
 import os, statistics, sys
 # rounds[k][name] = (seconds, peak RSS KiB, CPU seconds); each name appears once a round.
 rounds = []
