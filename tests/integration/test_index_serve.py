@@ -327,6 +327,30 @@ def test_max_upload_size_is_enforced(serve, wheels, tmp_path):
 
 # ---- a built SITE ----
 
+def test_pip_installs_from_a_site_of_html_pages_only(vwheel, serve, tmp_path):
+    """A site another tool built may have index.html pages alone: pip asks for JSON first and must
+    get the HTML, not a 404."""
+    if not PYTHON.exists():
+        pytest.skip(f"{PYTHON} not found")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels, "plain-1.0-py3-none-any.whl", {"plain/__init__.py": b"KIND = 'plain'\n"})
+    site = tmp_path / "site"
+    assert vwheel("index", "build", wheels, "-o", site, "--quiet").rc == 0
+    pages = list((site / "simple").rglob("index.json"))
+    assert pages
+    for page in pages:
+        page.unlink()
+    s = serve(site)
+    target = tmp_path / "target"
+    r = pip_install(tmp_path, s.base, target, "plain")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (target / "plain/__init__.py").read_text() == "KIND = 'plain'\n"
+    assert '"GET /simple/plain/ HTTP/1.1" 200' in s.log.read_text()
+    status, _, body = curl(s.base + "/simple/plain/", f"Accept: {JSON_TYPE}")
+    assert status == 406 and "text/html" in body, (status, body)
+
+
 def test_serves_a_site(serve, tmp_path):
     site = tmp_path / "site"
     (site / "simple/pkg").mkdir(parents=True)
