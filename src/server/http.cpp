@@ -124,10 +124,9 @@ std::vector<MediaRange> parse_accept(std::string_view header) {
 }
 
 std::optional<PageFormat> negotiate(std::string_view accept, PageFiles available) {
-  const auto has = [&](PageFormat f) { return f == PageFormat::SimpleJson ? available.json : available.html; };
   if (ascii_trim(accept, is_space_or_tab).empty()) {  // any type: HTML first, as for */*
-    if (has(PageFormat::TextHtml)) return PageFormat::TextHtml;
-    return has(PageFormat::SimpleJson) ? std::optional(PageFormat::SimpleJson) : std::nullopt;
+    if (available.html) return PageFormat::TextHtml;
+    return available.json ? std::optional(PageFormat::SimpleJson) : std::nullopt;
   }
   const auto ranges = parse_accept(accept);
   struct Offer {
@@ -144,7 +143,7 @@ std::optional<PageFormat> negotiate(std::string_view accept, PageFiles available
   std::optional<PageFormat> best;
   int best_q = 0;
   for (const auto& offer : kOffers) {
-    if (!has(offer.format)) continue;
+    if (!available.has(offer.format)) continue;
     int specificity = -1;
     int q = 0;
     for (const auto& r : ranges) {
@@ -169,6 +168,21 @@ std::optional<PageFormat> negotiate(std::string_view accept, PageFiles available
     }
   }
   return best;
+}
+
+std::string served_types(PageFiles files) {
+  std::vector<std::string_view> types;
+  if (files.html) {
+    types.push_back("text/html");
+    types.push_back(kSimpleHtml);
+  }
+  if (files.json) types.push_back(kSimpleJson);
+  std::string out;
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (i > 0) out += i + 1 == types.size() ? " and " : ", ";
+    out += types[i];
+  }
+  return out;
 }
 
 std::optional<PageFormat> format_from_query(std::string_view query) {

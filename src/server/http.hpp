@@ -28,7 +28,14 @@ enum class PageFormat {
 struct PageFiles {
   bool html = true;
   bool json = true;
+
+  /// Whether the file that `format` is served from is there.
+  [[nodiscard]] bool has(PageFormat format) const noexcept { return format == PageFormat::SimpleJson ? json : html; }
 };
+
+/// The media types `files` can be served as, for a 406's message: "text/html and
+/// application/vnd.pypi.simple.v1+html", with ", application/vnd.pypi.simple.v1+json" when both.
+[[nodiscard]] std::string served_types(PageFiles files);
 
 /// The Content-Type sent with a format.
 [[nodiscard]] std::string_view content_type(PageFormat format) noexcept;

@@ -297,17 +297,19 @@ void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res)
       res.set_redirect(http::encode_path(segments, true) + query, 301);
       return;
     }
-    std::vector<std::string> page = segments;
     if (simple && segments.size() <= 2) {
       res.set_header("Vary", "Accept");
-      // A site built by another tool may have one of the two files only.
-      const auto has = [&](const char* file) {
+      // A site built by another tool may have one of the two files only. Each is resolved once,
+      // and the one negotiated is served.
+      const auto page_file = [&](http::PageFormat f) -> std::optional<ResolvedPath> {
         auto with = segments;
-        with.emplace_back(file);
-        const auto f = resolve_inside(root_, with);
-        return f && f->is_regular();
+        with.emplace_back(http::page_file(f));
+        auto r = resolve_inside(root_, with);
+        return r && r->is_regular() ? std::move(r) : std::nullopt;
       };
-      const http::PageFiles files{has("index.html"), has("index.json")};
+      auto html = page_file(http::PageFormat::TextHtml);
+      auto json = page_file(http::PageFormat::SimpleJson);
+      const http::PageFiles files{html.has_value(), json.has_value()};
       if (!files.html && !files.json) {
         set_error(res, 404, "Not Found");
         return;
@@ -316,29 +318,24 @@ void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res)
       auto format = http::format_from_query(target->query);
       if (!format) {
         format = http::negotiate(req.get_header_value("Accept"), files);
-      } else if (!(*format == http::PageFormat::SimpleJson ? files.json : files.html)) {
+      } else if (!files.has(*format)) {
         format.reset();
       }
       if (!format) {
-        set_error(res, 406,
-                  files.html && files.json
-                      ? "Not Acceptable: this index serves text/html, application/vnd.pypi.simple.v1+html and "
-                        "application/vnd.pypi.simple.v1+json"
-                  : files.html
-                      ? "Not Acceptable: this page is served as text/html and application/vnd.pypi.simple.v1+html"
-                      : "Not Acceptable: this page is served as application/vnd.pypi.simple.v1+json");
+        set_error(res, 406, "Not Acceptable: this page is served as " + http::served_types(files));
         return;
       }
-      page.emplace_back(http::page_file(*format));
+      found = *format == http::PageFormat::SimpleJson ? std::move(json) : std::move(html);
       content_type = http::content_type(*format);
     } else {
+      std::vector<std::string> page = segments;
       page.emplace_back("index.html");
       content_type = http::file_content_type("index.html");
-    }
-    found = resolve_inside(root_, page);
-    if (!found || !found->is_regular()) {
-      set_error(res, 404, "Not Found");
-      return;
+      found = resolve_inside(root_, page);
+      if (!found || !found->is_regular()) {
+        set_error(res, 404, "Not Found");
+        return;
+      }
     }
   } else {
     if (target->trailing_slash || !found->is_regular()) {

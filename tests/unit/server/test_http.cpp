@@ -64,6 +64,9 @@ TEST(Negotiate, OnlyTheFilesThePageHasAreOffered) {
   EXPECT_EQ(negotiate("text/html", json_only), std::nullopt);
   EXPECT_EQ(negotiate("", PageFiles{false, false}), std::nullopt);
   EXPECT_EQ(negotiate("*/*", PageFiles{false, false}), std::nullopt);
+  EXPECT_EQ(served_types(html_only), "text/html and application/vnd.pypi.simple.v1+html");
+  EXPECT_EQ(served_types(json_only), "application/vnd.pypi.simple.v1+json");
+  EXPECT_EQ(served_types({}), "text/html, application/vnd.pypi.simple.v1+html and application/vnd.pypi.simple.v1+json");
 }
 
 TEST(ParseAccept, ReadsTypesAndQ) {
