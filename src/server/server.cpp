@@ -301,14 +301,14 @@ void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res)
       res.set_header("Vary", "Accept");
       // A site built by another tool may have one of the two files only. Each is resolved once,
       // and the one negotiated is served.
-      const auto page_file = [&](http::PageFormat f) -> std::optional<ResolvedPath> {
+      const auto page_path = [&](http::PageFormat f) -> std::optional<ResolvedPath> {
         auto with = segments;
         with.emplace_back(http::page_file(f));
         auto r = resolve_inside(root_, with);
         return r && r->is_regular() ? std::move(r) : std::nullopt;
       };
-      auto html = page_file(http::PageFormat::TextHtml);
-      auto json = page_file(http::PageFormat::SimpleJson);
+      auto html = page_path(http::PageFormat::TextHtml);
+      auto json = page_path(http::PageFormat::SimpleJson);
       const http::PageFiles files{html.has_value(), json.has_value()};
       if (!files.html && !files.json) {
         set_error(res, 404, "Not Found");
