@@ -1,5 +1,5 @@
 """`vwheel index build`: a static simple index (PEP 503/691/658/714/592/700 + PEP 825's
-`*-variants.json`) built from real wheels, then served by a real nginx with the README's
+`*-variants.json`) built from real wheels, then served by a real nginx with docs/index-and-server.md's
 content-negotiation configuration and installed from with a real pip."""
 import hashlib
 import io
@@ -262,10 +262,9 @@ http {{
 """
 
 
-def readme_nginx_config():
-    """The nginx configuration of README.md's "Package index" section (the part inside `http {}`)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("### Package index"):]
+def documented_nginx_config():
+    """The nginx configuration of docs/index-and-server.md (the part inside `http {}`)."""
+    section = (Path(__file__).resolve().parents[2] / "docs" / "index-and-server.md").read_text()
     start = section.index("```nginx\n") + len("```nginx\n")
     return section[start:section.index("```", start)]
 
@@ -285,8 +284,8 @@ def served(vwheel, wheels, tmp_path):
     ngx = tmp_path / "nginx"
     ngx.mkdir()
     port, html_port = free_port(), free_port()
-    body = readme_nginx_config().replace("listen 80;", f"listen 127.0.0.1:{port};").replace("/srv/pypi", str(site))
-    assert f"root {site};" in body, "the README configuration serves `root /srv/pypi;` on `listen 80;`"
+    body = documented_nginx_config().replace("listen 80;", f"listen 127.0.0.1:{port};").replace("/srv/pypi", str(site))
+    assert f"root {site};" in body, "the documented configuration serves `root /srv/pypi;` on `listen 80;`"
     # And SITE as any static file server without content negotiation serves it: HTML only.
     body += f"""
     server {{
