@@ -11,7 +11,7 @@
 #include "client_for.hpp"
 #include "finder_options.hpp"
 #include "lock_hashes.hpp"
-#include "provider.hpp"
+#include "index_provider.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
