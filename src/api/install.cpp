@@ -194,7 +194,7 @@ Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock
                                     const std::vector<std::pair<std::string, std::string>>& installed) {
   auto selection = make_selection(request.selection, interpreter, installed);
   if (!selection) return fail(selection.error());
-  auto p = plan::plan_from_lock(lock, fs::absolute(request.lock_file).parent_path(), *selection);
+  auto p = plan::plan_from_lock(lock, fs::absolute(request.lock_file), *selection);
   if (!p) return fail(p.error().with_context(request.lock_file.string()));
   return p;
 }
