@@ -131,12 +131,27 @@ struct Plan {
   std::map<std::string, http::Response, std::less<>> head_answers;
 };
 
-/// Never an incomplete environment, for what an install keeps: fails (one line naming the
-/// installed distribution, its version and label, and the requirement) when a distribution already
-/// in `env` that the plan does not replace requires a project the plan installs, at a version the
-/// requirement does not accept (e.g. installed `a` requires `b<2` and the plan installs b 2.0). Its
-/// Requires-Dist is evaluated in `target`'s environment with its own variant (no extras).
-/// Requirements on projects the plan does not touch are not this run's doing and are not checked.
+/// A requirement of an installed distribution that a run would break.
+struct BrokenRequirement {
+  std::string distribution;  ///< the installed distribution's name, as installed
+  /// `a 1.0 requires b<2, but this run would install b 2.0` (with `[label]` after the version of a
+  /// variant distribution).
+  std::string message;
+};
+
+/// What an install keeps, checked against what it installs (`installing`: canonical name ->
+/// version): each requirement of a distribution already in `env` that the run does not replace,
+/// on a project the run installs, at a version the requirement does not accept (e.g. installed
+/// `a` requires `b<2` and the run installs b 2.0). Its Requires-Dist is evaluated in `target`'s
+/// environment with its own variant (no extras). Requirements on projects the run does not touch
+/// are not this run's doing and are not checked. In the order of the environment's listing.
+[[nodiscard]] std::vector<BrokenRequirement> broken_requirements(const std::map<std::string, std::string>& installing,
+                                                                 const install::Environment& env,
+                                                                 const selection::Selection& target);
+
+/// Never an incomplete environment, for what an install from requirements keeps: fails with the
+/// first of broken_requirements of the plan's packages (one line, advising to resolve both
+/// requirements together).
 [[nodiscard]] Result<void> check_kept(const Plan& plan, const install::Environment& env,
                                       const selection::Selection& target);
 
