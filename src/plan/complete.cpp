@@ -61,7 +61,8 @@ Result<void> check_complete(const Plan& plan, std::string_view tail) {
 namespace vwheel::plan {
 
 std::vector<BrokenRequirement> broken_requirements(const std::map<std::string, std::string>& installing,
-                                                   const install::Environment& env, const selection::Selection& target) {
+                                                   const install::Environment& env,
+                                                   const selection::Selection& target) {
   std::vector<BrokenRequirement> out;
   for (const auto& d : install::list_distributions(env)) {
     const auto name = wheel_name::canonicalize_name(d.name);
@@ -84,9 +85,9 @@ std::vector<BrokenRequirement> broken_requirements(const std::map<std::string, s
       auto applies = r->applies_to(environment);
       if (!applies || !*applies) continue;
       if (r->specifier.contains(it->second, true)) continue;
-      out.push_back({d.name, detail::unmet_requirement(d.name, d.version, d.variant_label, *r,
-                                                       fmt::format("but this run would install {} {}", it->first,
-                                                                   it->second))});
+      out.push_back(
+          {d.name, detail::unmet_requirement(d.name, d.version, d.variant_label, *r,
+                                             fmt::format("but this run would install {} {}", it->first, it->second))});
     }
   }
   return out;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,7 +46,8 @@ TEST(LockRoots, WithoutEdgesEveryEntryIsARoot) {
 }
 
 TEST(LockRoots, AnEntryNoEdgeNamesIsARoot) {
-  EXPECT_EQ(roots({entry("a", {"b"}), entry("b", {"c"}), entry("c", {}), entry("d", {"c"})}), (Names{"a 1.0", "d 1.0"}));
+  EXPECT_EQ(roots({entry("a", {"b"}), entry("b", {"c"}), entry("c", {}), entry("d", {"c"})}),
+            (Names{"a 1.0", "d 1.0"}));
 }
 
 TEST(LockRoots, CyclesBelowARootAreNotRoots) {
