@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "vwheel/http/preload.hpp"
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel_name/names.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
 #include "vwheel/install/select.hpp"
 #include "vwheel/python/interpreter.hpp"
 
@@ -96,7 +98,20 @@ Result<plan::Requirements> load_roots(const std::vector<std::string>& items, con
   return requirements;
 }
 
-Result<InstallReport> install_files(const InstallRequest& request, const install::OpenedEnvironment& opened) {
+/// Canonical name -> version of the wheel files of a run.
+Result<std::map<std::string, std::string>> versions_of(const std::vector<install::WheelRequest>& wheels) {
+  std::map<std::string, std::string> out;
+  for (const auto& w : wheels) {
+    auto name = wheel_name::parse_wheel_name(w.path.filename().string());
+    if (!name) return fail(name.error().with_context(w.path.string()));
+    auto version = pep440::Version::parse(name->version);
+    out.insert_or_assign(wheel_name::canonicalize_name(name->name), version ? version->to_string() : name->version);
+  }
+  return out;
+}
+
+Result<InstallReport> install_files(const InstallRequest& request, const install::OpenedEnvironment& opened,
+                                    const Observer& observer) {
   auto selection = make_selection(request.selection, &opened.interpreter);
   if (!selection) return fail(selection.error());
   InstallReport report;
@@ -105,6 +120,14 @@ Result<InstallReport> install_files(const InstallRequest& request, const install
   for (const auto& item : request.items) {
     if (auto ok = install::check_wheel(item, *selection, request.ignore_variant); !ok) return fail(ok.error());
     wheels.push_back({item, true, true});
+  }
+  // What stays installed must still have what it requires, as for an install from requirements
+  // (pip only warns); --no-deps, which installs files as they are, makes it a warning.
+  auto installing = versions_of(wheels);
+  if (!installing) return fail(installing.error());
+  for (const auto& broken : plan::broken_requirements(*installing, opened.env, *selection)) {
+    if (!request.no_deps) return fail(broken.message + " (--no-deps installs it all the same)");
+    if (observer.on_warning) observer.on_warning(broken.message + "; installing it anyway (--no-deps)");
   }
   if (request.dry_run) {
     for (const auto& w : wheels) report.would_install.push_back(w.path);
@@ -194,7 +217,7 @@ Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock
                                     const std::vector<std::pair<std::string, std::string>>& installed) {
   auto selection = make_selection(request.selection, interpreter, installed);
   if (!selection) return fail(selection.error());
-  auto p = plan::plan_from_lock(lock, fs::absolute(request.lock_file).parent_path(), *selection);
+  auto p = plan::plan_from_lock(lock, fs::absolute(request.lock_file), *selection);
   if (!p) return fail(p.error().with_context(request.lock_file.string()));
   return p;
 }
@@ -247,7 +270,7 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
   if (all_wheel_files(request.items) && request.requirement_files.empty()) {
     auto opened = install::open_environment(request.python, cache_root(request.sources));
     if (!opened) return fail_as(opened.error(), ErrorKind::environment);
-    return install_files(request, *opened);
+    return install_files(request, *opened, observer);
   }
   auto settings = make_settings(request.sources);
   settings.no_deps = request.no_deps;

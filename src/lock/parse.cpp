@@ -284,6 +284,9 @@ class Reader {
         error(fmt::format("{}: sdist: expected a table, got {}", ctx, type_name(*sdist)));
       }
     }
+    for (const char* key : {"vcs", "directory", "archive"}) {
+      if (table.contains(key)) package.other_sources.emplace_back(key);
+    }
 
     // wheels
     std::vector<std::optional<wheel_name::WheelName>> parsed_wheels;

@@ -60,12 +60,13 @@ Result<void> check_complete(const Plan& plan, std::string_view tail) {
 
 namespace vwheel::plan {
 
-Result<void> check_kept(const Plan& plan, const install::Environment& env, const selection::Selection& target) {
-  std::map<std::string, const Selected*> by_name;
-  for (const auto& s : plan.packages) by_name[s.name] = &s;
+std::vector<BrokenRequirement> broken_requirements(const std::map<std::string, std::string>& installing,
+                                                   const install::Environment& env,
+                                                   const selection::Selection& target) {
+  std::vector<BrokenRequirement> out;
   for (const auto& d : install::list_distributions(env)) {
     const auto name = wheel_name::canonicalize_name(d.name);
-    if (by_name.contains(name)) continue;  // replaced (or confirmed) by the plan, checked with it
+    if (installing.contains(name)) continue;  // replaced (or confirmed) by the run, checked with it
     auto text = read_file(d.dist_info / "METADATA");
     if (!text) continue;  // a distribution without METADATA states no requirements
     auto md = simple::parse_core_metadata(*text, (d.dist_info / "METADATA").string());
@@ -79,18 +80,26 @@ Result<void> check_kept(const Plan& plan, const install::Environment& env, const
     for (const auto& line : md->requires_dist) {
       auto r = markers::Requirement::parse(line);
       if (!r) continue;  // what the installed metadata cannot state is not this run's to enforce
-      auto it = by_name.find(wheel_name::canonicalize_name(r->name));
-      if (it == by_name.end()) continue;
+      auto it = installing.find(wheel_name::canonicalize_name(r->name));
+      if (it == installing.end()) continue;
       auto applies = r->applies_to(environment);
       if (!applies || !*applies) continue;
-      if (r->specifier.contains(it->second->version, true)) continue;
-      return fail(detail::unmet_requirement(
-          d.name, d.version, d.variant_label, *r,
-          fmt::format("but this run would install {} {}: give both requirements (or {} too) to resolve them together",
-                      it->second->name, it->second->version, d.name)));
+      if (r->specifier.contains(it->second, true)) continue;
+      out.push_back(
+          {d.name, detail::unmet_requirement(d.name, d.version, d.variant_label, *r,
+                                             fmt::format("but this run would install {} {}", it->first, it->second))});
     }
   }
-  return {};
+  return out;
+}
+
+Result<void> check_kept(const Plan& plan, const install::Environment& env, const selection::Selection& target) {
+  std::map<std::string, std::string> installing;
+  for (const auto& s : plan.packages) installing.emplace(s.name, s.version);
+  auto broken = broken_requirements(installing, env, target);
+  if (broken.empty()) return {};
+  return fail(fmt::format("{}: give both requirements (or {} too) to resolve them together", broken.front().message,
+                          broken.front().distribution));
 }
 
 }  // namespace vwheel::plan

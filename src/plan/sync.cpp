@@ -204,34 +204,43 @@ class LockProvider final : public resolve::Provider {
 
 
 
-/// `name==version` requirements for the roots of a lock without `[tool.vwheel] requirements`: the
-/// entries no other entry's `dependencies` names (every entry when none has `dependencies`).
+/// `name==version` requirements for the roots of a lock without `[tool.vwheel] requirements`:
+/// lock::root_packages of the entries that apply to the target (the source components of their
+/// `dependencies` graph, so that a dependency cycle nothing else names is installed too).
 std::vector<markers::Requirement> roots_of(const std::map<std::string, std::vector<LockedEntry>>& projects) {
-  std::set<std::pair<std::string, std::string>> referenced;
+  std::vector<const lock::LockedPackage*> packages;
+  std::vector<std::string> names;
   for (const auto& [name, entries] : projects) {
     for (const auto& e : entries) {
-      for (const auto& d : e.package->dependencies) {
-        auto n = d.find("name");
-        if (n == d.end()) continue;
-        auto v = d.find("version");
-        referenced.emplace(wheel_name::canonicalize_name(n->second), v == d.end() ? "" : v->second);
-      }
+      packages.push_back(e.package);
+      names.push_back(name);
     }
   }
   std::vector<markers::Requirement> out;
-  for (const auto& [name, entries] : projects) {
-    for (const auto& e : entries) {
-      if (referenced.contains({name, e.package->version}) || referenced.contains({name, ""})) continue;
-      auto r = markers::Requirement::parse(fmt::format("{}=={}", name, e.package->version));
-      if (r) out.push_back(std::move(*r));
-    }
+  for (auto i : lock::root_packages(packages)) {
+    auto r = markers::Requirement::parse(fmt::format("{}=={}", names[i], packages[i]->version));
+    if (r) out.push_back(std::move(*r));
   }
   return out;
 }
 
+/// Why an entry without wheels cannot be synced: what it has instead (PEP 751's other sources).
+std::string without_wheels(const lock::Lock& lock, const lock::LockedPackage& p) {
+  std::vector<std::string> has;
+  if (p.sdist) has.emplace_back("an sdist");
+  for (const auto& key : p.other_sources) {
+    has.push_back(fmt::format("{} `{}` source", key == "archive" ? "an" : "a", key));
+  }
+  return fmt::format("{}: packages[{}] ({} {}) has {}; vwheel sync installs only wheels (`wheels = [...]`)", kSource,
+                     &p - lock.packages.data(), p.name, p.version,
+                     has.empty() ? std::string("no wheels and no other source")
+                                 : fmt::format("only {}", fmt::join(has, " and ")));
+}
+
 }  // namespace
 
-Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, const selection::Selection& target) {
+Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, const selection::Selection& target) {
+  const fs::path lock_dir = lock_file.parent_path();
   auto base = target.marker_environment();
   // PEP 751: markers may test the extras and dependency groups being installed (none asked: the
   // lock's default groups).
@@ -330,10 +339,18 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, co
       auto it = projects.find(wheel_name::canonicalize_name(r.name));
       if (it == projects.end()) continue;
       for (const auto& e : it->second) {
+        if (e.chosen && !e.choice && e.files.empty()) return fail(without_wheels(lock, *e.package));
         if (e.chosen && !e.choice) {
           return fail(fmt::format("{}: package `{}` {}: no listed wheel fits {}: {}", kSource, it->first,
                                   e.package->version, target.description, e.reason));
         }
+      }
+    }
+    // A dependency none of whose locked versions can be installed because it has no wheels.
+    for (const auto& [name, entries] : projects) {
+      if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return e.choice.has_value(); })) continue;
+      for (const auto& e : entries) {
+        if (e.chosen && e.files.empty()) return fail(without_wheels(lock, *e.package));
       }
     }
     return fail(resolution.error().with_context(kSource));
@@ -362,11 +379,23 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_dir, co
     s.requires_dist = entry->requirements;
     s.environment = c.environment;
     s.explain = c.explain;
+    if (c.label) {
+      s.variants_json_location =
+          fmt::format("{} packages[{}].variants-json", lock_file.string(), entry->package - lock.packages.data());
+    }
     if (auto sha = s.wheel.sha256()) s.allowed_sha256.push_back(*sha);
     plan.packages.push_back(std::move(s));
   }
   if (auto ok = detail::check_complete(plan, "which the lock does not contain: run vwheel lock again"); !ok) {
     return fail(ok.error());
+  }
+  // An exact sync of an empty plan uninstalls everything: from a lock with packages, that is never
+  // what was meant, and is refused with the reason.
+  if (plan.packages.empty() && !lock.packages.empty()) {
+    return fail(fmt::format("{}: none of the lock's {} package{} applies to {}: {}; refusing to empty the environment",
+                            kSource, lock.packages.size(), lock.packages.size() == 1 ? "" : "s", target.description,
+                            projects.empty() ? "every package's `marker` is false there"
+                                             : "no `[tool.vwheel] requirements` applies there"));
   }
   return plan;
 }

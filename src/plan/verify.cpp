@@ -34,7 +34,7 @@ Result<void> verify_variant(const Selected& s, const wheel::Wheel& w) {
   std::sort(said.begin(), said.end());
   if (own == said) return {};
   return fail(fmt::format("{}: the wheel's variant.json gives label `{}` the properties [{}] but {} says [{}]; "
-                          "refusing a wheel that is not the variant the index described",
+                          "refusing a wheel that is not the variant described there",
                           s.wheel.location(), *s.label, listed(own), index_file, listed(said)));
 }
 

@@ -91,7 +91,9 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--python", o->python, "Interpreter whose environment to install into (default: $VIRTUAL_ENV, else python3)");
   add_selection_options(*cmd, o->selection);
   add_index_options(*cmd, o->index, true);
-  cmd->add_flag("--no-deps", o->no_deps, "Do not install dependencies");
+  cmd->add_flag("--no-deps", o->no_deps,
+                "Do not install dependencies (wheel files: install even what breaks a requirement of an installed "
+                "distribution, with a warning)");
   cmd->add_flag("--require-hashes", o->require_hashes, "Require a --hash in the requirement files for every package");
   cmd->add_flag("--dry-run", o->dry_run, "Resolve and print what would be installed; change nothing");
   cmd->add_option("--report", o->report, "Write a JSON report: packages, wheels, variants and why");

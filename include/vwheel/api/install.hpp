@@ -54,6 +54,9 @@ struct InstallRequest {
   std::optional<std::filesystem::path> python;
   SelectionRequest selection;
   SourceRequest sources;
+  /// Requirements: no dependencies, and what stays installed is not checked (plan::check_kept).
+  /// Wheel files: a requirement of an installed distribution that they break is a warning, not a
+  /// refusal (plan::broken_requirements).
   bool no_deps = false;
   bool require_hashes = false;
   bool dry_run = false;

@@ -11,8 +11,8 @@
 ///   the root requirements the lock was made for). Other tools' `[tool.*]` tables are ignored.
 /// * `[[packages]]`: `name`, `version`, `marker`, `requires-python`, `index`, `dependencies` (the
 ///   string-valued keys of each entry), `wheels`, `sdist`, `[packages.variants-json]` and
-///   `[packages.tool.vwheel]` (`requires-dist`, `extras`). `vcs`, `directory`, `archive` and
-///   `attestation-identities` are ignored.
+///   `[packages.tool.vwheel]` (`requires-dist`, `extras`). Of `vcs`, `directory` and `archive`
+///   only their presence is kept (for messages); they and `attestation-identities` are not read.
 /// * wheels and sdist: `name`, `url`, `path`, `upload-time`, `size`, `hashes`.
 ///
 /// `[packages.variants-json]` is the index-level `{name}-{version}-variants.json` document with
@@ -20,6 +20,7 @@
 /// validated by the `metadata` component's reader (`vwheel/metadata/document.hpp`) and written
 /// by its serializers (`vwheel/metadata/serialize.hpp`), so `$schema` is kept.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -80,6 +81,10 @@ struct LockedPackage {
   std::map<std::string, std::vector<std::string>> wheel_requires_dist;
   /// `[packages.tool.vwheel] extras`: the extras requested of this package.
   std::vector<std::string> extras;
+  /// Which of the keys `vcs`, `directory` and `archive` the entry has, in that order: sources
+  /// vwheel neither installs from nor writes, kept so that `vwheel sync` can say what an entry
+  /// without wheels has instead.
+  std::vector<std::string> other_sources;
 
   bool operator==(const LockedPackage&) const = default;
 };
@@ -136,6 +141,19 @@ struct Lock {
 ///
 /// Unknown keys (other tools' `tool` tables, future PEP 751 keys) are ignored, never an error.
 [[nodiscard]] Result<Lock> parse_pylock(std::string_view text, const std::string& source);
+
+/// The entries a lock without `[tool.vwheel] requirements` is installed from: `vwheel sync` walks
+/// the `dependencies` edges from them. `packages` are the entries that apply to the target; an
+/// edge names an entry by `name` (compared normalized) and `version` (compared as PEP 440
+/// versions; an edge without `version` names every entry of the project), and edges to entries
+/// not in `packages` are ignored. The roots are the entries of the *source components* of the
+/// graph: its strongly connected components that no edge enters from outside. Every entry is
+/// reachable from one of them, and none of them from an entry outside its component, so they are
+/// what nothing else in the lock asked for. A component of one entry is an entry no edge names
+/// (every entry when there are no edges); a cycle (`sphinx` <-> `sphinxcontrib-*`) that nothing
+/// else names is a source component of several entries, all of them roots. Returns indexes into
+/// `packages`, ascending; never empty when `packages` is not.
+[[nodiscard]] std::vector<std::size_t> root_packages(const std::vector<const LockedPackage*>& packages);
 
 /// PEP 825: keeps the `variants` entries whose labels are in `used_labels` (each in full) and
 /// drops the others, then drops the namespaces no kept variant uses from

@@ -103,7 +103,8 @@ struct Selected {
   /// The core metadata the resolution used (PEP 658 `.metadata` or read by range); the downloaded
   /// wheel's METADATA must agree with it. nullopt when none was read (nothing to compare).
   std::optional<simple::CoreMetadata> core_metadata;
-  /// Where the label's properties came from (the source's `*-variants.json`), for messages.
+  /// Where the label's properties came from (the source's `*-variants.json`, or the lock file's
+  /// `packages[N].variants-json`), for messages.
   std::string variants_json_location;
   /// Labels the target can use (the chosen one and the other compatible ones).
   std::vector<std::string> compatible_labels;
@@ -130,12 +131,27 @@ struct Plan {
   std::map<std::string, http::Response, std::less<>> head_answers;
 };
 
-/// Never an incomplete environment, for what an install keeps: fails (one line naming the
-/// installed distribution, its version and label, and the requirement) when a distribution already
-/// in `env` that the plan does not replace requires a project the plan installs, at a version the
-/// requirement does not accept (e.g. installed `a` requires `b<2` and the plan installs b 2.0). Its
-/// Requires-Dist is evaluated in `target`'s environment with its own variant (no extras).
-/// Requirements on projects the plan does not touch are not this run's doing and are not checked.
+/// A requirement of an installed distribution that a run would break.
+struct BrokenRequirement {
+  std::string distribution;  ///< the installed distribution's name, as installed
+  /// `a 1.0 requires b<2, but this run would install b 2.0` (with `[label]` after the version of a
+  /// variant distribution).
+  std::string message;
+};
+
+/// What an install keeps, checked against what it installs (`installing`: canonical name ->
+/// version): each requirement of a distribution already in `env` that the run does not replace,
+/// on a project the run installs, at a version the requirement does not accept (e.g. installed
+/// `a` requires `b<2` and the run installs b 2.0). Its Requires-Dist is evaluated in `target`'s
+/// environment with its own variant (no extras). Requirements on projects the run does not touch
+/// are not this run's doing and are not checked. In the order of the environment's listing.
+[[nodiscard]] std::vector<BrokenRequirement> broken_requirements(const std::map<std::string, std::string>& installing,
+                                                                 const install::Environment& env,
+                                                                 const selection::Selection& target);
+
+/// Never an incomplete environment, for what an install from requirements keeps: fails with the
+/// first of broken_requirements of the plan's packages (one line, advising to resolve both
+/// requirements together).
 [[nodiscard]] Result<void> check_kept(const Plan& plan, const install::Environment& env,
                                       const selection::Selection& target);
 
@@ -195,13 +211,17 @@ class HeadStart {
 /// the resolver runs over the lock's entries (those whose `marker` holds), choosing each entry's
 /// wheel for the target (PEP 825 order, `--variant`, `--no-variants`) and taking its requirements
 /// from its `dependencies` edges (else `[packages.tool.vwheel]`), evaluated with the selected
-/// wheel's variant. Roots: `[tool.vwheel] requirements`, else the entries no edge reaches.
-/// PEP 751's installer rules apply (`requires-python`, `environments`, a package's own
-/// `requires-python`; a newer minor `lock-version` is a warning in `Plan::warnings`). Errors: a
-/// requirement of a chosen wheel that no locked entry satisfies (`torch 2.9.0 [cu128] requires
-/// nv-lib==12.8.0, which the lock does not contain: run vwheel lock again`), a package whose wheels
-/// none fits, an unknown label, a missing hash.
-[[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_dir,
+/// wheel's variant. Roots: `[tool.vwheel] requirements`, else lock::root_packages (the entries
+/// nothing outside their dependency cycle, if any, reaches). PEP 751's installer rules apply
+/// (`requires-python`, `environments`, a package's own `requires-python`; a newer minor
+/// `lock-version` is a warning in `Plan::warnings`). Errors: a requirement of a chosen wheel that no
+/// locked entry satisfies (`torch 2.9.0 [cu128] requires nv-lib==12.8.0, which the lock does not
+/// contain: run vwheel lock again`), a package whose wheels none fits or that has no wheels (only
+/// an sdist, vcs, directory or archive source), an unknown label, a missing hash, and a plan with
+/// nothing in it from a lock that has packages (a sync would empty the environment). `lock_file`
+/// is where the lock was read: wheel paths are relative to its directory, and the planned variant
+/// wheels name its `packages[N].variants-json` as where their properties come from.
+[[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_file,
                                           const selection::Selection& target);
 
 /// Whether resolving `requirements` starts with a request that needs libcurl: a root's project
