@@ -421,9 +421,10 @@ def test_pip_uses_pep658_metadata_from_html(served):
 def test_json_pages_carry_pep714_core_metadata_that_pip_reads(served):
     """PEP 714: a JSON page advertises `core-metadata` (never the older `dist-info-metadata`, on
     which Debian 12's pip 23.0.1 crashes) with the sha256 of the `.metadata` file beside the wheel,
-    which is the wheel's own METADATA. pip >= 23.2 reads it: where one is installed (Debian 12 has
-    23.0.1 only, and nothing newer can be installed offline), pip must fetch the metadata before the
-    wheel, as with HTML pages."""
+    which is the wheel's own METADATA. pip >= 23.2 reads it: where one is installed, pip must fetch
+    the metadata before the wheel, as with HTML pages. Older pips (Debian 12 has 23.0.1 only, and
+    nothing newer can be installed offline) ignore it and must install from the JSON page all the
+    same."""
     req = urllib.request.Request(served["base"] + "/simple/mixed-pkg/",
                                  headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     page = json.loads(urllib.request.urlopen(req, timeout=10).read())
@@ -436,14 +437,23 @@ def test_json_pages_carry_pep714_core_metadata_that_pip_reads(served):
     wheel = zipfile.ZipFile(io.BytesIO(urllib.request.urlopen(wheel_url, timeout=10).read()))
     assert wheel.read("Mixed_Pkg-1.0.dist-info/METADATA") == metadata
 
-    candidates = []
+    require_system_pip()
+    candidates = [str(PYTHON)]
     for name in ("python3", "python3.13", "python3.12", "python3.11", "python3.10"):
         found = shutil.which(name)
         if found and os.path.realpath(found) not in [os.path.realpath(c) for c in candidates]:
             candidates.append(found)
-    python = next((c for c in candidates if (pip_version(c) or (0, 0)) >= (23, 2)), None)
-    if python is not None:
-        check_pep658(served, python, served["base"], served["tmp"] / "target-json")
+    for i, python in enumerate(candidates):
+        version = pip_version(python)
+        target = served["tmp"] / f"target-json-{i}"
+        if version is None:
+            continue
+        if version >= (23, 2):
+            check_pep658(served, python, served["base"], target)
+        else:
+            r = pip_install(served, "--target", str(target), "mixed-pkg", python=python)
+            assert r.returncode == 0, (python, version, r.stdout + r.stderr)
+            assert (target / "mixed_pkg/__init__.py").read_text() == "NAME = 'Mixed_Pkg-1.0-py3-none-any.whl'\n"
 
 
 def test_pip_finds_nothing_when_only_variant_wheels_exist(served):
