@@ -348,7 +348,9 @@ def test_pip_installs_from_a_site_of_html_pages_only(vwheel, serve, tmp_path):
     assert (target / "plain/__init__.py").read_text() == "KIND = 'plain'\n"
     assert '"GET /simple/plain/ HTTP/1.1" 200' in s.log.read_text()
     status, _, body = curl(s.base + "/simple/plain/", f"Accept: {JSON_TYPE}")
-    assert status == 406 and "text/html" in body, (status, body)
+    # The whole body: the status and the types this page has (HTML only), none it does not have.
+    assert (status, body) == (406, "406 Not Acceptable: this page is served as text/html and "
+                                   "application/vnd.pypi.simple.v1+html\n"), (status, body)
 
 
 def test_serves_a_site(serve, tmp_path):
