@@ -395,17 +395,28 @@ def test_pip_installs_the_non_variant_wheel(served):
     assert "-v3.whl" not in log and "-v4.whl" not in log and "variants.json" not in log
 
 
+def pip_requests(served, seen):
+    """The paths pip asked for, past the first `seen` lines of the access log."""
+    log = served["access_log"].read_text().splitlines()[seen:]
+    return [line.split('"')[1].split()[1] for line in log if "pip/" in line]
+
+
+def log_lines(served):
+    log = served["access_log"]
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
 def check_pep658(served, python, base, target):
     # Asked for by the name METADATA spells: pip 23.0.1's metadata-only path compares the names
     # without normalizing them ("inconsistent Name: expected 'mixed-pkg', but metadata has
     # 'Mixed_Pkg'"), a pip bug fixed in 23.1.
+    seen = log_lines(served)
     r = pip_install(served, "--target", str(target), "Mixed_Pkg", python=python, base=base)
     assert r.returncode == 0, r.stdout + r.stderr
     assert (target / "Mixed_Pkg-1.0.dist-info").is_dir()
     # pip fetched the metadata file and checked it against the advertised sha256 before it
     # downloaded the wheel.
-    log = served["access_log"].read_text().splitlines()
-    requests = [line.split('"')[1].split()[1] for line in log if "pip/" in line]
+    requests = pip_requests(served, seen)
     metadata = "/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl.metadata"
     wheel = "/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl"
     assert metadata in requests, requests
@@ -451,9 +462,13 @@ def test_json_pages_carry_pep714_core_metadata_that_pip_reads(served):
         if version >= (23, 2):
             check_pep658(served, python, served["base"], target)
         else:
+            seen = log_lines(served)
             r = pip_install(served, "--target", str(target), "mixed-pkg", python=python)
             assert r.returncode == 0, (python, version, r.stdout + r.stderr)
             assert (target / "mixed_pkg/__init__.py").read_text() == "NAME = 'Mixed_Pkg-1.0-py3-none-any.whl'\n"
+            # The page, then the wheel: nothing on it that such a pip takes for metadata to fetch.
+            assert pip_requests(served, seen) == ["/simple/mixed-pkg/",
+                                                  "/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl"], version
 
 
 def test_pip_finds_nothing_when_only_variant_wheels_exist(served):
