@@ -63,9 +63,26 @@ std::vector<variant::FeatureConfig> configs_for(std::size_t uarch) {
   return out;
 }
 
+// An x86_64 processor block (`vendor_id` or `flags`, none of the lines an aarch64 kernel writes):
+// a cpuinfo file from another machine ($VWHEEL_PROC_CPUINFO), on which the generic `version 8a`
+// would claim an aarch64 CPU that is not there. archspec never sees one: it reads /proc/cpuinfo
+// only on the machine whose architecture it detects.
+bool is_x86_64_block(const cpu::CpuinfoBlock& block) {
+  for (const auto key : {"Features", "CPU implementer", "CPU part", "CPU architecture"}) {
+    if (block.get(key)) return false;
+  }
+  return block.get("vendor_id") || block.get("flags");
+}
+
 std::vector<std::string> explain(const CpuMatch& match, std::string_view cpuinfo_text) {
   std::vector<std::string> notes;
   const auto block = cpu::parse_cpuinfo_first_block(cpuinfo_text);
+  if (block && is_x86_64_block(*block)) {
+    notes.emplace_back(
+        "the first processor block is an x86_64 one (`vendor_id`/`flags`, no `Features` or `CPU implementer`): "
+        "no aarch64 properties");
+    return notes;
+  }
   if (block && !block->get("Features")) {
     notes.emplace_back("no `Features` line in the first processor block: no CPU features known");
   }
@@ -99,7 +116,7 @@ CpuMatch match_aarch64_cpuinfo(std::string_view cpuinfo_text) {
   match.microarchitecture = family.at(uarch).name;
   match.generic = family.at(family.generic_of(uarch)).name;
   match.vendor = host.vendor;
-  match.supported = configs_for(uarch);
+  if (!is_x86_64_block(*block)) match.supported = configs_for(uarch);
   return match;
 }
 

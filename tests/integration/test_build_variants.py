@@ -309,11 +309,24 @@ def hostile_project(root, label, target):
                        "demo_build/__init__.py": "VALUE = 42\n"})
 
 
+def outside(root, skip):
+    """Every path under `root` but `skip` (relative), with file contents: the source tree, vwheel's
+    cwd, its HOME, cache and config, and whatever else the test made there."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p == skip or skip in p.parents:
+            continue
+        out[str(p.relative_to(root))] = "<dir>" if p.is_dir() and not p.is_symlink() else (
+            p.read_bytes() if p.is_file() else "<link>")
+    return out
+
+
 def test_a_backend_writing_beside_its_source_or_into_home_fails_that_variant(vwheel, tmp_path):
     for target, stray in (('os.path.join("..", "escaped.whl")', "(escaped.whl)"),
                           ('os.path.expanduser("~/stash-" + fn)', "(home/stash-demo_build-1.0-py3-none-any.whl)")):
         project = hostile_project(tmp_path / "proj", "v3", target)
         dist = tmp_path / "dist"
+        before = outside(tmp_path, dist)
         r = vwheel("build", project, "-o", dist, "--all-variants", "--no-isolation", "--python", PY, "-j", "2")
         assert r.rc == 1, r.err
         assert (f"vwheel: error: variant `v3`: the backend's build_wheel wrote outside its output folder {stray}; "
@@ -321,7 +334,10 @@ def test_a_backend_writing_beside_its_source_or_into_home_fails_that_variant(vwh
         assert r.err.rstrip().endswith("vwheel: 1 of 2 builds failed: v3"), r.err
         assert sorted(p.name for p in dist.iterdir()) == ["demo_build-1.0-py3-none-any-v1.whl",
                                                           "demo_build-1.0-variants.json"]
-        assert not (tmp_path / "escaped.whl").exists() and not list(Path.home().glob("stash-*.whl"))
+        # The backend ran in a copy of the source with its own HOME and TMPDIR, all under dist/:
+        # nothing outside dist/ changed (the source tree, the cwd, vwheel's HOME and caches).
+        after = outside(tmp_path, dist)
+        assert after == before, sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         for p in dist.iterdir():
             p.unlink()
         dist.rmdir()

@@ -82,7 +82,8 @@ def test_find_links_directory_uses_its_variants_json(vwheel, tmp_path, target, p
     (links / "vpkg-1.0-variants.json").write_text(json.dumps(document(["v2", "null"])))
     r = vwheel("install", "vpkg", "--find-links", links, "--python", python, "--target", target, "--explain")
     check_choice(r)
-    assert "v3" in vwheel("list", "--json", "--python", python).out
+    installed = {d["name"]: d for d in vwheel("list", "--json", "--python", python).json()}
+    assert installed["vpkg"]["variant"] == "v3", installed
 
 
 def test_find_links_without_variants_json_reads_the_wheels(vwheel, tmp_path, target, python):

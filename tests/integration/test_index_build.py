@@ -394,17 +394,28 @@ def test_pip_installs_the_non_variant_wheel(served):
     assert "-v3.whl" not in log and "-v4.whl" not in log and "variants.json" not in log
 
 
+def pip_requests(served, seen):
+    """The paths pip asked for, past the first `seen` lines of the access log."""
+    log = served["access_log"].read_text().splitlines()[seen:]
+    return [line.split('"')[1].split()[1] for line in log if "pip/" in line]
+
+
+def log_lines(served):
+    log = served["access_log"]
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
 def check_pep658(served, python, base, target):
     # Asked for by the name METADATA spells: pip 23.0.1's metadata-only path compares the names
     # without normalizing them ("inconsistent Name: expected 'mixed-pkg', but metadata has
     # 'Mixed_Pkg'"), a pip bug fixed in 23.1.
+    seen = log_lines(served)
     r = pip_install(served, "--target", str(target), "Mixed_Pkg", python=python, base=base)
     assert r.returncode == 0, r.stdout + r.stderr
     assert (target / "Mixed_Pkg-1.0.dist-info").is_dir()
     # pip fetched the metadata file and checked it against the advertised sha256 before it
     # downloaded the wheel.
-    log = served["access_log"].read_text().splitlines()
-    requests = [line.split('"')[1].split()[1] for line in log if "pip/" in line]
+    requests = pip_requests(served, seen)
     metadata = "/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl.metadata"
     wheel = "/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl"
     assert metadata in requests, requests
@@ -420,9 +431,10 @@ def test_pip_uses_pep658_metadata_from_html(served):
 def test_json_pages_carry_pep714_core_metadata_that_pip_reads(served):
     """PEP 714: a JSON page advertises `core-metadata` (never the older `dist-info-metadata`, on
     which Debian 12's pip 23.0.1 crashes) with the sha256 of the `.metadata` file beside the wheel,
-    which is the wheel's own METADATA. pip >= 23.2 reads it: where one is installed (Debian 12 has
-    23.0.1 only, and nothing newer can be installed offline), pip must fetch the metadata before the
-    wheel, as with HTML pages."""
+    which is the wheel's own METADATA. pip >= 23.2 reads it: where one is installed, pip must fetch
+    the metadata before the wheel, as with HTML pages. Older pips (Debian 12 has 23.0.1 only, and
+    nothing newer can be installed offline) ignore it and must install from the JSON page all the
+    same."""
     req = urllib.request.Request(served["base"] + "/simple/mixed-pkg/",
                                  headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     page = json.loads(urllib.request.urlopen(req, timeout=10).read())
@@ -435,14 +447,27 @@ def test_json_pages_carry_pep714_core_metadata_that_pip_reads(served):
     wheel = zipfile.ZipFile(io.BytesIO(urllib.request.urlopen(wheel_url, timeout=10).read()))
     assert wheel.read("Mixed_Pkg-1.0.dist-info/METADATA") == metadata
 
-    candidates = []
+    require_system_pip()
+    candidates = [str(PYTHON)]
     for name in ("python3", "python3.13", "python3.12", "python3.11", "python3.10"):
         found = shutil.which(name)
         if found and os.path.realpath(found) not in [os.path.realpath(c) for c in candidates]:
             candidates.append(found)
-    python = next((c for c in candidates if (pip_version(c) or (0, 0)) >= (23, 2)), None)
-    if python is not None:
-        check_pep658(served, python, served["base"], served["tmp"] / "target-json")
+    for i, python in enumerate(candidates):
+        version = pip_version(python)
+        target = served["tmp"] / f"target-json-{i}"
+        if version is None:
+            continue
+        if version >= (23, 2):
+            check_pep658(served, python, served["base"], target)
+        else:
+            seen = log_lines(served)
+            r = pip_install(served, "--target", str(target), "mixed-pkg", python=python)
+            assert r.returncode == 0, (python, version, r.stdout + r.stderr)
+            assert (target / "mixed_pkg/__init__.py").read_text() == "NAME = 'Mixed_Pkg-1.0-py3-none-any.whl'\n"
+            # The page, then the wheel: nothing on it that such a pip takes for metadata to fetch.
+            assert pip_requests(served, seen) == ["/simple/mixed-pkg/",
+                                                  "/files/mixed-pkg/Mixed_Pkg-1.0-py3-none-any.whl"], version
 
 
 def test_pip_finds_nothing_when_only_variant_wheels_exist(served):

@@ -359,6 +359,11 @@ def test_interrupted_install_changes_nothing_and_leaves_no_staging(vwheel, fault
     deadline = time.monotonic() + 25
     while time.monotonic() < deadline and not list(site.glob(".vwheel-tmp-*/*-purelib/numpy")):
         time.sleep(0.05)
+    if not list(site.glob(".vwheel-tmp-*/*-purelib/numpy")):
+        # Interrupting now would test nothing about staging: the run never reached it.
+        proc.kill()
+        proc.wait()
+        pytest.fail("the install staged nothing within 25 s (numpy never appeared in a .vwheel-tmp-* staging dir)")
     proc.send_signal(sig)
     rc = proc.wait(timeout=20)
     left = list(site.glob(".vwheel-tmp-*"))

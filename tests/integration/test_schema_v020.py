@@ -170,5 +170,9 @@ def test_generate_index_json_accepts_abi_dependency_without_a_provider(vwheel, t
     r = vwheel("generate-index-json", tmp_path)
     assert r.rc == 0, r.err
     assert "abi_dependency" not in r.err
+    # Accepted, and kept: the variant's abi_dependency property and the namespace's priority.
+    doc = json.loads((tmp_path / "pkg-1.0-variants.json").read_text())
+    assert doc["variants"] == {"t29": {"a": {"f": ["1"]}, "abi_dependency": {"torch": ["2.9"]}}}, doc
+    assert doc["default-priorities"]["namespace"] == ["a", "abi_dependency"], doc
     r = vwheel("validate", tmp_path / "pkg-1.0-variants.json")
     assert r.rc == 0 and "abi_dependency" not in r.out + r.err, r.out + r.err

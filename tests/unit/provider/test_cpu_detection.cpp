@@ -261,14 +261,27 @@ TEST(CpuAarch64, NeoverseN1) {
                                                           "sha1", "sha2"}));
 }
 
-TEST(CpuAarch64, EmptyOrForeignTextIsVersion8aOnly) {
+TEST(CpuAarch64, EmptyTextIsVersion8aOnly) {
   const std::vector<FeatureConfig> v8a = {{"version", {"8a"}, false}};
-  for (const std::string& text : {""s, "processor: 0\n"s, x86_text("GenuineIntel", kHaswellFlags)}) {
+  for (const std::string& text : {""s, "processor: 0\n"s}) {
     const auto m = match_aarch64_cpuinfo(text);
     EXPECT_EQ(m.microarchitecture, "aarch64");
     EXPECT_EQ(m.vendor, "generic");
     EXPECT_EQ(m.supported, v8a);
   }
+}
+
+TEST(CpuAarch64, ForeignTextGivesNothing) {
+  // An x86_64 cpuinfo (read through $VWHEEL_PROC_CPUINFO) is no aarch64 CPU: no `version 8a`.
+  for (const std::string& text : {x86_text("GenuineIntel", kHaswellFlags), "vendor_id: AuthenticAMD\n"s,
+                                  "flags: fpu sse sse2\n"s}) {
+    const auto m = match_aarch64_cpuinfo(text);
+    EXPECT_EQ(m.microarchitecture, "aarch64");
+    EXPECT_TRUE(m.supported.empty()) << text;
+  }
+  // One aarch64 line is enough for the block to be an aarch64 one.
+  EXPECT_EQ(match_aarch64_cpuinfo("flags: fpu\nCPU architecture: 8\n").supported,
+            (std::vector<FeatureConfig>{{"version", {"8a"}, false}}));
   // And the other way round: an aarch64 cpuinfo on the x86_64 side gives nothing.
   EXPECT_TRUE(x86_64_supported_configs(arm_text("0x41", "0xd0c", kNeoverseN1Features)).empty());
 }
