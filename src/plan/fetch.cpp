@@ -393,7 +393,7 @@ std::string report_json(const Plan& plan, const std::vector<install::Installed>*
     p["name"] = s.name;
     p["version"] = s.version;
     p["wheel"] = s.wheel.filename;
-    p["url"] = s.wheel.path ? s.wheel.path->string() : s.wheel.url;
+    p["url"] = s.wheel.path ? s.wheel.path->string() : redact_url(s.wheel.url);
     if (auto sha = s.wheel.sha256()) p["sha256"] = *sha;
     p["requested"] = s.requested;
     p["required_by"] = s.required_by;
