@@ -132,6 +132,7 @@ def test_lock_and_cache_hold_no_password_and_install_still_authenticates(vwheel,
     assert PASSWORD not in r.out + r.err
     assert PASSWORD not in report.read_text()
     assert files_with_password(cache) == []
+    assert files_with_password(tmp_path / "venv") == []
     assert server.httpd.refused == []
 
 
@@ -170,6 +171,7 @@ def test_sync_with_credentials_in_the_lock_url(vwheel, server, venv, locked, tmp
     assert installed_value(tmp_path) == "VALUE = 'secret'\n"
     assert PASSWORD not in r.out + r.err
     assert files_with_password(tmp_path / "sync-cache") == []
+    assert files_with_password(tmp_path / "venv") == []
     assert server.httpd.refused == []
 
 
