@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/text.hpp"
+
 namespace vwheel::cli {
 
 api::SelectionRequest SelectionOptions::to_request() const {
@@ -84,9 +86,9 @@ void add_wheel_cache_options(CLI::App& cmd, WheelCacheOptions& o) {
 
 void print_plan(const plan::Plan& plan, bool explain) {
   for (const auto& s : plan.packages) {
-    fmt::print("{}\n", plan::describe(s));
+    fmt::print("{}\n", redact_url(plan::describe(s)));
     if (explain && (s.label || !s.other_variants.empty())) {
-      for (const auto& line : s.explain) fmt::print("{}\n", line);
+      for (const auto& line : s.explain) fmt::print("{}\n", redact_url(line));
     }
   }
   std::fflush(stdout);

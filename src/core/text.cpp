@@ -1,5 +1,7 @@
 #include "vwheel/core/text.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 namespace vwheel {
@@ -208,6 +210,78 @@ std::string toml_key(std::string_view key) {
     }
   }
   return bare ? std::string(key) : toml_string(key);
+}
+
+namespace {
+
+/// The authority of one URL in a text: [begin, end), and the `@` that ends its userinfo
+/// (npos when it has none).
+struct Authority {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t at = std::string_view::npos;
+};
+
+/// What ends an authority: the start of a path, query or fragment, and what ends a URL quoted in
+/// a message (whitespace, control characters, quotes, backtick, angle brackets).
+constexpr bool ends_authority(char c) noexcept {
+  return c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '`' || c == '<' || c == '>' ||
+         static_cast<unsigned char>(c) <= 0x20 || c == '\x7f';
+}
+
+constexpr bool is_scheme_char(char c) noexcept { return is_ascii_alnum(c) || c == '+' || c == '-' || c == '.'; }
+
+/// The authority of the next `scheme://` in `text` at or after `from`; nullopt when there is none.
+std::optional<Authority> next_authority(std::string_view text, std::size_t from) noexcept {
+  while (true) {
+    const auto sep = text.find("://", from);
+    if (sep == std::string_view::npos) return std::nullopt;
+    std::size_t start = sep;
+    while (start > 0 && is_scheme_char(text[start - 1])) --start;
+    while (start < sep && !is_ascii_alpha(text[start])) ++start;  // a scheme starts with a letter
+    from = sep + 3;
+    if (start == sep) continue;
+    Authority a;
+    a.begin = from;
+    a.end = a.begin;
+    while (a.end < text.size() && !ends_authority(text[a.end])) ++a.end;
+    // The last `@`: a password may hold one unencoded, a host never does.
+    if (const auto at = text.substr(a.begin, a.end - a.begin).rfind('@'); at != std::string_view::npos) {
+      a.at = a.begin + at;
+    }
+    return a;
+  }
+}
+
+}  // namespace
+
+std::string redact_url(std::string_view text) {
+  std::string out;
+  std::size_t done = 0;
+  for (auto a = next_authority(text, 0); a; a = next_authority(text, a->end)) {
+    if (a->at == std::string_view::npos || a->at == a->begin) continue;  // no userinfo: nothing secret
+    out.append(text.substr(done, a->begin - done));
+    const auto userinfo = text.substr(a->begin, a->at - a->begin);
+    if (const auto colon = userinfo.find(':'); colon != std::string_view::npos) out.append(userinfo.substr(0, colon + 1));
+    out.append("****");
+    done = a->at;
+  }
+  out.append(text.substr(done));
+  return out;
+}
+
+std::string url_without_userinfo(std::string_view url) {
+  const auto a = next_authority(url, 0);
+  if (!a || a->at == std::string_view::npos) return std::string(url);
+  std::string out(url.substr(0, a->begin));
+  out.append(url.substr(a->at + 1));
+  return out;
+}
+
+std::string_view url_userinfo(std::string_view url) noexcept {
+  const auto a = next_authority(url, 0);
+  if (!a || a->at == std::string_view::npos) return {};
+  return url.substr(a->begin, a->at - a->begin);
 }
 
 }  // namespace vwheel

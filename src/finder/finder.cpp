@@ -42,7 +42,7 @@ bool has_metadata_hash(const File& wheel) {
 }  // namespace
 
 std::string Source::describe() const {
-  return fmt::format("{} {}", kind == Kind::index ? "--index-url" : "--find-links", location);
+  return fmt::format("{} {}", kind == Kind::index ? "--index-url" : "--find-links", redact_url(location));
 }
 
 std::string File::location() const { return path ? path->string() : url; }

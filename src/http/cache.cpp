@@ -47,7 +47,8 @@ bool may_store(const Headers& h) { return ascii_lower(h.cache_control).find("no-
 
 std::optional<fs::path> cache_file(const std::optional<fs::path>& cache_dir, const Request& request) {
   if (!cache_dir || !request.use_cache || request.head || ascii_istarts_with(request.url, "file:")) return std::nullopt;
-  return *cache_dir / "http" / sha256_hex(request.url + "\n" + accept_of(request.headers));
+  // Keyed on the URL without its userinfo: no credentials in the cache, not even hashed.
+  return *cache_dir / "http" / sha256_hex(url_without_userinfo(request.url) + "\n" + accept_of(request.headers));
 }
 
 std::optional<CacheEntry> read_cache(const fs::path& file) {
@@ -86,8 +87,8 @@ std::optional<std::int64_t> read_cache_expires(const fs::path& file) {
 }
 
 void write_cache(const fs::path& file, const std::string& url, const CacheEntry& e) {
-  nlohmann::json meta = {{"url", url},
-                         {"effective_url", e.effective_url},
+  nlohmann::json meta = {{"url", url_without_userinfo(url)},
+                         {"effective_url", url_without_userinfo(e.effective_url)},
                          {"etag", e.etag},
                          {"last_modified", e.last_modified},
                          {"content_type", e.content_type},

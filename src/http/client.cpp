@@ -28,6 +28,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/text.hpp"
+#include "vwheel/http/credentials.hpp"
 
 namespace vwheel::http {
 
@@ -278,13 +279,15 @@ std::vector<Result<Response>> Client::get_many(const std::vector<Request>& reque
   const auto now = unix_now();
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const Request& r = requests[i];
+    // Known before any answer: the URLs an answer from the cache links may need them.
+    remember_credentials(r.url);
     auto file = impl_->cache_file(r);
     std::optional<CacheEntry> cached;
     if (file) cached = read_cache(*file);
     const bool fresh = cached && !impl_->options.refresh && cached->expires > now;
     if (fresh || (impl_->options.offline && !is_file_url(r.url))) {
-      results[i] = cached ? Result<Response>(cached_response(std::move(*cached), r.url))
-                          : fail(fmt::format("offline: {} is not in the cache", r.url));
+      results[i] = cached ? Result<Response>(cached_response(std::move(*cached), url_without_userinfo(r.url)))
+                          : fail(fmt::format("offline: {} is not in the cache", redact_url(r.url)));
       continue;
     }
     auto api = impl_->load();
@@ -318,13 +321,13 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
     if (p != nullptr) curl.free(p);
   }
   curl.url_cleanup(u);
-  if (path.empty()) return fail(fmt::format("{}: not a valid file URL", url));
+  if (path.empty()) return fail(fmt::format("{}: not a valid file URL", redact_url(url)));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fmt::format("{}: cannot open {}: {}", url, path, std::strerror(errno)));
+  if (fd < 0) return fail(fmt::format("{}: cannot open {}: {}", redact_url(url), path, std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail(fmt::format("{}: {} is not a regular file", url, path));
+    return fail(fmt::format("{}: {} is not a regular file", redact_url(url), path));
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   RangeResponse r;
@@ -332,7 +335,7 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
   r.offset = offset ? std::min(*offset, size) : (size > length ? size - length : 0);
   if (offset && *offset >= size) {
     ::close(fd);
-    return fail(fmt::format("{}: range starts at byte {}, beyond the end of the {}-byte file", url, *offset, size));
+    return fail(fmt::format("{}: range starts at byte {}, beyond the end of the {}-byte file", redact_url(url), *offset, size));
   }
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(length, size - r.offset));
   r.body.resize(n);
@@ -343,7 +346,7 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
     if (k <= 0) {
       const int err = errno;
       ::close(fd);
-      return fail(fmt::format("{}: cannot read {}: {}", url, path, k < 0 ? std::strerror(err) : "unexpected end"));
+      return fail(fmt::format("{}: cannot read {}: {}", redact_url(url), path, k < 0 ? std::strerror(err) : "unexpected end"));
     }
     got += static_cast<std::size_t>(k);
   }
@@ -357,7 +360,7 @@ std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector
   std::vector<Result<RangeResponse>> out;
   out.reserve(urls.size());
   if (options.offline) {
-    for (const auto& url : urls) out.push_back(fail(fmt::format("offline: cannot fetch {}", url)));
+    for (const auto& url : urls) out.push_back(fail(fmt::format("offline: cannot fetch {}", redact_url(url))));
     return out;
   }
   auto loaded = load();
@@ -394,13 +397,13 @@ std::vector<Result<RangeResponse>> Client::Impl::remote_ranges(const std::vector
     } else if (job.response_->status == 206) {
       const auto cr = parse_content_range(job.content_range_);
       if (!cr) {
-        out.push_back(fail(fmt::format("{}: HTTP 206 without a valid Content-Range (`{}`)", url, job.content_range_)));
+        out.push_back(fail(fmt::format("{}: HTTP 206 without a valid Content-Range (`{}`)", redact_url(url), job.content_range_)));
         continue;
       }
       r.offset = cr->start;
       r.total_size = cr->total;
       if (cr->end - cr->start + 1 != r.body.size()) {
-        out.push_back(fail(fmt::format("{}: Content-Range `{}` does not match the {} bytes received", url,
+        out.push_back(fail(fmt::format("{}: Content-Range `{}` does not match the {} bytes received", redact_url(url),
                                        job.content_range_, r.body.size())));
         continue;
       }
@@ -432,7 +435,7 @@ std::vector<Result<RangeResponse>> Client::Impl::ranges(const std::vector<RangeR
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const auto& r = requests[i];
     if (r.length == 0) {
-      out[i] = fail(fmt::format("{}: a range of 0 bytes was requested", r.url));
+      out[i] = fail(fmt::format("{}: a range of 0 bytes was requested", redact_url(r.url)));
     } else if (is_file_url(r.url)) {
       out[i] = local_range(r.url, r.offset, r.length);
     } else {
@@ -452,7 +455,7 @@ namespace {
 /// get_range() and get_suffix() take a whole file only up to the body limit.
 Result<RangeResponse> refuse_too_large(Result<RangeResponse> r, const std::string& url) {
   if (r && r->too_large) {
-    return fail(fmt::format("{}: the server ignores Range requests (HTTP 200) and the file is over {} MiB", url,
+    return fail(fmt::format("{}: the server ignores Range requests (HTTP 200) and the file is over {} MiB", redact_url(url),
                             detail::kMaxBody >> 20));
   }
   return r;
@@ -488,7 +491,7 @@ std::vector<Result<Downloaded>> Client::download(
   std::vector<Result<Downloaded>> results(requests.size(), fail("not run"));
   if (impl_->options.offline) {
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      results[i] = fail(fmt::format("offline: cannot download {}", requests[i].url));
+      results[i] = fail(fmt::format("offline: cannot download {}", redact_url(requests[i].url)));
       if (on_done) on_done(i, results[i]);
     }
     return results;

@@ -70,7 +70,9 @@ void Job::common_setup(CURL* easy) {
   abort_reason_.clear();
   local_failure_ = false;
   set(easy, CURLOPT_PRIVATE, static_cast<void*>(this));
-  set(easy, CURLOPT_URL, url_.c_str());
+  // The request carries its origin's credentials; nothing shown or stored does.
+  curl_url_ = with_credentials(plain_url_);
+  set(easy, CURLOPT_URL, curl_url_.c_str());
   set(easy, CURLOPT_NOSIGNAL, 1L);
   set(easy, CURLOPT_FOLLOWLOCATION, 1L);
   set(easy, CURLOPT_MAXREDIRS, 10L);
@@ -94,7 +96,7 @@ void Job::common_setup(CURL* easy) {
   set(easy, CURLOPT_HEADERDATA, static_cast<void*>(this));
   set(easy, CURLOPT_WRITEFUNCTION, &Job::write_cb);
   set(easy, CURLOPT_WRITEDATA, static_cast<void*>(this));
-  if (ascii_istarts_with(url_, "https:")) set(easy, CURLOPT_PIPEWAIT, 1L);
+  if (ascii_istarts_with(plain_url_, "https:")) set(easy, CURLOPT_PIPEWAIT, 1L);
 }
 
 void Job::set_headers(CURL* easy, const std::vector<std::string>& lines) {
@@ -127,7 +129,7 @@ long Job::response_status(CURL* easy) const {
 std::string Job::effective_url(CURL* easy) const {
   char* u = nullptr;
   api_.easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &u);
-  return u != nullptr ? std::string(u) : url_;
+  return u != nullptr ? url_without_userinfo(u) : plain_url_;
 }
 
 std::optional<std::uint64_t> Job::content_length(CURL* easy) const {
@@ -263,9 +265,9 @@ Verdict GetJob::end(CURL* easy, CURLcode code) {
     // The 304 may extend the entry's freshness (RFC 9111 section 4.3.4): store it again then.
     if (const auto until = fresh_until(headers_, unix_now()); cache_file_ && (until != 0 || cached_->expires != 0)) {
       cached_->expires = until;
-      write_cache(*cache_file_, url_, *cached_);
+      write_cache(*cache_file_, plain_url_, *cached_);
     }
-    response_ = cached_response(std::move(*cached_), url_);
+    response_ = cached_response(std::move(*cached_), plain_url_);
     return Verdict::done;
   }
   if (status == 404 && request_.not_found_ok) {
@@ -304,7 +306,7 @@ Verdict GetJob::end(CURL* easy, CURLcode code) {
     e.status = status;
     e.expires = fresh_until(headers_, unix_now());
     e.body = r.body;
-    write_cache(*cache_file_, url_, e);
+    write_cache(*cache_file_, plain_url_, e);
   }
   response_ = std::move(r);
   return Verdict::done;

@@ -21,6 +21,7 @@
 #include "vwheel/core/error.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
+#include "vwheel/http/credentials.hpp"
 #include "vwheel/http/client.hpp"
 
 namespace vwheel::http::detail {
@@ -48,7 +49,9 @@ inline constexpr std::uint64_t kMinimumRate = 1024;
 class Job {
  public:
   Job(const CurlApi& api, const Options& options, std::string url)
-      : url_(std::move(url)), api_(api), options_(options) {}
+      : url_(redact_url(url)), plain_url_(url_without_userinfo(url)), api_(api), options_(options) {
+    remember_credentials(url);
+  }
   virtual ~Job() {
     if (slist_ != nullptr) api_.slist_free_all(slist_);
   }
@@ -135,7 +138,8 @@ class Job {
   /// server's: the job's error is an environment error (exit 3), as for a write while unpacking.
   bool local_failure_ = false;
   std::optional<std::chrono::milliseconds> retry_after_;
-  std::string url_;
+  std::string url_;        ///< the URL as messages show it: its userinfo redacted (`alice:****@`)
+  std::string plain_url_;  ///< the URL without userinfo, as the cache stores it
 
  protected:
   const CurlApi& api_;
@@ -143,6 +147,7 @@ class Job {
   Headers headers_;
   std::string abort_reason_;
   char errbuf_[CURL_ERROR_SIZE] = {};
+  std::string curl_url_;  // plain_url_ with its origin's credentials, for curl alone
   curl_slist* slist_ = nullptr;
 
   /// Reads Retry-After (seconds only) from the last response.

@@ -75,7 +75,8 @@ std::string inline_file(const LockedFile& file) {
     // An upload time that is not a TOML date-time is left out (PEP 751 wants a date-time).
     if (auto canonical = detail::canonical_date_time(*file.upload_time)) out += ", upload-time = " + *canonical;
   }
-  if (file.url) out += ", url = " + toml_string(*file.url);
+  // No credentials at rest: they come from the command line (or a keyring), never from the lock.
+  if (file.url) out += ", url = " + toml_string(url_without_userinfo(*file.url));
   if (file.path) out += ", path = " + toml_string(*file.path);
   if (file.size) out += fmt::format(", size = {}", *file.size);
   out += ", hashes = " + inline_table(file.hashes);
@@ -197,7 +198,9 @@ void write_package(std::string& out, const LockedPackage& package) {
   out += "version = " + toml_string(package.version) + "\n";
   write_string_key(out, "marker", package.marker);
   write_string_key(out, "requires-python", package.requires_python);
-  write_string_key(out, "index", package.index);
+  if (package.index) {
+    write_string_key(out, "index", url_without_userinfo(*package.index));
+  }
   if (!package.dependencies.empty()) {
     out += "dependencies = [\n";
     for (const auto& dependency : package.dependencies) out += "    " + inline_table(dependency) + ",\n";

@@ -202,7 +202,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
           return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.path->string(), *actual, *sha));
         }
         if (!allowed(s, *actual)) {
-          return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.location(), *actual,
+          return fail(fmt::format("{}: sha256 {} does not match the expected {}", redact_url(f.location()), *actual,
                                   fmt::join(s.allowed_sha256, " or ")));
         }
       }
@@ -215,7 +215,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     if (expected) {
       *expected = ascii_lower(*expected);
       if (!is_sha256_hex(*expected)) {  // never a path component unchecked
-        return fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", f.location(), *expected));
+        return fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", redact_url(f.location()), *expected));
       }
     }
     const auto dir = expected ? settings.cache_dir / "archives" / *expected : detail::url_dir(settings.cache_dir, f.url);
@@ -314,7 +314,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     const std::vector<http::DownloadRequest>& requests;
     ~FinishAll() {
       for (const auto& q : requests) {
-        if (q.growing) q.growing->finish(fail(fmt::format("{}: the download did not complete", q.url)));
+        if (q.growing) q.growing->finish(fail(fmt::format("{}: the download did not complete", redact_url(q.url))));
       }
     }
   } finish_all{requests};
@@ -345,7 +345,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
           if (!allowed(s, r->sha256)) {
             std::error_code ec;
             fs::remove(r->path, ec);
-            refused = Error(fmt::format("{}: sha256 {} is not among the --hash values given for {}", s.wheel.url,
+            refused = Error(fmt::format("{}: sha256 {} is not among the --hash values given for {}", redact_url(s.wheel.url),
                                         r->sha256, s.name));
             return fail(*refused);
           }
@@ -393,7 +393,7 @@ std::string report_json(const Plan& plan, const std::vector<install::Installed>*
     p["name"] = s.name;
     p["version"] = s.version;
     p["wheel"] = s.wheel.filename;
-    p["url"] = s.wheel.path ? s.wheel.path->string() : s.wheel.url;
+    p["url"] = s.wheel.path ? s.wheel.path->string() : redact_url(s.wheel.url);
     if (auto sha = s.wheel.sha256()) p["sha256"] = *sha;
     p["requested"] = s.requested;
     p["required_by"] = s.required_by;

@@ -26,10 +26,10 @@ Result<http::Downloaded> keep_whole(const finder::File& f, const http::RangeResp
   d.etag = answer.etag;
   d.last_modified = answer.last_modified;
   if (f.size && *f.size != d.size) {
-    return fail(fmt::format("{}: {} bytes, but the expected size is {}", f.url, d.size, *f.size));
+    return fail(fmt::format("{}: {} bytes, but the expected size is {}", redact_url(f.url), d.size, *f.size));
   }
   if (expected && d.sha256 != *expected) {
-    return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.url, d.sha256, *expected));
+    return fail(fmt::format("{}: sha256 {} does not match the expected {}", redact_url(f.url), d.sha256, *expected));
   }
   std::error_code ec;
   if (!expected) fs::remove(origin_path(dest), ec);
@@ -55,14 +55,14 @@ std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, 
     const auto& f = *wheels[i].file;
     const auto& answer = *wheels[i].answer;
     if (f.filename.find('/') != std::string::npos || f.filename.starts_with(".")) {
-      out[i] = fail(fmt::format("{}: unsafe file name `{}`", f.url, f.filename));
+      out[i] = fail(fmt::format("{}: unsafe file name `{}`", redact_url(f.url), f.filename));
       continue;
     }
     std::optional<std::string> expected = f.sha256();
     if (expected) {
       *expected = ascii_lower(*expected);
       if (!is_sha256_hex(*expected)) {  // never a path component unchecked
-        out[i] = fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", f.url, *expected));
+        out[i] = fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", redact_url(f.url), *expected));
         continue;
       }
     }

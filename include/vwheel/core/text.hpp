@@ -15,6 +15,27 @@ namespace vwheel {
 /// control characters are escaped (`\n`, `\r`, `\xNN`); everything else is kept.
 [[nodiscard]] std::string printable(std::string_view text);
 
+// ---- URLs in messages ----
+
+/// `text` with the secret of every URL's userinfo replaced by `****`, as pip shows them:
+/// `https://alice:s3cret@host/x` -> `https://alice:****@host/x`, and a user alone (often a token)
+/// `https://token@host/` -> `https://****@host/`. Every message, log line and report that shows a
+/// URL passes it through this, since a URL may carry credentials (`--index-url`, a lock's `url`).
+/// `text` may be one URL or a message quoting URLs: each `scheme://` starts an authority that ends
+/// at `/`, `?`, `#`, whitespace, a quote, a backtick or `<>`; its userinfo is what precedes the
+/// last `@` in it. So an `@` in a path or query is not userinfo, an IPv6 host (`[::1]`) and
+/// percent-encoded characters are kept as they are, and text without such a URL is unchanged.
+[[nodiscard]] std::string redact_url(std::string_view text);
+
+/// `url` without its userinfo (`https://alice:s3cret@host/x` -> `https://host/x`), for what is
+/// kept (a lock's URLs, cache keys) while the credentials are used only in memory; unchanged when
+/// it has none. The userinfo is found as `redact_url` finds it.
+[[nodiscard]] std::string url_without_userinfo(std::string_view url);
+
+/// The userinfo of `url` (`alice:s3cret` of `https://alice:s3cret@host/x`, still percent-encoded),
+/// empty when it has none.
+[[nodiscard]] std::string_view url_userinfo(std::string_view url) noexcept;
+
 // ---- ASCII character classes (no locale) ----
 
 /// `c` is `0`-`9`.

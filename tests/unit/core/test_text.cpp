@@ -264,3 +264,63 @@ TEST(AppendUtf8OrReplacement, OneCharacterAtATime) {
 }
 
 }  // namespace
+
+namespace {
+
+struct UrlCase {
+  std::string_view in;
+  std::string_view redacted;
+  std::string_view without;
+  std::string_view userinfo;
+};
+
+// Credentials in URLs (issue 51): what a message shows, what is stored, what is sent.
+constexpr UrlCase kUrlCases[] = {
+    {"https://alice:s3cret@host/x", "https://alice:****@host/x", "https://host/x", "alice:s3cret"},
+    {"https://token@host/", "https://****@host/", "https://host/", "token"},
+    {"https://host/x", "https://host/x", "https://host/x", ""},
+    {"https://alice:s3cret@host", "https://alice:****@host", "https://host", "alice:s3cret"},
+    {"http://alice:s3cret@127.0.0.1:8080/simple/", "http://alice:****@127.0.0.1:8080/simple/",
+     "http://127.0.0.1:8080/simple/", "alice:s3cret"},
+    // `@` in the path, query or fragment is not userinfo.
+    {"https://host/a@b/c.whl", "https://host/a@b/c.whl", "https://host/a@b/c.whl", ""},
+    {"https://host?u=a:b@c", "https://host?u=a:b@c", "https://host?u=a:b@c", ""},
+    {"https://host#a:b@c", "https://host#a:b@c", "https://host#a:b@c", ""},
+    // The last `@` of the authority ends the userinfo (an unencoded `@` in a password).
+    {"https://alice:p@ss@host/x", "https://alice:****@host/x", "https://host/x", "alice:p@ss"},
+    // Percent-encoded characters are kept as they are.
+    {"https://al%40ice:s%3Acret@host/%7Ex", "https://al%40ice:****@host/%7Ex", "https://host/%7Ex", "al%40ice:s%3Acret"},
+    // IPv6 hosts.
+    {"http://alice:pw@[::1]:8080/simple/", "http://alice:****@[::1]:8080/simple/", "http://[::1]:8080/simple/",
+     "alice:pw"},
+    {"http://[::1]:8080/a@b", "http://[::1]:8080/a@b", "http://[::1]:8080/a@b", ""},
+    // A password alone, an empty one, an empty userinfo.
+    {"https://:pw@host/", "https://:****@host/", "https://host/", ":pw"},
+    {"https://alice:@host/", "https://alice:****@host/", "https://host/", "alice:"},
+    {"https://@host/", "https://@host/", "https://host/", ""},
+    // Other schemes, and no URL at all.
+    {"git+https://u:p@host/r.git", "git+https://u:****@host/r.git", "git+https://host/r.git", "u:p"},
+    {"file:///tmp/a@b.whl", "file:///tmp/a@b.whl", "file:///tmp/a@b.whl", ""},
+    {"alice:s3cret@host/x", "alice:s3cret@host/x", "alice:s3cret@host/x", ""},
+    {"", "", "", ""},
+    {"://u:p@host", "://u:p@host", "://u:p@host", ""},
+};
+
+TEST(RedactUrl, Table) {
+  for (const auto& c : kUrlCases) {
+    EXPECT_EQ(vwheel::redact_url(c.in), c.redacted) << c.in;
+    EXPECT_EQ(vwheel::url_without_userinfo(c.in), c.without) << c.in;
+    EXPECT_EQ(vwheel::url_userinfo(c.in), c.userinfo) << c.in;
+  }
+}
+
+TEST(RedactUrl, EveryUrlOfAMessage) {
+  EXPECT_EQ(vwheel::redact_url("https://alice:s3cret@h/a.whl: HTTP 404 (redirected from http://tok@h2/b)"),
+            "https://alice:****@h/a.whl: HTTP 404 (redirected from http://****@h2/b)");
+  EXPECT_EQ(vwheel::redact_url("`https://alice:s3cret@h/a.whl`: sha256 mismatch, mail bob@example.com"),
+            "`https://alice:****@h/a.whl`: sha256 mismatch, mail bob@example.com");
+  EXPECT_EQ(vwheel::redact_url("wheel 'https://u:p@h/x' and \"https://v:q@h/y\""),
+            "wheel 'https://u:****@h/x' and \"https://v:****@h/y\"");
+}
+
+}  // namespace

@@ -1,0 +1,102 @@
+// Credentials in URLs: remembered per origin and sent with every request to it, never stored in
+// the cache nor shown in an error (issue 51).
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "client_servers.hpp"
+#include "vwheel/http/credentials.hpp"
+
+namespace vwheel::http {
+namespace {
+
+using namespace test;  // NOLINT(google-build-using-namespace)
+
+TEST(Credentials, SentToTheSameOriginOnly) {
+  remember_credentials("https://alice:s3cret@Creds-Test.invalid/simple/");
+  // The same origin: another path, the host in another case, the default port spelled out.
+  EXPECT_EQ(with_credentials("https://creds-test.invalid/files/a.whl"),
+            "https://alice:s3cret@creds-test.invalid/files/a.whl");
+  EXPECT_EQ(with_credentials("HTTPS://creds-test.invalid:443/x"), "HTTPS://alice:s3cret@creds-test.invalid:443/x");
+  // Another scheme, port or host.
+  EXPECT_EQ(with_credentials("http://creds-test.invalid/x"), "http://creds-test.invalid/x");
+  EXPECT_EQ(with_credentials("https://creds-test.invalid:8443/x"), "https://creds-test.invalid:8443/x");
+  EXPECT_EQ(with_credentials("https://other.invalid/x"), "https://other.invalid/x");
+  EXPECT_EQ(with_credentials("https://creds-test.invalid.evil/x"), "https://creds-test.invalid.evil/x");
+  // A URL with its own userinfo keeps it; one without an authority gets none.
+  EXPECT_EQ(with_credentials("https://bob:pw@creds-test.invalid/x"), "https://bob:pw@creds-test.invalid/x");
+  EXPECT_EQ(with_credentials("file:///tmp/x.whl"), "file:///tmp/x.whl");
+  // IPv6 hosts: the port is after the brackets.
+  remember_credentials("http://tok@[::1]:9/simple/");
+  EXPECT_EQ(with_credentials("http://[::1]:9/a.whl"), "http://tok@[::1]:9/a.whl");
+  EXPECT_EQ(with_credentials("http://[::1]/a.whl"), "http://[::1]/a.whl");
+}
+
+class CredentialsClient : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto guarded = [this](const std::string& body) {
+      return [this, body](const httplib::Request& req, httplib::Response& res) {
+        if (req.get_header_value("Authorization") != "Basic YWxpY2U6czNjcmV0") {  // alice:s3cret
+          ++refused;
+          res.status = 401;
+          res.set_header("WWW-Authenticate", "Basic realm=\"test\"");
+          return;
+        }
+        res.set_content(body, "text/html");
+      };
+    };
+    server.svr.Get("/simple/pkg/", guarded("<a href=\"../../files/pkg.whl\">pkg.whl</a>"));
+    server.svr.Get("/files/pkg.whl", guarded("wheel bytes"));
+    server.start();
+  }
+  [[nodiscard]] std::string with_userinfo(const std::string& path) const {
+    return "http://alice:s3cret@127.0.0.1:" + std::to_string(server.port) + path;
+  }
+  HttpServer server;
+  std::atomic<int> refused{0};
+  TempDir dir;
+};
+
+TEST_F(CredentialsClient, UsedForTheOriginAndNeverStored) {
+  Options o;
+  o.cache_dir = dir.path / "cache";
+  auto client = Client::create(o);
+  ASSERT_TRUE(client);
+  auto page = client->get({with_userinfo("/simple/pkg/")});
+  ASSERT_TRUE(page) << page.error().message;
+  EXPECT_EQ(page->url, server.url("/simple/pkg/"));  // what links are resolved against: no userinfo
+  // A file the page links, on the same host, without userinfo: the credentials go with it.
+  auto file = client->get({server.url("/files/pkg.whl")});
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_EQ(file->body, "wheel bytes");
+  auto downloaded = client->download({{server.url("/files/pkg.whl"), dir.path / "pkg.whl"}});
+  ASSERT_TRUE(downloaded[0]) << downloaded[0].error().message;
+  EXPECT_EQ(refused.load(), 0);
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(*o.cache_dir)) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    EXPECT_EQ(read_all(entry.path()).find("s3cret"), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().string().find("s3cret"), std::string::npos);
+  }
+  EXPECT_GT(files, 0);
+}
+
+TEST_F(CredentialsClient, ErrorsShowTheUrlRedacted) {
+  auto client = Client::create({});
+  ASSERT_TRUE(client);
+  auto missing = client->get({with_userinfo("/simple/missing/")});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message.find("s3cret"), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().message.find("alice:****@127.0.0.1"), std::string::npos) << missing.error().message;
+
+  auto bad = client->download({{with_userinfo("/files/pkg.whl"), dir.path / "bad.whl", std::string(64, '0')}});
+  ASSERT_FALSE(bad[0]);
+  EXPECT_EQ(bad[0].error().message.find("s3cret"), std::string::npos) << bad[0].error().message;
+  EXPECT_NE(bad[0].error().message.find("alice:****@127.0.0.1"), std::string::npos) << bad[0].error().message;
+}
+
+}  // namespace
+}  // namespace vwheel::http
