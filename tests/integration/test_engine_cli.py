@@ -104,6 +104,8 @@ def test_completion_scripts_cover_every_subcommand(vwheel, tmp_path):
         # Nested subcommands and options come from the definitions too.
         for word in ("vwheel__index__build", "vwheel__cache__prune", "all-variants", "find-links"):
             assert word in r.out, (shell, word)
+        # An option group's options are its command's (`rank --abi-dependency`); the group is no subcommand.
+        assert "vwheel__rank__" not in r.out and "abi-dependency" in r.out, shell
     r = vwheel("completion", "tcsh")
     assert r.rc == 2 and "tcsh" in r.err, r.err
 

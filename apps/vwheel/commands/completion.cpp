@@ -34,16 +34,12 @@ struct CompletedCommand {
   bool positional = false;
 };
 
-// The tree below `app`, parents before their subcommands.
-void collect(const CLI::App& app, const std::string& id, const std::vector<std::string>& words,
-             std::vector<std::unique_ptr<CompletedCommand>>& out) {
-  auto node = std::make_unique<CompletedCommand>();
-  node->id = id;
-  node->words = words;
-  node->description = app.get_description();
+// The options of `app` into `node`, with those of its option groups (CLI11 keeps an option group
+// as a nameless subcommand; its options are the command's own on the command line).
+void collect_options(const CLI::App& app, CompletedCommand& node) {
   for (const CLI::Option* option : app.get_options()) {
     if (!option->nonpositional()) {
-      node->positional = true;
+      node.positional = true;
       continue;
     }
     CompletedOption o;
@@ -51,11 +47,25 @@ void collect(const CLI::App& app, const std::string& id, const std::vector<std::
     for (const auto& s : option->get_snames()) o.names.push_back("-" + s);
     o.description = option->get_description();
     o.takes_value = option->get_items_expected_min() > 0;
-    node->options.push_back(std::move(o));
+    node.options.push_back(std::move(o));
   }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name().empty()) collect_options(*sub, node);
+  }
+}
+
+// The tree below `app`, parents before their subcommands.
+void collect(const CLI::App& app, const std::string& id, const std::vector<std::string>& words,
+             std::vector<std::unique_ptr<CompletedCommand>>& out) {
+  auto node = std::make_unique<CompletedCommand>();
+  node->id = id;
+  node->words = words;
+  node->description = app.get_description();
+  collect_options(app, *node);
   CompletedCommand* self = node.get();
   out.push_back(std::move(node));
   for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name().empty()) continue;
     auto sub_words = words;
     sub_words.push_back(sub->get_name());
     const auto before = out.size();
