@@ -92,6 +92,10 @@ def test_help_names_the_whole_command_for_every_subcommand(vwheel):
         assert f"Usage: vwheel {cmd}" in vwheel(cmd, "--help").out, cmd
     r = vwheel("index", "build", "--help")
     assert r.rc == 0 and "Usage: vwheel index build " in r.out, r.out
+    # `help` takes the path of a nested subcommand too.
+    assert vwheel("help", "index", "build").out == r.out
+    r = vwheel("help", "index", "nosuch")
+    assert r.rc == 2 and "unknown subcommand `nosuch`; run `vwheel index --help`" in r.err, r.err
 
 
 def test_completion_scripts_cover_every_subcommand(vwheel, tmp_path):
