@@ -1,6 +1,7 @@
 """`vwheel label`, `vwheel rank` and `vwheel validate` on real files."""
 import json
 import resource
+import shutil
 import subprocess
 
 import pytest
@@ -127,6 +128,21 @@ def test_the_bash_completion_script_loads_and_completes(vwheel, tmp_path):
     p = subprocess.run(["bash", "-c", probe.format(script=script)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == ["make-variant", "build serve", "--all-variants"], p.stdout
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_the_zsh_and_fish_scripts_parse(vwheel, tmp_path, shell):
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    script = tmp_path / f"vwheel.{shell}"
+    script.write_text(vwheel("completion", shell).out)
+    p = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    if shell == "fish":
+        p = subprocess.run(["fish", "-c", f"source {script}; complete -C 'vwheel index '"], capture_output=True,
+                           text=True)
+        assert p.returncode == 0, p.stderr
+        assert [line.split("\t")[0] for line in p.stdout.splitlines()] == ["build", "serve"], p.stdout
 
 
 def test_the_man_page_is_made_from_the_help(vwheel_bin):
