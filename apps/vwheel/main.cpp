@@ -66,11 +66,11 @@ constexpr CommandEntry kCommands[] = {
     {"cache", add_cache_commands},
 };
 
-// `vwheel help [COMMAND]`: only registered with all the others, since it describes them.
+// `vwheel help [COMMAND [SUBCOMMAND]]`: only registered with all the others, since it describes them.
 void add_help_command(CLI::App& app, Dispatch& dispatch) {
   CLI::App* help = app.add_subcommand("help", "Show help for vwheel or one of its subcommands");
-  auto topic = std::make_shared<std::string>();
-  help->add_option("command", *topic, "Subcommand to describe");
+  auto topic = std::make_shared<std::vector<std::string>>();
+  help->add_option("command", *topic, "Subcommand to describe (`index build`: one of its subcommands)");
   help->callback([&app, &dispatch, topic] {
     dispatch.action = [&app, topic]() -> int {
       if (topic->empty()) {
@@ -78,15 +78,24 @@ void add_help_command(CLI::App& app, Dispatch& dispatch) {
         fmt::print("{}", app.get_formatter()->make_help(&app, "vwheel", CLI::AppFormatMode::Normal));
         return kOk;
       }
-      try {
-        // "vwheel" as the prefix: the usage line names the whole command (`vwheel label`), as
-        // `vwheel label --help` does.
-        fmt::print("{}", app.get_subcommand(*topic)->help("vwheel"));
-        return kOk;
-      } catch (const CLI::OptionNotFound&) {
-        report_error(vwheel::Error(fmt::format("unknown subcommand `{}`; run `vwheel --help`", *topic)));
-        return kUsage;
+      // The words before the last as the prefix: the usage line names the whole command
+      // (`vwheel index build`), as `vwheel index build --help` does.
+      std::string path = "vwheel";
+      std::string prefix;
+      const CLI::App* command = &app;
+      for (const auto& word : *topic) {
+        try {
+          command = command->get_subcommand(word);
+        } catch (const CLI::OptionNotFound&) {
+          report_error(vwheel::Error(
+              fmt::format("unknown subcommand `{}`; run `{} --help`", vwheel::printable(word), path)));
+          return kUsage;
+        }
+        prefix = path;
+        path += " " + command->get_name();
       }
+      fmt::print("{}", command->help(prefix));
+      return kOk;
     };
   });
 }
@@ -99,7 +108,7 @@ struct Chosen {
 
 // The subcommand the command line names, when it can be told before parsing: the first argument,
 // if it is a known name (`vwheel label --help-all` describes `label` only). Otherwise (no
-// subcommand, a global option first, a typo, `help`) all are registered, so that help texts and
+// subcommand, a global option first, a typo, `help`, `completion`) all are registered, so that help texts and
 // error messages list every one; `--version` first needs none.
 Chosen chosen_command(int argc, char** argv) {
   if (argc < 2) return {};
@@ -121,6 +130,7 @@ void register_commands(CLI::App& app, Dispatch& dispatch, Chosen chosen) {
   if (!chosen.all) return;
   for (const auto& entry : kCommands) entry.add(app, dispatch);
   add_help_command(app, dispatch);
+  add_completion_command(app, dispatch);
 }
 
 // Levenshtein distance, for suggesting the subcommand a typo meant (names are short: O(n*m) is fine).
@@ -145,7 +155,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::string unknown_subcommand(int argc, char** argv, const Chosen& chosen) {
   if (argc < 2 || chosen.one != nullptr || !chosen.all) return {};
   const std::string_view first = argv[1];
-  if (first.empty() || first.front() == '-' || first == "help") return {};
+  if (first.empty() || first.front() == '-' || first == "help" || first == "completion") return {};
   const CommandEntry* nearest = nullptr;
   std::size_t best = 3;  // suggest only within two edits
   for (const auto& entry : kCommands) {
@@ -225,6 +235,12 @@ int main(int argc, char** argv) {
   }
   Dispatch dispatch;
   register_commands(app, dispatch, chosen);
+  // `vwheel` alone prints the overview `vwheel --help` prints, and succeeds, as `pip` does (`uv`
+  // exits 2): asking what the tool does is not a mistake.
+  if (argc < 2) {
+    fmt::print("{}", app.help());
+    return kOk;
+  }
   if (const std::string missing = option_missing_its_value(app, argc, argv); !missing.empty()) {
     fmt::print(stderr, "vwheel: error: {}\nRun `vwheel --help` for usage.\n", missing);
     return kUsage;

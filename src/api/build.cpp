@@ -19,6 +19,8 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/process.hpp"
+#include "vwheel/install/install.hpp"
+#include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
@@ -50,16 +52,41 @@ Result<wheel_name::WheelName> check_wheel(const HookContext& ctx, const BuildJob
   return name;
 }
 
-// The finished wheel: a readable wheel whose dist-info is the project's and, for a variant build,
-// whose variant.json describes exactly this variant (whoever wrote it).
+// The finished wheel, as `install` checks a wheel before it installs it: its dist-info, WHEEL,
+// METADATA's Name, and RECORD (every member listed, with a matching hash and size), by installing
+// it into a scratch prefix `{dir}/check` with the build's interpreter; then METADATA's Version,
+// which install reads but does not compare, against the file name's. A backend's wheel that only
+// an installer would refuse is never published.
+Result<void> check_installable(const BuildJob& job, const fs::path& python, const fs::path& path, const fs::path& dir,
+                               std::vector<std::string>& warnings) {
+  install::Environment env;
+  env.python = python;
+  env.prefix = dir / "check";
+  for (const char* sub : {"purelib", "platlib", "scripts", "headers", "data"}) fs::create_directories(env.prefix / sub);
+  env.scheme = {env.prefix / "purelib", env.prefix / "platlib", env.prefix / "scripts", env.prefix / "headers",
+                env.prefix / "data"};
+  env.lock_dir = env.scheme.purelib;
+  install::InstallOptions options;
+  options.jobs = 1;  // the builds run in parallel already (-j)
+  const auto file = path.filename().string();
+  auto installed = install::install_wheels(env, {install::WheelRequest(path, false, false)}, options);
+  if (!installed) return fail(installed.error().with_context(job.describe()));  // it names the wheel
+  const auto& got = installed->front();
+  warnings.insert(warnings.end(), got.warnings.begin(), got.warnings.end());
+  auto name = wheel_name::parse_wheel_name(file);
+  if (!name) return fail(name.error());
+  if (pep440::normalized_or_verbatim(got.version) != pep440::normalized_or_verbatim(name->version)) {
+    return fail(fmt::format("{}: {}: `{}/METADATA` says `Version: {}`, not the file name's {}; refused", job.describe(),
+                            file, got.dist_info.filename().string(), got.version, name->version));
+  }
+  return {};
+}
+
+// For a variant build, the finished wheel's variant.json must describe exactly this variant
+// (whoever wrote it); a plain build's wheel must have none.
 Result<std::optional<variant::VariantMetadata>> check_output(const BuildJob& job, const fs::path& path) {
   auto opened = wheel::open_wheel(path);
   if (!opened) return fail(opened.error().with_context(job.describe()));
-  const auto expected_dist_info = fmt::format("{}-{}.dist-info", opened->name.name, opened->name.version);
-  if (wheel_name::canonicalize_name(opened->dist_info) != wheel_name::canonicalize_name(expected_dist_info)) {
-    return fail(fmt::format("{}: `{}` holds `{}`, not the `{}` its name calls for; refused", job.describe(),
-                            path.filename().string(), opened->dist_info, expected_dist_info));
-  }
   auto document = wheel::read_variant_json(*opened);
   if (!document) return fail(document.error().with_context(job.describe()));
   if (!job.is_variant()) {
@@ -142,6 +169,7 @@ Result<Staged> build_one(const HookContext& ctx, const BuildJob& job, const fs::
   }
   auto metadata = check_output(job, built);
   if (!metadata) return fail(metadata.error());
+  if (auto ok = check_installable(job, run->python, built, dir, warnings); !ok) return fail(ok.error());
   return Staged{built, std::move(*metadata)};
 }
 
@@ -165,9 +193,8 @@ Result<fs::path> build_sdist_one(const HookContext& ctx, const BuildJob& job, co
     return fail(fmt::format("the sdist: the backend returned `{}`, version {}, not this project's {}; refused", file,
                             version, *project.version));
   }
-  const auto target = ctx.request->output_dir / file;
-  fs::rename(dir / "out" / file, target);
-  return target;
+  // Published with the wheels, once they are built from it.
+  return dir / "out" / file;
 }
 
 // Removes the build folders however `build` ends, and the output folder too when this run
@@ -252,7 +279,7 @@ Result<BuildReport> build(const BuildRequest& given) {
   // What a backend adds to the output folder itself (beside the wheels vwheel moves there) is a
   // write outside its own output folder.
   const auto output_before = build_detail::snapshot_folder(request.output_dir);
-  std::set<std::string> published = {work_name};
+  const std::set<std::string> ours = {work_name};
 
   ctx.source = request.source;
   if (from_sdist) {
@@ -292,7 +319,6 @@ Result<BuildReport> build(const BuildRequest& given) {
         if (unpacked) {
           ctx.source = *unpacked;
         } else {
-          fs::remove(*sdist.wheel, ec);
           sdist.wheel = fail(unpacked.error().with_context("the sdist"));
         }
       }
@@ -300,10 +326,7 @@ Result<BuildReport> build(const BuildRequest& given) {
       sdist.wheel = fail(with_kind(Error(fmt::format("the sdist: {}", e.what())), ErrorKind::environment));
     }
     const bool ok = static_cast<bool>(sdist.wheel);
-    if (ok) {
-      sdist.backend_tail.clear();
-      published.insert(sdist.wheel->filename().string());
-    }
+    if (ok) sdist.backend_tail.clear();
     report.outcomes.push_back(std::move(sdist));
     if (!ok) return report;
   }
@@ -334,7 +357,7 @@ Result<BuildReport> build(const BuildRequest& given) {
 
   // Nothing reaches the output folder unless every build kept to its own folder and the
   // variant wheels agree as one package version's must.
-  const auto stray = build_detail::changed_entries(request.output_dir, output_before, published);
+  const auto stray = build_detail::changed_entries(request.output_dir, output_before, ours);
   if (!stray.empty()) {
     return fail(fmt::format("{}: a backend wrote {} there itself, outside its own output folder; no wheel was published",
                             request.output_dir.string(), fmt::join(stray, ", ")));
@@ -345,6 +368,19 @@ Result<BuildReport> build(const BuildRequest& given) {
   }
   if (auto ok = check_matrix(matrix); !ok) {
     return fail(Error(fmt::format("{}; no wheel was published to {}", ok.error().message, request.output_dir.string())));
+  }
+  if (request.sdist) {
+    // The sdist is what the wheels were built from: one that some wheel could not be built from
+    // is not published (the wheels that were built are).
+    auto& sdist = report.outcomes.front();
+    if (const auto failed = report.failed(); failed > 0) {
+      sdist.wheel = fail(fmt::format("the sdist: not published, since {} of the {} wheel builds from it failed", failed,
+                                     jobs->size()));
+    } else {
+      const auto target = request.output_dir / sdist.wheel->filename();
+      fs::rename(*sdist.wheel, target);
+      sdist.wheel = target;
+    }
   }
   for (std::size_t i = 0; i < staged.size(); ++i) {
     if (!staged[i]) continue;

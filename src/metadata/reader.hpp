@@ -141,6 +141,12 @@ class Reader {
 
   bool read_provider(const Json& info, const std::string& ns, const std::string& ns_path);
 
+  /// A provider's `build-requires` (the Building draft). In pyproject.toml: the plugin's packages,
+  /// into `provider.build_requires`. A JSON file is a built wheel's metadata (or a merge of them),
+  /// from which the build removed the key: a conformance problem there, and the value is ignored.
+  /// Returns false (after reporting) when the value is unusable.
+  bool read_build_requires(const Json& value, const std::string& where, ProviderInfo& provider);
+
   // ---- providers, v0.2.0 (the Providers draft) ----
 
   /// `static-properties` of one provider: `{feature: [values]}`, values in preference order.

@@ -58,15 +58,9 @@ bool Reader::read_provider(const Json& info, const std::string& ns, const std::s
     if (key == "requires") {
       has_requires = true;
       ok = read_string_list(value, key_path, kTextPattern, provider.requires_) && ok;
-    } else if (key == "build-requires" && !is_json()) {
-      // The Building draft: the plugin fills static-properties when the wheel is built.
-      has_build_requires = true;
-      if (!read_string_list(value, key_path, kTextPattern, provider.build_requires)) {
-        ok = false;
-      } else if (provider.build_requires.empty()) {
-        error(key_path, "empty; it must list one or more requirements for the plugin package");
-        ok = false;
-      }
+    } else if (key == "build-requires") {
+      has_build_requires = !is_json();
+      ok = read_build_requires(value, key_path, provider) && ok;
     } else if (key == "enable-if") {
       ok = read_optional_text(value, key_path, kTextPattern, provider.enable_if) && ok;
     } else if (key == "plugin-api") {
@@ -124,6 +118,23 @@ bool Reader::read_provider(const Json& info, const std::string& ns, const std::s
   }
   out_.metadata.providers[ns] = std::move(provider);
   return ok;
+}
+
+bool Reader::read_build_requires(const Json& value, const std::string& where, ProviderInfo& provider) {
+  if (is_json()) {
+    // Only the Providers format (0.2.0), which the Building draft extends, states the rule.
+    problem(v020_ ? Severity::Error : Severity::Warning, "build-requires-built", where,
+            "a pyproject.toml key (Building draft): building the wheel replaces it with static-properties; "
+            "ignored");
+    return true;
+  }
+  // The Building draft: the plugin fills static-properties when the wheel is built.
+  if (!read_string_list(value, where, kTextPattern, provider.build_requires)) return false;
+  if (provider.build_requires.empty()) {
+    error(where, "empty; it must list one or more requirements for the plugin package");
+    return false;
+  }
+  return true;
 }
 
 bool Reader::read_static_features(const Json& value, const std::string& where,
@@ -216,6 +227,8 @@ bool Reader::read_provider_v020(const Json& info, const std::string& ns, const s
         error(key_path, "empty; it must list one or more requirements for the plugin package");
         ok = false;
       }
+    } else if (key == "build-requires") {  // a JSON file's: this format is not read from pyproject.toml
+      ok = read_build_requires(value, key_path, provider) && ok;
     } else if (key == "static-properties") {
       has_static = true;
       ok = read_static_features(value, key_path, statics) && ok;

@@ -41,7 +41,7 @@ x86_64.level = ["v3"]
 
 # A backend that wraps setuptools' and misbehaves for one variant label (BAD_LABEL), as BAD_MODE says.
 BROKEN_BACKEND = """\
-import json, os, sys, time, zipfile
+import base64, hashlib, json, os, sys, time, zipfile
 from setuptools import build_meta as _sb
 from setuptools.build_meta import get_requires_for_build_wheel
 
@@ -74,12 +74,18 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                                              "plugin-api": "provider_variant_x86_64.plugin:X8664Plugin"}}}},
                   "variants": {{BAD_LABEL: {{"x86_64": {{"level": [level]}}}}}}}}
             out = fn[:-4] + "-" + BAD_LABEL + ".whl"
+            data = json.dumps(vj).encode()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             with zipfile.ZipFile(os.path.join(wheel_directory, fn)) as zin:
                 with zipfile.ZipFile(os.path.join(wheel_directory, out), "w") as zout:
                     for item in zin.infolist():
+                        content = zin.read(item)
                         if item.filename.endswith(".dist-info/RECORD"):
-                            zout.writestr(item.filename[:-6] + "variant.json", json.dumps(vj))
-                        zout.writestr(item, zin.read(item))
+                            path = item.filename[:-6] + "variant.json"
+                            zout.writestr(path, data)
+                            # Listed in RECORD, as vwheel checks every wheel as install would.
+                            content += ("%s,sha256=%s,%d\\n" % (path, digest, len(data))).encode()
+                        zout.writestr(item, content)
             os.remove(os.path.join(wheel_directory, fn))
             return out
     return _sb.build_wheel(wheel_directory, config_settings, metadata_directory)

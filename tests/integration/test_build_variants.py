@@ -360,7 +360,7 @@ def test_a_backend_writing_into_the_output_folder_publishes_nothing(vwheel, tmp_
 
 # A variant-aware backend that writes variant.json itself, with a plugin-api that differs for v3.
 AWARE_BACKEND = """\
-import json, os, zipfile
+import base64, hashlib, json, os, zipfile
 from setuptools import build_meta as _sb
 from setuptools.build_meta import get_requires_for_build_wheel
 
@@ -375,12 +375,18 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
           "providers": {"x86_64": {"requires": ["provider-variant-x86-64 >=0.0.1"], "plugin-api": api}},
           "variants": {label: {"x86_64": {"level": [label]}}}}
     out = fn[:-4] + "-" + label + ".whl"
+    data = json.dumps(vj).encode()
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     with zipfile.ZipFile(os.path.join(wheel_directory, fn)) as zin:
         with zipfile.ZipFile(os.path.join(wheel_directory, out), "w") as zout:
             for item in zin.infolist():
+                content = zin.read(item)
                 if item.filename.endswith(".dist-info/RECORD"):
-                    zout.writestr(item.filename[:-6] + "variant.json", json.dumps(vj))
-                zout.writestr(item, zin.read(item))
+                    path = item.filename[:-6] + "variant.json"
+                    zout.writestr(path, data)
+                    # Listed in RECORD, as vwheel checks every wheel as install would.
+                    content += ("%s,sha256=%s,%d\\n" % (path, digest, len(data))).encode()
+                zout.writestr(item, content)
     os.remove(os.path.join(wheel_directory, fn))
     return out
 """

@@ -132,7 +132,8 @@ struct BuiltVariant {
 struct BuildRequest {
   /// A source tree, or an sdist (`.tar.gz`) to build the wheels from.
   std::filesystem::path source = ".";
-  /// Build the sdist first (into `output_dir`), then the wheels from it, as `python -m build` does.
+  /// Build the sdist first, then the wheels from it, as `python -m build` does. The sdist is
+  /// published into `output_dir` with the wheels, and only when every wheel was built from it.
   bool sdist = false;
   std::filesystem::path output_dir = "dist";
   BuildSelection selection;
@@ -181,8 +182,9 @@ struct BuildReport {
 /// wheel without `variant.json` becomes the variant wheel (make-variant's raw copy) with the
 /// project's `[variant]` metadata, `build-requires` providers resolved into `static-properties`
 /// by their plugins in the build environment; every wheel is checked to be the project's (name,
-/// version, dist-info, variant.json describing exactly the variant built) and that its hook wrote
-/// nothing outside its output folder. Only after all builds: the output folder must hold nothing
+/// version, variant.json describing exactly the variant built), to pass the checks `install`
+/// makes (dist-info, WHEEL, METADATA's Name and Version, RECORD with every member's hash and size)
+/// and that its hook wrote nothing outside its output folder. Only after all builds: the output folder must hold nothing
 /// new that a backend put there, and the variant wheels must agree (`check_matrix`); then they
 /// are renamed into the output folder, which finally gets `generate-index-json`. A request-level
 /// problem (no pyproject, bad tables, no interpreter, an sdist that cannot be unpacked, a stray

@@ -425,6 +425,45 @@ plugin-api = "blas_plugin:Plugin"
   EXPECT_TRUE(any_line_mentions(empty, {"variant.providers.ns.build-requires", "empty"})) << joined(empty);
 }
 
+// The Building draft's own example declares schema 0.2.0 (the Providers draft): pyproject.toml is
+// read in the PEP 817 model whatever its `$schema`, and `build-requires` is known there.
+TEST(MetadataPyproject, BuildRequiresInTheBuildingDraftsExample) {
+  auto r = parse_pyproject(R"([variant]
+"$schema" = "https://variants-schema.wheelnext.dev/peps/9999/v0.2.0.json"
+[variant.default-priorities]
+namespace = ["blas_lapack"]
+[variant.providers.blas_lapack]
+build-requires = ["blas-lapack-variant-provider"]
+)");
+  ASSERT_TRUE(r) << r.error().message;
+  const auto& p = r->metadata.providers.at("blas_lapack");
+  EXPECT_EQ(p.build_requires, std::vector<std::string>{"blas-lapack-variant-provider"});
+  EXPECT_FALSE(p.install_time);
+  EXPECT_TRUE(r->conformance_problems.empty()) << joined(r->conformance_problems);
+}
+
+// In a JSON file (a built wheel's metadata) the build has replaced `build-requires` with
+// static-properties: left there, it is named as such, not as an unknown key, and ignored.
+TEST(MetadataDocument, BuildRequiresLeftInADraftJsonFileIsAWarningNotAnUnknownKey) {
+  const auto report = check_json_document(R"({"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+    "default-priorities": {"namespace": ["ns"]},
+    "providers": {"ns": {"requires": ["ns-plugin"], "build-requires": ["ns-plugin"], "plugin-api": "ns_plugin:P"}},
+    "variants": {"x": {"ns": {"f": ["a"]}}}})",
+                                          DocumentKind::VariantsJson);
+  ASSERT_TRUE(report.usable()) << report.errors.front();
+  ASSERT_EQ(report.findings.size(), 1U) << report.findings.front().message;
+  EXPECT_EQ(report.findings[0].rule, "build-requires-built");
+  EXPECT_EQ(report.findings[0].severity, Severity::Warning);
+  EXPECT_EQ(report.findings[0].pointer, "/providers/ns/build-requires");
+  auto parsed = parse_json_document(R"({"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+    "default-priorities": {"namespace": ["ns"]},
+    "providers": {"ns": {"requires": ["ns-plugin"], "build-requires": ["ns-plugin"], "plugin-api": "ns_plugin:P"}},
+    "variants": {"x": {"ns": {"f": ["a"]}}}})",
+                                    DocumentKind::VariantsJson);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_TRUE(parsed->metadata.providers.at("ns").build_requires.empty());
+}
+
 TEST(MetadataPyproject, NamespaceListAndProvidersMustMatch) {
   // A listed namespace without a provider can never be supported (PEP 817): rejected.
   auto r = parse_pyproject(R"(
