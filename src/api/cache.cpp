@@ -1,4 +1,5 @@
 // `vwheel cache`: what each part of the cache holds, and taking it back (api/cache.hpp).
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/api/cache.hpp"
 
 #include <sys/stat.h>
@@ -25,29 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The parts of the cache vwheel makes, in the order `info` lists them. `clean` removes only
-/// these (and what a killed clean left aside): a `--cache-dir` that names another folder by
-/// mistake loses nothing vwheel did not put there.
-struct Known {
-  const char* name;
-  const char* what;
-};
-constexpr Known kAreas[] = {
-    {"unpacked", "installed wheels, unpacked (hard-linked into environments)"},
-    {"archives", "downloads kept (--keep-archives, lock) and records of wheels without a sha256"},
-    {"http", "index pages"},
-    {"metadata", "PEP 658 METADATA files"},
-    {"wheel-members", "METADATA and variant.json read by range requests"},
-    {"interpreters", "interpreter queries"},
-    {"detect", "platform detection"},
-    {"python-providers", "environments of Python variant providers (opted in)"},
-    {"tmp", "scratch space of running commands"},
-};
-
 constexpr std::string_view kAside = ".trash-";
 
+/// Whether `name` is one of the cache's areas (CacheLayout): `clean` removes only those.
 bool is_known(const std::string& name) {
-  return std::any_of(std::begin(kAreas), std::end(kAreas), [&](const Known& k) { return name == k.name; });
+  return std::any_of(kCacheAreas.begin(), kCacheAreas.end(), [&](const CacheAreaInfo& k) { return name == k.name; });
 }
 
 /// Adds up files under the given paths (each a file or a directory), each inode once.
@@ -109,7 +92,7 @@ std::vector<fs::path> prunable(const fs::path& root) {
   for (const auto& p : children(root)) {
     if (starts_with(p, kAside)) out.push_back(p);
   }
-  for (const auto& p : children(root / "tmp")) out.push_back(p);
+  for (const auto& p : children(CacheLayout(root).area(vwheel::CacheArea::tmp))) out.push_back(p);
   // Temporaries a killed run left anywhere: write_file_atomic's `.NAME.tmp-*`, the unpacked
   // cache's `.tmp-*` directories and `.wheel-skeleton-*` files (no run is writing: prune holds the
   // exclusive lock).
@@ -118,9 +101,9 @@ std::vector<fs::path> prunable(const fs::path& root) {
     return name.starts_with('.') &&
            (name.find(".tmp-") != std::string::npos || name.starts_with(".wheel-skeleton-"));
   };
-  for (const auto& k : kAreas) {
-    if (std::string_view(k.name) == "tmp") continue;
-    for (fs::recursive_directory_iterator it(root / k.name, fs::directory_options::skip_permission_denied, ec), end;
+  for (const auto& k : kCacheAreas) {
+    if (k.area == vwheel::CacheArea::tmp) continue;
+    for (fs::recursive_directory_iterator it(CacheLayout(root).area(k.area), fs::directory_options::skip_permission_denied, ec), end;
          !ec && it != end; it.increment(ec)) {
       if (!temporary(it->path())) continue;
       out.push_back(it->path());
@@ -128,7 +111,7 @@ std::vector<fs::path> prunable(const fs::path& root) {
     }
     ec.clear();
   }
-  const auto archives = root / "archives";
+  const auto archives = CacheLayout(root).area(vwheel::CacheArea::archives);
   for (const auto& dir : children(archives)) {
     if (!fs::is_directory(dir, ec)) continue;
     const bool by_url = starts_with(dir, "url-");
@@ -143,7 +126,7 @@ std::vector<fs::path> prunable(const fs::path& root) {
       const auto file = name.substr(0, name.size() - std::string_view(".origin.json").size());
       const auto sha = plan::origin_record_sha256(f).value_or("");
       const bool copy = fs::exists(dir / file, ec) ||
-                        (!sha.empty() && (fs::exists(archives / sha / file, ec) || fs::exists(root / "unpacked" / sha, ec)));
+                        (!sha.empty() && (fs::exists(archives / sha / file, ec) || fs::exists(CacheLayout(root).unpacked(sha), ec)));
       if (!copy) out.push_back(f);
     }
   }
@@ -287,7 +270,7 @@ std::string unpacked_project(const fs::path& root, const fs::path& entry) {
       if (wheel_name::is_valid_project_name(name)) return wheel_name::canonicalize_name(name);
     }
   }
-  for (const auto& f : children(root / "archives" / entry.filename())) {
+  for (const auto& f : children(CacheLayout(root).archive_dir(entry.filename().string()))) {
     if (auto project = wheel_file_project(f.filename().string()); !project.empty()) return project;
   }
   return {};
@@ -301,21 +284,21 @@ std::map<std::string, std::vector<fs::path>> project_files(const fs::path& root,
   };
   std::error_code ec;
   auto hidden = [](const fs::path& p) { return p.filename().string().starts_with('.'); };
-  for (const auto& entry : children(root / "unpacked")) {
+  for (const auto& entry : children(CacheLayout(root).area(vwheel::CacheArea::unpacked))) {
     if (!hidden(entry) && fs::is_directory(entry, ec)) take(unpacked_project(root, entry), entry);
   }
-  for (const auto& dir : children(root / "archives")) {
+  for (const auto& dir : children(CacheLayout(root).area(vwheel::CacheArea::archives))) {
     for (const auto& f : children(dir)) take(wheel_file_project(f.filename().string()), f);
   }
-  for (const auto& f : children(root / "metadata")) {
+  for (const auto& f : children(CacheLayout(root).area(vwheel::CacheArea::metadata))) {
     if (!hidden(f)) take(metadata_project(f), f);
   }
-  for (const auto& dir : children(root / "wheel-members")) {
+  for (const auto& dir : children(CacheLayout(root).area(vwheel::CacheArea::wheel_members))) {
     for (const auto& f : children(dir)) {
       if (!hidden(f)) take(url_project(recorded_url(f)), f);
     }
   }
-  for (const auto& f : children(root / "http")) {
+  for (const auto& f : children(CacheLayout(root).area(vwheel::CacheArea::http))) {
     if (!hidden(f)) take(url_project(recorded_url(f)), f);
   }
   return out;
@@ -333,13 +316,13 @@ Result<CacheInfo> cache_info(const CacheRequest& request) {
   if (auto ok = check_root(info.root); !ok) return fail(ok.error());
   std::error_code ec;
   UsageCounter total;
-  for (const auto& k : kAreas) {
-    const auto dir = info.root / k.name;
+  for (const auto& k : kCacheAreas) {
+    const auto dir = CacheLayout(info.root).area(k.area);
     if (!fs::exists(dir, ec)) continue;
     UsageCounter one;
     one.add(dir);
     total.add(dir);
-    info.areas.push_back({k.name, k.what, one.usage()});
+    info.areas.push_back({std::string(k.name), std::string(k.what), one.usage()});
   }
   for (const auto& p : children(info.root)) {
     const auto name = p.filename().string();
@@ -414,8 +397,8 @@ Result<std::vector<ProjectUsage>> cache_clean_projects(const CacheRequest& reque
     doomed.insert(doomed.end(), it->second.begin(), it->second.end());
   }
   if (auto ok = remove_aside(root, doomed); !ok) return fail(ok.error());
-  remove_empty_dirs(root / "archives");
-  remove_empty_dirs(root / "wheel-members");
+  remove_empty_dirs(CacheLayout(root).area(vwheel::CacheArea::archives));
+  remove_empty_dirs(CacheLayout(root).area(vwheel::CacheArea::wheel_members));
   return out;
 }
 
@@ -430,7 +413,7 @@ Result<Usage> cache_prune(const CacheRequest& request) {
   for (const auto& p : doomed) {
     if (auto ok = remove_tree(p); !ok) return fail(ok.error());
   }
-  remove_empty_dirs(root / "archives");  // directories of the archive cache left empty
+  remove_empty_dirs(CacheLayout(root).area(vwheel::CacheArea::archives));  // directories of the archive cache left empty
   return counter.usage();
 }
 

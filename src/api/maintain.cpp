@@ -1,3 +1,4 @@
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/api/maintain.hpp"
 #include "vwheel/variant/ordering.hpp"
 
@@ -69,7 +70,7 @@ Result<std::optional<Authority>> authority_for(const std::string& ns, const Pypr
     const auto& providers = pyproject->document.metadata.providers;
     if (auto it = providers.find(ns); it != providers.end()) {
       provider::PythonProviderOptions options;
-      options.cache_dir = default_cache_dir() / "python-providers";
+      options.cache_dir = CacheLayout(default_cache_dir()).area(CacheArea::python_providers);
       options.allowed.insert(ns);
       auto configs = provider::run_python_provider(provider::python_provider_spec(ns, it->second), options,
                                                    provider::ProviderMethod::all_configs);

@@ -1,3 +1,4 @@
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/finder/finder.hpp"
 
 #include <algorithm>
@@ -223,14 +224,14 @@ void Finder::prefetch_metadata(const std::vector<const File*>& wheels) {
 
 void Finder::keep_metadata(const std::string& sha256, const std::string& body) const {
   std::error_code ec;
-  fs::create_directories(options_.cache_dir / "metadata", ec);
-  (void)write_file_atomic(options_.cache_dir / "metadata" / sha256, body, Durability::none);
+  fs::create_directories(CacheLayout(options_.cache_dir).area(CacheArea::metadata), ec);
+  (void)write_file_atomic(CacheLayout(options_.cache_dir).entry(CacheArea::metadata, sha256), body, Durability::none);
 }
 
 std::optional<std::string> Finder::cached_metadata(const File& wheel) const {
   if (!has_metadata_hash(wheel)) return std::nullopt;
   auto it = wheel.core_metadata->find("sha256");
-  auto text = read_file(options_.cache_dir / "metadata" / it->second);
+  auto text = read_file(CacheLayout(options_.cache_dir).entry(CacheArea::metadata, it->second));
   if (!text || sha256_hex(*text) != it->second) return std::nullopt;
   return std::move(*text);
 }

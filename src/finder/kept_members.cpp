@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 
@@ -22,7 +23,7 @@ std::optional<fs::path> kept_member_path(const fs::path& cache_dir, const File& 
     return std::nullopt;
   }
   const auto key = kept_by_url(wheel) ? "url-" + sha256_hex(wheel.url) : *wheel.sha256();
-  return cache_dir / "wheel-members" / key / std::string(suffix);
+  return CacheLayout(cache_dir).entry(CacheArea::wheel_members, key) / std::string(suffix);
 }
 
 std::string kept_member_text(const KeptMember& member) {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kept_members.hpp"
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/finder/finder.hpp"
 #include "vwheel/wheel/wheel.hpp"
@@ -226,7 +227,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
       r.result = fail(fmt::format("{}: the server did not say the file's size", f.url));
       return;
     }
-    auto scratch = make_scratch(options_.cache_dir / "tmp", f.filename, total);
+    auto scratch = make_scratch(CacheLayout(options_.cache_dir).area(CacheArea::tmp), f.filename, total);
     if (!scratch) {
       r.result = fail(scratch.error());
       return;
@@ -261,7 +262,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     std::vector<Result<http::Downloaded>> got;
     if (options_.download) {
       got = options_.download(client_, wanted);
-    } else if (auto dir = make_scratch_dir(options_.cache_dir / "tmp"); !dir) {
+    } else if (auto dir = make_scratch_dir(CacheLayout(options_.cache_dir).area(CacheArea::tmp)); !dir) {
       got.assign(wanted.size(), tl::unexpected(dir.error()));
     } else {
       scratch = std::move(*dir);

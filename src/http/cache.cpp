@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
@@ -48,7 +49,7 @@ bool may_store(const Headers& h) { return ascii_lower(h.cache_control).find("no-
 std::optional<fs::path> cache_file(const std::optional<fs::path>& cache_dir, const Request& request) {
   if (!cache_dir || !request.use_cache || request.head || ascii_istarts_with(request.url, "file:")) return std::nullopt;
   // Keyed on the URL without its userinfo: no credentials in the cache, not even hashed.
-  return *cache_dir / "http" / sha256_hex(url_without_userinfo(request.url) + "\n" + accept_of(request.headers));
+  return CacheLayout(*cache_dir).entry(CacheArea::http, sha256_hex(url_without_userinfo(request.url) + "\n" + accept_of(request.headers)));
 }
 
 std::optional<CacheEntry> read_cache(const fs::path& file) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "detail.hpp"
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 
@@ -67,7 +68,7 @@ bool add_skeleton(const fs::path& entry, const zip::Archive& archive) {
 }
 
 bool in_archive_cache(const fs::path& path, const fs::path& cache_dir) {
-  return (cache_dir / "archives").lexically_normal() == path.parent_path().parent_path().lexically_normal();
+  return CacheLayout(cache_dir).area(CacheArea::archives).lexically_normal() == path.parent_path().parent_path().lexically_normal();
 }
 
 void remove_cached_archive(const fs::path& path) {
@@ -127,7 +128,7 @@ bool CacheFill::finish(const std::string& sha) {
 
 std::optional<fs::path> cached_skeleton(const fs::path& cache_dir, std::string_view sha256, bool check_files) {
   if (!is_sha256_hex(sha256)) return std::nullopt;
-  const auto entry = cache_dir / "unpacked" / std::string(sha256);
+  const auto entry = CacheLayout(cache_dir).unpacked(sha256);
   const auto skeleton = entry / detail::kSkeleton;
   struct stat st {};
   if (::stat(skeleton.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
@@ -152,7 +153,7 @@ std::optional<fs::path> cached_skeleton(const fs::path& cache_dir, std::string_v
     }
   }
   if (!sound) {
-    detail::discard_cache_entry(cache_dir / "unpacked", entry);
+    detail::discard_cache_entry(CacheLayout(cache_dir).area(CacheArea::unpacked), entry);
     return std::nullopt;
   }
   return skeleton;

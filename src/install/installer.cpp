@@ -21,6 +21,7 @@
 #include "extract.hpp"
 #include "installed.hpp"
 #include "prepare.hpp"
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/interrupt.hpp"
@@ -352,7 +353,7 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
   std::optional<std::string> key;
   std::string sha = request.sha256.value_or("");
   if (options.cache_dir) {
-    unpacked_dir = *options.cache_dir / "unpacked";
+    unpacked_dir = CacheLayout(*options.cache_dir).area(CacheArea::unpacked);
     if (sha.empty()) key = stat_key(request.path);
   }
   if (unpacked_dir && sha.empty() && key) {

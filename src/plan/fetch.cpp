@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/growing_file.hpp"
 #include "vwheel/core/hash.hpp"
@@ -218,7 +219,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         return fail(fmt::format("{}: the sha256 `{}` given for it is not 64 hex digits", redact_url(f.location()), *expected));
       }
     }
-    const auto dir = expected ? settings.cache_dir / "archives" / *expected : detail::url_dir(settings.cache_dir, f.url);
+    const auto dir = expected ? CacheLayout(settings.cache_dir).archive_dir(*expected) : detail::url_dir(settings.cache_dir, f.url);
     const auto dest = dir / f.filename;
     std::error_code ec;
     bool damaged = false;
@@ -247,7 +248,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         continue;
       }
       // Downloaded by `vwheel lock` to hash it, and kept by that sha256 (lock_hashes.hpp).
-      if (const auto by_sha = settings.cache_dir / "archives" / known[i]->sha256 / f.filename;
+      if (const auto by_sha = CacheLayout(settings.cache_dir).archive_dir(known[i]->sha256) / f.filename;
           fs::is_regular_file(by_sha, ec) && !has_hole_before_end(by_sha)) {
         local.push_back({i, by_sha, known[i]->sha256, nullptr, std::nullopt});
         continue;

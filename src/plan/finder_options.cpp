@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "origin.hpp"
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
@@ -66,7 +67,7 @@ std::vector<Result<http::Downloaded>> download_whole(const fs::path& cache_dir, 
         continue;
       }
     }
-    const auto dest = (expected ? cache_dir / "archives" / *expected : url_dir(cache_dir, f.url)) / f.filename;
+    const auto dest = (expected ? CacheLayout(cache_dir).archive_dir(*expected) : url_dir(cache_dir, f.url)) / f.filename;
     std::error_code ec;
     if (expected && fs::is_regular_file(dest, ec) && !has_hole_before_end(dest)) {
       // Kept from an earlier run, verified when it was written (as fetch_wheels takes it).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 /// Moves a download of the wheel with that sha256 to where a sync by that sha256 looks for it
 /// (best effort: otherwise the sync downloads it again).
 void keep_by_sha256(const fs::path& download, const std::string& sha256, const fs::path& cache_dir) {
-  const auto kept = cache_dir / "archives" / sha256 / download.filename();
+  const auto kept = CacheLayout(cache_dir).archive_dir(sha256) / download.filename();
   std::error_code ec;
   fs::create_directories(kept.parent_path(), ec);
   if (ec || (fs::rename(download, kept, ec), ec)) fs::remove(download, ec);

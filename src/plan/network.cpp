@@ -2,6 +2,7 @@
 // so that the use cases can start loading libcurl while they do other work.
 #include <system_error>
 
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
@@ -39,7 +40,7 @@ bool lock_may_download(const lock::Lock& lock, const Settings& settings) {
       if (!is_sha256_hex(hex) || wheel.name.empty() || wheel.name.find('/') != std::string::npos) return true;
       std::error_code ec;
       // A download with holes (punched while it was unpacked, then the run killed) is fetched again.
-      if (const auto kept = settings.cache_dir / "archives" / hex / wheel.name;
+      if (const auto kept = CacheLayout(settings.cache_dir).archive_dir(hex) / wheel.name;
           fs::is_regular_file(kept, ec) && !has_hole_before_end(kept)) {
         continue;
       }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
@@ -45,7 +46,7 @@ std::optional<Origin> parse_origin(std::string_view text, std::string_view url) 
 }
 
 std::filesystem::path url_dir(const std::filesystem::path& cache_dir, std::string_view url) {
-  return cache_dir / "archives" / ("url-" + sha256_hex(url));
+  return CacheLayout(cache_dir).entry(CacheArea::archives, "url-" + sha256_hex(url));
 }
 
 std::filesystem::path origin_path(const std::filesystem::path& download) {

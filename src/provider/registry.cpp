@@ -1,3 +1,4 @@
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/provider/registry.hpp"
 
 #include <sys/utsname.h>
@@ -144,7 +145,7 @@ std::string detection_fingerprint() {
 MachineReport detect_machine(const DetectOptions& options) {
   std::filesystem::path file;
   if (options.use_cache) {
-    file = options.cache_dir.value_or(default_cache_dir() / "detect") / (detection_fingerprint() + ".json");
+    file = options.cache_dir.value_or(CacheLayout(default_cache_dir()).area(CacheArea::detect)) / (detection_fingerprint() + ".json");
     if (auto cached = read_cache(file)) return std::move(*cached);
   }
   MachineReport report;
@@ -200,7 +201,7 @@ Result<std::optional<std::vector<variant::FeatureConfig>>> DetectionOracle::supp
   }
   PythonProviderSpec spec{ns, declared->requires_, declared->plugin_api};
   PythonProviderOptions options;
-  options.cache_dir = default_cache_dir() / "python-providers";
+  options.cache_dir = CacheLayout(default_cache_dir()).area(CacheArea::python_providers);
   options.pip_args = policy_.pip_args;
   options.allowed = policy_.allowed;
   auto configs = run_python_provider(spec, options, ProviderMethod::supported_configs);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/process.hpp"
@@ -116,7 +117,7 @@ std::optional<CacheEntry> interpreter_cache_entry(const fs::path& dir, const fs:
     key = fmt::format("vwheel-interpreter-1\n{}\n{}\n{}\n{}\n{}", exe.string(), stat_text(exe, false), resolved, u.release,
                       u.version);
   }
-  return CacheEntry{dir / "interpreters" / (sha256_hex(key) + ".json"), venv};
+  return CacheEntry{CacheLayout(dir).entry(CacheArea::interpreters, sha256_hex(key) + ".json"), venv};
 }
 
 /// Replaces the leading `from` of every path in the description by `to`.
