@@ -258,8 +258,10 @@ bool all_wheel_files(const std::vector<std::string>& items) {
   if (items.empty()) return false;
   for (const auto& i : items) {
     if (!i.ends_with(".whl")) return false;
+    // Whatever is there (a FIFO too) is a wheel file: opening it then says what is wrong with it,
+    // rather than its name being parsed as a requirement.
     std::error_code ec;
-    if (!fs::is_regular_file(i, ec)) return false;
+    if (!fs::exists(i, ec)) return false;
   }
   return true;
 }

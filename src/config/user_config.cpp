@@ -1,11 +1,10 @@
 #include "vwheel/config/user_config.hpp"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include "core/toml.hpp"
+#include "vwheel/core/fs.hpp"
 
 namespace vwheel::config {
 namespace {
@@ -115,10 +114,9 @@ std::vector<std::filesystem::path> config_search_path() {
 Result<UserConfig> load_user_config(const std::optional<std::filesystem::path>& explicit_path) {
   std::optional<std::filesystem::path> path = explicit_path;
   if (path) {
+    // Only a missing file is "not found": a FIFO or a directory is named as such by read_file.
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(*path, ec)) {
-      return fail(fmt::format("{}: configuration file not found", path->string()));
-    }
+    if (!std::filesystem::exists(*path, ec)) return fail(fmt::format("{}: configuration file not found", path->string()));
   } else {
     for (const auto& candidate : config_search_path()) {
       std::error_code ec;
@@ -129,11 +127,9 @@ Result<UserConfig> load_user_config(const std::optional<std::filesystem::path>& 
     }
   }
   if (!path) return UserConfig{};
-  std::ifstream in(*path, std::ios::binary);
-  if (!in) return fail(fmt::format("{}: cannot read the configuration file", path->string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto cfg = parse_user_config(text.str());
+  auto text = read_file(*path);  // never blocks: a FIFO is refused (open_regular_file)
+  if (!text) return fail(text.error());
+  auto cfg = parse_user_config(*text);
   if (!cfg) return fail(cfg.error().with_context(path->string()));
   cfg->source = *path;
   return cfg;

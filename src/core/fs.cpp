@@ -14,14 +14,62 @@
 
 namespace vwheel {
 
-Result<std::string> read_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(fmt::format("{}: not a regular file", path.string()));
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
   }
+  return *this;
+}
+
+FileDescriptor::~FileDescriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+/// "<path>: is a FIFO, expected a regular file" (a directory, a device, a socket).
+Error not_regular(const std::filesystem::path& path, mode_t mode) {
+  const char* kind = S_ISFIFO(mode)  ? "a FIFO"
+                     : S_ISDIR(mode) ? "a directory"
+                     : S_ISCHR(mode) ? "a character device"
+                     : S_ISBLK(mode) ? "a block device"
+                     : S_ISSOCK(mode) ? "a socket"
+                                      : nullptr;
+  if (kind == nullptr) return Error(fmt::format("{}: not a regular file", path.string()));
+  return Error(fmt::format("{}: is {}, expected a regular file", path.string(), kind));
+}
+
+}  // namespace
+
+Result<OpenedFile> open_regular_file(const std::filesystem::path& path) {
+  OpenedFile out;
+  out.fd = FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (out.fd.get() < 0) {
+    const int err = errno;
+    // A socket cannot be opened at all (ENXIO), a device perhaps not by this user: say what it is.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return fail(not_regular(path, st.st_mode));
+    return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(err)));
+  }
+  if (::fstat(out.fd.get(), &out.info) != 0) {
+    return fail(fmt::format("{}: cannot stat: {}", path.string(), std::strerror(errno)));
+  }
+  if (!S_ISREG(out.info.st_mode)) return fail(not_regular(path, out.info.st_mode));
+  // Reads of a regular file never return EAGAIN, but the flag is cleared all the same: the
+  // descriptor is handed on, and none of its users expects a non-blocking one.
+  const int flags = ::fcntl(out.fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(out.fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return fail(fmt::format("{}: cannot clear O_NONBLOCK: {}", path.string(), std::strerror(errno)));
+  }
+  return out;
+}
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  auto opened = open_regular_file(path);
+  if (!opened) return fail(opened.error());
+  const int fd = opened->fd.get();
+  const struct stat& st = opened->info;
   std::string out;
   out.resize(static_cast<std::size_t>(st.st_size));
   std::size_t done = 0;
@@ -31,15 +79,12 @@ Result<std::string> read_file(const std::filesystem::path& path) {
     const ssize_t n = full ? ::read(fd, probe, sizeof probe) : ::read(fd, out.data() + done, out.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(err)));
+      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(errno)));
     }
     if (n == 0) break;
     if (full) out.append(probe, static_cast<std::size_t>(n));
     done += static_cast<std::size_t>(n);
   }
-  ::close(fd);
   out.resize(done);
   return out;
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/libcrypto.hpp"
+#include "vwheel/core/fs.hpp"
 
 namespace vwheel {
 namespace {
@@ -428,17 +429,10 @@ bool is_sha256_hex(std::string_view text) noexcept {
 std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
 
 Result<FileDigest> sha256_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(err)));
-  }
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fail(fmt::format("{}: not a regular file", path.string()));
+  auto opened = open_regular_file(path);  // never blocks: a FIFO is refused, not waited on
+  if (!opened) return fail(opened.error());
+  const int fd = opened->fd.get();
+  const struct stat& st = opened->info;
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   // A small file gets a small buffer (the index builder hashes thousands of them); a large one
   // 1 MiB, enough for read(2) calls to cost little next to the hashing.

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,27 +31,36 @@ std::mutex g_mutex;
 // exactly like the handled ones, so it is never delivered to a handler or a default action.
 int wake_signal() noexcept { return SIGRTMIN; }
 
-sigset_t handled_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  return set;
+constexpr int kHandled[] = {SIGINT, SIGTERM, SIGHUP};
+
+/// Whether `sig` is ignored (SIG_IGN: SIGHUP under nohup, SIGINT for a background job).
+bool ignored(int sig) noexcept {
+  struct sigaction now {};
+  return ::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN;
 }
 
-/// The handled signals and the wake-up: what the signal thread waits for.
+/// What the signal thread waits for: the handled signals that are not ignored, and the wake-up.
+/// An ignored one is left alone: blocked, Linux would queue it instead of discarding it (the
+/// disposition might change before it is unblocked), and sigwait would take it.
 sigset_t waited_signals() {
-  sigset_t set = handled_signals();
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : kHandled) {
+    if (!ignored(sig)) sigaddset(&set, sig);
+  }
   sigaddset(&set, wake_signal());
   return set;
 }
 
-/// Records `sig` as the run's signal unless one was recorded already.
+/// Records `sig` as the run's signal unless one was recorded already. Async-signal-safe (a
+/// lock-free atomic): the destructor's recording handler calls it.
 void record(int sig) noexcept {
   int none = 0;
   g_signal.compare_exchange_strong(none, sig);
 }
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void record_from_handler(int sig) { record(sig); }
 
 void write_stderr(const std::string& text) noexcept {
   std::size_t done = 0;
@@ -124,14 +135,35 @@ InterruptHandler::~InterruptHandler() {
   // before it is recorded there.
   ::pthread_kill(h->thread.native_handle(), wake_signal());
   h->thread.join();
-  // A signal that came while the thread stopped is still pending (blocked here): taken and
-  // recorded now, so that restoring the mask does not let it end the process half-way through
-  // the caller's report. A wake-up signal sent from outside is taken too, and dropped.
+  // No thread takes the signals now. One that arrives from here until the mask is restored stays
+  // pending, and restoring the mask would deliver it with its old disposition (for the three, the
+  // default: the process ends half-way through the caller's report). So each of the three, unless
+  // ignored (nohup), goes to a handler that only records it until its disposition is restored:
+  // a signal in flight while the handler stops is recorded, whenever it lands.
+  struct sigaction recorder {};
+  recorder.sa_handler = record_from_handler;
+  sigfillset(&recorder.sa_mask);
+  struct sigaction previous[std::size(kHandled)] {};
+  bool replaced[std::size(kHandled)] = {};
+  for (std::size_t i = 0; i < std::size(kHandled); ++i) {
+    if (sigismember(&h->set, kHandled[i]) == 1 && ::sigaction(kHandled[i], &recorder, &previous[i]) == 0) {
+      replaced[i] = true;
+    }
+  }
+  // Those pending now are taken and recorded here (even where the old mask keeps them blocked);
+  // a wake-up signal sent from outside is taken too, and dropped (its default action ends the
+  // process).
   const timespec now{0, 0};
-  for (int sig = ::sigtimedwait(&h->set, nullptr, &now); sig > 0; sig = ::sigtimedwait(&h->set, nullptr, &now)) {
+  for (;;) {
+    const int sig = ::sigtimedwait(&h->set, nullptr, &now);
+    if (sig < 0 && errno == EINTR) continue;
+    if (sig <= 0) break;
     if (sig != wake_signal()) record(sig);
   }
   ::pthread_sigmask(SIG_SETMASK, &h->old, nullptr);
+  for (std::size_t i = 0; i < std::size(kHandled); ++i) {
+    if (replaced[i]) ::sigaction(kHandled[i], &previous[i], nullptr);
+  }
   delete h;
 }
 

@@ -5,8 +5,6 @@
 
 #include "vwheel/http/client.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -248,6 +246,12 @@ struct Client::Impl {
 
   std::optional<fs::path> cache_file(const Request& r) const { return detail::cache_file(options.cache_dir, r); }
 
+  /// The local path a file: URL names (percent-decoded, as libcurl reads it).
+  Result<fs::path> file_url_path(const std::string& url);
+  /// For a file: URL, that it names a regular file (open_regular_file): libcurl opens such a file
+  /// with a blocking open(2), where a FIFO would hang the run beyond any timeout, so it is refused
+  /// before libcurl sees it. Other URLs pass.
+  Result<void> check_file_url(const std::string& url);
   Result<RangeResponse> local_range(const std::string& url, std::optional<std::uint64_t> offset,
                                     std::uint64_t length);
   /// get_ranges(): file: URLs read here, the others fetched together (`whole_limit`: the most
@@ -295,6 +299,10 @@ std::vector<Result<Response>> Client::get_many(const std::vector<Request>& reque
       results[i] = tl::unexpected(api.error());
       continue;
     }
+    if (auto ok = impl_->check_file_url(r.url); !ok) {
+      results[i] = fail(ok.error());
+      continue;
+    }
     jobs[i] = std::make_unique<GetJob>(**api, impl_->options, r, std::move(file), std::move(cached), "");
     to_run.push_back(jobs[i].get());
   }
@@ -307,8 +315,7 @@ std::vector<Result<Response>> Client::get_many(const std::vector<Request>& reque
 
 Result<Response> Client::get(const Request& request) { return std::move(get_many({request}).front()); }
 
-Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::optional<std::uint64_t> offset,
-                                                std::uint64_t length) {
+Result<fs::path> Client::Impl::file_url_path(const std::string& url) {
   auto loaded = load();
   if (!loaded) return tl::unexpected(loaded.error());
   const CurlApi& curl = **loaded;
@@ -322,20 +329,32 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
   }
   curl.url_cleanup(u);
   if (path.empty()) return fail(fmt::format("{}: not a valid file URL", redact_url(url)));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fmt::format("{}: cannot open {}: {}", redact_url(url), path, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(fmt::format("{}: {} is not a regular file", redact_url(url), path));
-  }
-  const auto size = static_cast<std::uint64_t>(st.st_size);
+  return fs::path(path);
+}
+
+Result<void> Client::Impl::check_file_url(const std::string& url) {
+  if (!is_file_url(url)) return {};
+  auto path = file_url_path(url);
+  if (!path) return fail(path.error());
+  auto opened = open_regular_file(*path);
+  if (!opened) return fail(opened.error());
+  return {};
+}
+
+Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::optional<std::uint64_t> offset,
+                                                std::uint64_t length) {
+  auto path = file_url_path(url);
+  if (!path) return fail(path.error());
+  auto opened = open_regular_file(*path);
+  if (!opened) return fail(opened.error());
+  const int fd = opened->fd.get();
+  const auto size = static_cast<std::uint64_t>(opened->info.st_size);
   RangeResponse r;
   r.total_size = size;
   r.offset = offset ? std::min(*offset, size) : (size > length ? size - length : 0);
   if (offset && *offset >= size) {
-    ::close(fd);
-    return fail(fmt::format("{}: range starts at byte {}, beyond the end of the {}-byte file", redact_url(url), *offset, size));
+    return fail(fmt::format("{}: range starts at byte {}, beyond the end of the {}-byte file", redact_url(url), *offset,
+                            size));
   }
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(length, size - r.offset));
   r.body.resize(n);
@@ -344,13 +363,11 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
     const ssize_t k = ::pread(fd, r.body.data() + got, n - got, static_cast<off_t>(r.offset + got));
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) {
-      const int err = errno;
-      ::close(fd);
-      return fail(fmt::format("{}: cannot read {}: {}", redact_url(url), path, k < 0 ? std::strerror(err) : "unexpected end"));
+      return fail(fmt::format("{}: cannot read {}: {}", redact_url(url), path->string(),
+                              k < 0 ? std::strerror(errno) : "unexpected end"));
     }
     got += static_cast<std::size_t>(k);
   }
-  ::close(fd);
   return r;
 }
 
@@ -509,11 +526,19 @@ std::vector<Result<Downloaded>> Client::download(
   std::vector<Job*> to_run;
   jobs.reserve(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (auto ok = impl_->check_file_url(requests[i].url); !ok) {
+      results[i] = fail(ok.error());
+      if (on_done) on_done(i, results[i]);
+      jobs.push_back(nullptr);
+      continue;
+    }
     jobs.push_back(std::make_unique<DownloadJob>(**api, impl_->options, requests[i], i, on_progress, on_done));
     to_run.push_back(jobs.back().get());
   }
-  impl_->run(to_run);
-  for (std::size_t i = 0; i < requests.size(); ++i) results[i] = std::move(jobs[i]->result_);
+  if (!to_run.empty()) impl_->run(to_run);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (jobs[i]) results[i] = std::move(jobs[i]->result_);
+  }
   return results;
 }
 

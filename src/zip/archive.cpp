@@ -3,7 +3,6 @@
 // and given back (read_once, punch_out) once read.
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libdeflate.h>
@@ -17,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/text.hpp"
 #include "zip/archive_impl.hpp"
 
@@ -154,12 +154,10 @@ Result<Archive> Archive::open(const std::filesystem::path& path) {
   impl->path = path;
   impl->name = path.string();
   const std::string& name = impl->name;
-  impl->fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (impl->fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", name, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(impl->fd.get(), &st) != 0) return fail(fmt::format("{}: cannot stat: {}", name, std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) return fail(fmt::format("{}: not a regular file", name));
-  impl->size = static_cast<std::uint64_t>(st.st_size);
+  auto opened = open_regular_file(path);  // a FIFO named x.whl is refused, never waited on
+  if (!opened) return fail(opened.error());
+  impl->fd = UniqueFd(opened->fd.release());
+  impl->size = static_cast<std::uint64_t>(opened->info.st_size);
   if (impl->size == 0) return fail(fmt::format("{}: not a zip archive (empty file)", name));
   return open_impl(std::move(impl));
 }

@@ -2,15 +2,54 @@
 /// \file
 /// Small file-system helpers shared by the I/O components and the CLI.
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "vwheel/core/error.hpp"
 
 namespace vwheel {
 
-/// Reads a whole file. The error names the path and the reason (not found, a directory, ...).
+/// An owned file descriptor: closed when destroyed.
+class FileDescriptor {
+ public:
+  FileDescriptor() = default;
+  explicit FileDescriptor(int fd) noexcept : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  FileDescriptor& operator=(FileDescriptor&& other) noexcept;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor();
+  [[nodiscard]] int get() const noexcept { return fd_; }
+  /// Hands the descriptor over: the caller closes it.
+  [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_ = -1;
+};
+
+/// A regular file opened for reading, with what fstat(2) said about it once opened.
+struct OpenedFile {
+  FileDescriptor fd;
+  struct stat info {};
+};
+
+/// Opens `path` for reading, and only if it is a regular file. Every file vwheel reads by a path
+/// it was given (a lock entry's `path` or `file://` url, a `--find-links` directory's files, a
+/// wheel on the command line, `-r`/`-c` files, profiles, configuration, variants json) goes
+/// through here, so that none of them can hang the run: the file is opened with O_NONBLOCK (a
+/// FIFO without a writer would block in open(2), where neither `--timeout` nor the interrupt
+/// handling reaches), checked with fstat(2) on the descriptor (no window for a swap between a
+/// check and the open), and O_NONBLOCK is then cleared. O_NOCTTY: a terminal never becomes the
+/// controlling one. The error is one line naming the path and what it is instead
+/// (`x.whl: is a FIFO, expected a regular file`), or why it could not be opened.
+[[nodiscard]] Result<OpenedFile> open_regular_file(const std::filesystem::path& path);
+
+/// Reads a whole regular file (open_regular_file). The error names the path and the reason (not
+/// found, a directory, a FIFO, ...).
 [[nodiscard]] Result<std::string> read_file(const std::filesystem::path& path);
 
 /// Whether write_file_atomic() waits for the data to reach the disk before the rename.

@@ -57,8 +57,9 @@ struct FileDigest {
 
 /// SHA-256 of a regular file, read in pieces of at most 1 MiB: memory does not grow with the file
 /// (a 2 GB wheel is hashed in a fixed buffer, not read whole nor mapped, whose pages would count
-/// in the resident set). The error is one line naming the file: it cannot be opened, is not a
-/// regular file, or a read failed.
+/// in the resident set). Opened with open_regular_file() (core/fs.hpp): a FIFO or a device is
+/// refused at once, never waited on. The error is one line naming the file: it cannot be opened,
+/// is not a regular file (and what it is instead), or a read failed.
 [[nodiscard]] Result<FileDigest> sha256_file(const std::filesystem::path& path);
 
 /// SHA-384 of `data`.

@@ -30,11 +30,14 @@ namespace vwheel {
 class InterruptHandler {
  public:
   /// Blocks SIGINT, SIGTERM and SIGHUP (and the wake-up signal, below) in the calling thread
-  /// and starts the thread that takes them. `program` prefixes the messages written when the process exits at once.
+  /// and starts the thread that takes them. One that is ignored when the handler is created
+  /// (SIGHUP under nohup) is left alone: it stays ignored. `program` prefixes the messages written when the process exits at once.
   explicit InterruptHandler(std::string_view program = "vwheel");
   /// Stops that thread (waking it with a real-time signal, SIGRTMIN, blocked like the three) and
   /// restores the calling thread's signal mask. A signal that arrives while it stops is recorded
-  /// (interrupt_signal()), never lost nor left to end the process.
+  /// (interrupt_signal()), never lost nor left to end the process: one still pending is taken,
+  /// and while the mask is restored the three go to a handler that only records them (those
+  /// ignored, as under nohup, stay ignored); their dispositions are then restored.
   ~InterruptHandler();
   InterruptHandler(const InterruptHandler&) = delete;
   InterruptHandler& operator=(const InterruptHandler&) = delete;

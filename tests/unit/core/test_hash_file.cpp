@@ -70,7 +70,7 @@ TEST_F(Sha256File, MissingFileIsAnErrorNamingIt) {
 TEST_F(Sha256File, DirectoryIsNotARegularFile) {
   auto digest = vwheel::sha256_file(dir_);
   ASSERT_FALSE(digest);
-  EXPECT_EQ(digest.error().message, dir_.string() + ": not a regular file");
+  EXPECT_EQ(digest.error().message, dir_.string() + ": is a directory, expected a regular file");
 }
 
 }  // namespace

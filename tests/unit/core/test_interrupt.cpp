@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <thread>
 
 #include "vwheel/core/interrupt.hpp"
 
@@ -89,6 +91,62 @@ TEST(Interrupt, ASignalArrivingWhileTheHandlerStopsIsRecorded) {
     ASSERT_EQ(interrupt_signal(), SIGINT) << "iteration " << i;
     set_interrupted_for_testing(0);
   }
+}
+
+std::atomic<int> g_late{0};  // signals that reached the test's own handler (the old disposition)
+extern "C" void count_late(int) { g_late.fetch_add(1); }
+
+TEST(Interrupt, ASignalRacingTheStopIsRecordedOrLeftToTheOldDisposition) {
+  // Another thread sends SIGINT while the handler stops, at every point of the stop in turn (the
+  // loop shifts it): the signal is either the run's signal or, once the handler is gone, the
+  // old disposition's, never lost, never the wake-up, and never acted on with a disposition of
+  // the handler's own (the process would end).
+  struct sigaction mine {}, before {};
+  mine.sa_handler = count_late;
+  ASSERT_EQ(::sigaction(SIGINT, &mine, &before), 0);
+  CommitPhase commit;  // a SIGINT taken before the stop is recorded rather than ending the test
+  for (int i = 0; i < 300; ++i) {
+    std::atomic<bool> go{false};
+    g_late = 0;
+    std::thread sender;
+    {
+      InterruptHandler handler("test");
+      sender = std::thread([&go, i] {
+        while (!go) sched_yield();
+        for (int k = 0; k < i % 50; ++k) sched_yield();
+        ::kill(::getpid(), SIGINT);
+      });
+      go = true;
+    }
+    sender.join();
+    // The signal was sent; the test's handler may not have run yet if it came late: wait for one
+    // of the two, bounded by a count of yields.
+    for (int k = 0; k < 10'000'000 && interrupt_signal() == 0 && g_late == 0; ++k) sched_yield();
+    EXPECT_EQ((interrupt_signal() == SIGINT ? 1 : 0) + g_late.load(), 1) << "iteration " << i;
+    EXPECT_NE(interrupt_signal(), SIGRTMIN) << "iteration " << i;
+    set_interrupted_for_testing(0);
+  }
+  // The disposition is the test's again.
+  struct sigaction now {};
+  ASSERT_EQ(::sigaction(SIGINT, &before, &now), 0);
+  EXPECT_EQ(now.sa_handler, &count_late);
+}
+
+TEST(Interrupt, AnIgnoredSignalStaysIgnored) {
+  // Under nohup SIGHUP is ignored: the handler neither takes it nor changes that.
+  struct sigaction ignore {}, before {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGHUP, &ignore, &before), 0);
+  {
+    InterruptHandler handler("test");
+    Cancellable section;
+    ASSERT_EQ(::kill(::getpid(), SIGHUP), 0);
+  }
+  EXPECT_EQ(interrupt_signal(), 0);
+  struct sigaction now {};
+  ASSERT_EQ(::sigaction(SIGHUP, &before, &now), 0);
+  EXPECT_EQ(now.sa_handler, SIG_IGN);
+  set_interrupted_for_testing(0);
 }
 
 TEST(InterruptDeathTest, OutsideAnySectionTheProcessExitsAtOnce) {

@@ -163,7 +163,7 @@ TEST(ZipRead, RejectsWhatIsNotAZip) {
   EXPECT_THAT(open_error_of_bytes(dir, "hello"), HasSubstr("not a zip archive"));
   EXPECT_THAT(open_error_of_bytes(dir, text(100, "this is not a zip")), HasSubstr("not a zip archive"));
   EXPECT_THAT(open_error(dir / "missing.zip"), HasSubstr("cannot open"));
-  EXPECT_THAT(open_error(dir.path()), HasSubstr("not a regular file"));
+  EXPECT_THAT(open_error(dir.path()), HasSubstr("is a directory, expected a regular file"));
   const std::string message = open_error_of_bytes(dir, "hello");
   EXPECT_EQ(message.rfind((dir / "hostile.zip").string() + ": ", 0), 0U) << message;
 }
