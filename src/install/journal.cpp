@@ -326,7 +326,14 @@ Result<Recovery> recover(const Environment& env) {
   const auto run_n = journal->run_dir.lexically_normal();
   for (const auto& s : journal->steps) {
     const std::string kind(kind_name(s.kind));
-    if (auto ok = confinement.check(s.path); !ok) return refuse(fmt::format("`{}` step: {}", kind, ok.error().message));
+    // A prune step names a directory to empty upwards (the prefix itself, when a removal emptied
+    // `share/`): it must be inside; cleanup_parents checks each entry it removes.
+    auto inside = s.kind == JournalStep::Kind::Prune ? confinement.check_dir(s.path) : confinement.check(s.path);
+    if (!inside) {
+      return refuse(s.kind == JournalStep::Kind::Prune
+                        ? fmt::format("`prune` step: `{}` is {}", s.path.string(), inside.error().message)
+                        : fmt::format("`{}` step: {}", kind, inside.error().message));
+    }
     if (s.other.empty()) continue;
     if (auto ok = confinement.check(s.other); !ok) return refuse(fmt::format("`{}` step: {}", kind, ok.error().message));
     const auto other_n = s.other.lexically_normal();

@@ -249,6 +249,13 @@ TEST_F(JournalTest, StepsOutsideTheEnvironmentAreRefusedAndNothingIsUndone) {
     }
   }
   fs::remove_all(outside);
+  // A prune step names a directory to empty, not an entry: the prefix itself is one (a removal
+  // that emptied `share/`), and is kept (a scheme directory's parent).
+  spit(journal_path(env_), format_journal_header(run_) + format_journal_step({K::Prune, root_, {}}) + "commit\n");
+  auto r = recover(env_);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->rolled_forward);
+  EXPECT_TRUE(fs::is_directory(root_));
 }
 
 TEST_F(JournalTest, CreateRefusesASecondJournal) {
