@@ -41,8 +41,8 @@ class Confinement {
   [[nodiscard]] static std::optional<std::filesystem::path> real_path(const std::filesystem::path& path);
 
  private:
-  std::filesystem::path prefix_;   ///< the environment's name in messages
-  std::vector<std::string> roots_;  ///< the scheme directories' real paths
+  std::filesystem::path prefix_;                                      ///< the environment's name in messages
+  std::vector<std::string> roots_;                                    ///< the scheme directories' real paths
   std::unordered_map<std::string, std::optional<std::string>> real_;  ///< directory -> its real path
 };
 

@@ -161,7 +161,8 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
       if (seen.insert(pyc.native()).second) listed.push_back({std::move(pyc), true});
     }
   }
-  if (auto ok = confined(dist.dist_info, [] { return std::string("its dist-info directory"); }); !ok) return fail(ok.error());
+  const auto dist_info_what = [] { return std::string("its dist-info directory"); };
+  if (auto ok = confined(dist.dist_info, dist_info_what); !ok) return fail(ok.error());
   auto plan = plan_removal(env, listed);
   // Above files that were checked, and no link: inside too; checked all the same, before any moves.
   for (const auto& dir : plan.directories) {

@@ -335,9 +335,12 @@ Result<Recovery> recover(const Environment& env) {
                         : fmt::format("`{}` step: {}", kind, inside.error().message));
     }
     if (s.other.empty()) continue;
-    if (auto ok = confinement.check(s.other); !ok) return refuse(fmt::format("`{}` step: {}", kind, ok.error().message));
+    if (auto ok = confinement.check(s.other); !ok) {
+      return refuse(fmt::format("`{}` step: {}", kind, ok.error().message));
+    }
     const auto other_n = s.other.lexically_normal();
-    if (s.kind == JournalStep::Kind::Aside && (run_n.empty() || other_n == run_n || !normal_within(other_n.native(), run_n.native()))) {
+    const bool in_run = !run_n.empty() && other_n != run_n && normal_within(other_n.native(), run_n.native());
+    if (s.kind == JournalStep::Kind::Aside && !in_run) {
       return refuse(fmt::format("`aside` step: the backup `{}` is not in the run directory {}", s.other.string(),
                                 journal->run_dir.string()));
     }

@@ -43,7 +43,7 @@ TEST_F(ConfinementTest, AcceptsWhatIsInsideIncludingWhatDoesNotExistYet) {
   EXPECT_TRUE(c.check(site_ / "new" / "deeper" / "b.py"));  // missing directories below the scheme directory
   EXPECT_TRUE(c.check(venv_ / "bin" / "tool"));
   EXPECT_TRUE(c.check(env_.scheme.headers / "dist" / "x.h"));  // the headers directory does not exist
-  EXPECT_TRUE(c.check(venv_ / "share" / "man" / "x.1"));        // data: the prefix
+  EXPECT_TRUE(c.check(venv_ / "share" / "man" / "x.1"));       // data: the prefix
   EXPECT_TRUE(c.check_dir(site_));
   // A link inside the environment to a directory inside it (a venv's lib64 -> lib).
   fs::create_directory_symlink("lib", venv_ / "lib64");
@@ -108,7 +108,8 @@ TEST_F(ConfinementTest, ASchemeDirectoryThatIsALinkElsewhereIsStillTheEnvironmen
 TEST(ConfinementRealPath, ResolvesTheExistingPartAndKeepsTheRest) {
   const auto tmp = fs::temp_directory_path();
   const auto real_tmp = fs::canonical(tmp);
-  EXPECT_EQ(Confinement::real_path(tmp / "vwheel-no-such-dir" / "a" / ".." / "b"), real_tmp / "vwheel-no-such-dir" / "b");
+  EXPECT_EQ(Confinement::real_path(tmp / "vwheel-no-such-dir" / "a" / ".." / "b"),
+            real_tmp / "vwheel-no-such-dir" / "b");
   EXPECT_EQ(Confinement::real_path(tmp / "vwheel-no-such-dir/"), real_tmp / "vwheel-no-such-dir");
   EXPECT_EQ(Confinement::real_path("relative"), std::nullopt);
 }

@@ -218,8 +218,10 @@ TEST_F(JournalTest, StepsOutsideTheEnvironmentAreRefusedAndNothingIsUndone) {
   fs::create_directory_symlink(fs::path(outside) / "dir", site / "linked");
   const auto done = JournalStep{K::Mkdir, site / "made", {}};  // a step inside: never undone either
   for (const auto& [step, what] : std::vector<std::pair<JournalStep, std::string>>{
-           {{K::Mkdir, fs::path(outside) / "dir", {}}, "`mkdir` step: `" + outside + "/dir` is outside the environment"},
-           {{K::Mkdir, site / "linked" / "sub", {}}, "`mkdir` step: `" + (site / "linked" / "sub").string() + "` is outside"},
+           {{K::Mkdir, fs::path(outside) / "dir", {}},
+            "`mkdir` step: `" + outside + "/dir` is outside the environment"},
+           {{K::Mkdir, site / "linked" / "sub", {}},
+            "`mkdir` step: `" + (site / "linked" / "sub").string() + "` is outside"},
            {{K::Mkdir, site / "..", {}}, "does not name an entry"},
            {{K::Place, run_ / "0-purelib" / "x", fs::path(outside) / "dir" / "keep"}, "`place` step: `" + outside},
            {{K::Copy, run_ / "0-purelib" / "x", site / "linked" / "keep"}, "`copy` step"},
