@@ -152,9 +152,9 @@ Result<UninstallReport> uninstall(const UninstallRequest& request) {
 Result<install::Repaired> repair(const EnvironmentRequest& request) {
   auto opened = open(request);
   if (!opened) return fail(with_kind(opened.error(), ErrorKind::environment));
-  auto repaired = install::repair(opened->env);
-  if (!repaired) return fail(with_kind(repaired.error(), ErrorKind::environment));
-  return repaired;
+  // Its errors carry their kind: a journal that names a path outside the environment is bad
+  // input (exit 1), one that cannot be read or undone an environmental failure (exit 3).
+  return install::repair(opened->env);
 }
 
 std::string format_repaired(const install::Repaired& repaired) {

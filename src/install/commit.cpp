@@ -47,7 +47,9 @@ Result<void> check_conflicts(const Environment& env, const Prepared& p) {
     replaced = detail::owned_paths(env, *p.existing);
     replaced.insert(p.existing->dist_info.lexically_normal().native());
   }
-  return detail::check_type_conflicts(files, replaced, [&](std::size_t i) { return file_label(p, p.files[i]); });
+  detail::Confinement confinement(env);
+  return detail::check_type_conflicts(files, replaced, confinement,
+                                      [&](std::size_t i) { return file_label(p, p.files[i]); });
 }
 
 /// Moves one prepared wheel into place (removing the version it replaces) inside the run's
@@ -252,7 +254,7 @@ Result<std::vector<Installed>> Session::finish() {
       for (const auto& parent : r->parents) {
         if (auto ok = tx.prune_later(parent); !ok) return undo(ok.error());
       }
-      s.removed.push_back({d.name, d.version, r->files, r->warnings});
+      s.removed.push_back({d.name, d.version, r->files});
       removals.push_back(std::move(*r));
     }
     // Every rename done (the commit would do them): a pause for the tests comes between them and

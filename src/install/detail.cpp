@@ -379,18 +379,4 @@ bool Transaction::rollback() noexcept {
   return ok;
 }
 
-void remove_empty_parents(fs::path dir, const fs::path& stop) noexcept {
-  std::error_code ec;
-  const auto stop_n = stop.lexically_normal();
-  while (true) {
-    const auto n = dir.lexically_normal();
-    if (n == stop_n || !n.has_relative_path()) return;
-    auto rel = n.lexically_relative(stop_n);
-    if (rel.empty() || *rel.begin() == "..") return;
-    if (!fs::is_empty(n, ec) || ec) return;
-    if (!fs::remove(n, ec) || ec) return;
-    dir = n.parent_path();
-  }
-}
-
 }  // namespace vwheel::install::detail

@@ -125,8 +125,4 @@ class Transaction {
   bool finished_ = false;
 };
 
-/// Removes `dir` and its parents while they are empty, stopping at (and never removing) `stop`
-/// or anything outside it.
-void remove_empty_parents(std::filesystem::path dir, const std::filesystem::path& stop) noexcept;
-
 }  // namespace vwheel::install::detail

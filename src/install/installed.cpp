@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -119,18 +120,24 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
   if (!rows) return fail(rows.error().with_context((dist.dist_info / "RECORD").string()));
   const auto base = dist.dist_info.parent_path();
   const auto dist_info_n = dist.dist_info.lexically_normal();
-  const auto prefix = env.prefix.lexically_normal();
+  // What is there is removed only when it is inside the environment (its directory's real path):
+  // one entry outside refuses the whole removal (a link to a checkout in site-packages must not
+  // cost the checkout its files). What is not there is not removed, wherever RECORD puts it.
+  Confinement confinement(env);
+  // `what()` names the entry (made only for the error).
+  auto confined = [&](const fs::path& p, const auto& what) -> Result<void> {
+    auto ok = confinement.check(p);  // one look-up per directory; the file is looked at only when outside
+    if (ok || !exists_no_follow(p)) return {};
+    return fail(fmt::format("{} {}: {}: {}; nothing was removed", dist.name, dist.version, what(), ok.error().message));
+  };
   // RECORD's files, then the compiled files of its modules; each `__pycache__` is listed once.
   std::vector<RemovedFile> listed;
   std::unordered_set<std::string> seen;
   std::unordered_map<std::string, std::vector<std::string>> caches;
   for (const auto& row : *rows) {
     auto p = (base / row.path).lexically_normal();
-    if (!normal_within(p.native(), prefix.native())) {
-      removal.warnings.push_back(fmt::format("{}: RECORD path `{}` is outside the environment; left alone",
-                                             dist.name, row.path));
-      continue;
-    }
+    const auto what = [&] { return fmt::format("RECORD line `{}`", row.path); };
+    if (auto ok = confined(p, what); !ok) return fail(ok.error());
     if (normal_within(p.native(), dist_info_n.native())) continue;  // removed with the directory
     if (p.extension() != ".py") {
       if (seen.insert(p.native()).second) listed.push_back({std::move(p), false});
@@ -149,10 +156,19 @@ Result<Removal> remove_distribution(const Environment& env, const Distribution& 
     for (const auto& n : names->second) {
       if (!compiled_from(n, stem)) continue;
       auto pyc = cache / n;
+      const auto pyc_what = [&] { return "the compiled file of " + what(); };
+      if (auto ok = confined(pyc, pyc_what); !ok) return fail(ok.error());
       if (seen.insert(pyc.native()).second) listed.push_back({std::move(pyc), true});
     }
   }
+  const auto dist_info_what = [] { return std::string("its dist-info directory"); };
+  if (auto ok = confined(dist.dist_info, dist_info_what); !ok) return fail(ok.error());
   auto plan = plan_removal(env, listed);
+  // Above files that were checked, and no link: inside too; checked all the same, before any moves.
+  for (const auto& dir : plan.directories) {
+    const auto dir_what = [&] { return fmt::format("its directory `{}`", dir.string()); };
+    if (auto ok = confined(dir, dir_what); !ok) return fail(ok.error());
+  }
   for (const auto& dir : plan.directories) {
     if (auto ok = tx.remove(dir); !ok) return fail(ok.error());
     removal.parents.push_back(dir.parent_path());
@@ -213,7 +229,7 @@ bool only_replaced(const fs::path& dir, const std::unordered_set<std::string>& r
 }  // namespace
 
 Result<void> check_type_conflicts(const std::vector<Destination>& files,
-                                  const std::unordered_set<std::string>& replaced,
+                                  const std::unordered_set<std::string>& replaced, Confinement& confinement,
                                   const std::function<std::string(std::size_t)>& label) {
   // Each directory on the way is looked at once, and nothing below one that is absent: on a fresh
   // install that is one stat per top-level directory where it was one per file besides (a
@@ -239,6 +255,14 @@ Result<void> check_type_conflicts(const std::vector<Destination>& files,
       start = slash + 1;
     }
     if (parts.empty()) continue;
+    // What goes into a directory outside the environment (a link to a checkout, a scheme
+    // directory's subdirectory made a link) would be created there: refused (once per directory).
+    const auto outside = [&](const std::string& dir) -> std::optional<Error> {
+      auto ok = confinement.check_dir(dir);
+      if (ok) return std::nullopt;
+      return Error(fmt::format("{} would be installed into `{}`, which is {}", label(i), dir, ok.error().message));
+    };
+    if (auto bad = outside(path)) return fail(std::move(*bad));
     bool below_absent = false;
     for (std::size_t k = 0; k + 1 < parts.size() && !below_absent; ++k) {
       path += '/';
@@ -260,6 +284,8 @@ Result<void> check_type_conflicts(const std::vector<Destination>& files,
         }
         it->second = false;  // removed first, so nothing is below it
         below_absent = true;
+      } else if (auto bad = outside(path)) {
+        return fail(std::move(*bad));
       }
     }
     if (below_absent) continue;
@@ -282,6 +308,7 @@ void cleanup_parents(const Environment& env, const Removal& removal) noexcept {
   dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
   const std::vector<fs::path> roots{env.scheme.purelib, env.scheme.platlib, env.scheme.scripts, env.scheme.headers,
                                     env.scheme.data};
+  Confinement confinement(env);
   for (const auto& d : dirs) {
     // Never a scheme directory or one of its parents; stop at the deepest scheme directory above.
     bool protected_dir = false;
@@ -290,7 +317,17 @@ void cleanup_parents(const Environment& env, const Removal& removal) noexcept {
       if (is_within(root, d)) protected_dir = true;
       if (is_within(d, root) && (stop == nullptr || is_within(root, *stop))) stop = &root;
     }
-    if (!protected_dir && stop != nullptr) detail::remove_empty_parents(d, *stop);
+    if (protected_dir || stop == nullptr) continue;
+    // Up from `d` while empty, never `stop` or anything outside it, nor a directory that is
+    // really somewhere else (a link's target would be removed through it).
+    const auto stop_n = stop->lexically_normal();
+    std::error_code ec;
+    for (auto n = d.lexically_normal(); n != stop_n && n.has_relative_path(); n = n.parent_path()) {
+      const auto rel = n.lexically_relative(stop_n);
+      if (rel.empty() || *rel.begin() == "..") break;
+      if (!confinement.check(n) || !fs::is_empty(n, ec) || ec) break;
+      if (!fs::remove(n, ec) || ec) break;
+    }
   }
 }
 
@@ -348,7 +385,7 @@ Result<std::vector<Uninstalled>> uninstall(const Environment& env, const std::ve
   std::vector<Uninstalled> out;
   for (std::size_t i = 0; i < dists.size(); ++i) {
     detail::cleanup_parents(env, removals[i]);
-    out.push_back({dists[i].name, dists[i].version, removals[i].files, std::move(removals[i].warnings)});
+    out.push_back({dists[i].name, dists[i].version, removals[i].files});
   }
   std::error_code ec;
   fs::remove_all(run_dir, ec);
@@ -368,7 +405,7 @@ namespace vwheel::install {
 
 Result<Repaired> repair(const Environment& env) {
   auto lock = EnvironmentLock::acquire(env.lock_dir, [&] { print_lock_wait(env); });
-  if (!lock) return fail(lock.error());
+  if (!lock) return fail(with_kind(lock.error(), ErrorKind::environment));
   auto recovered = detail::recover(env);
   if (!recovered) return fail(recovered.error());
   Repaired out{recovered->found, recovered->rolled_forward, recovered->steps, 0};

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "confine.hpp"
 #include "detail.hpp"
 #include "vwheel/install/install.hpp"
 
@@ -20,7 +21,6 @@ namespace vwheel::install::detail {
 struct Removal {
   std::size_t files = 0;
   std::vector<std::filesystem::path> parents;  ///< directories that may now be empty
-  std::vector<std::string> warnings;
 };
 
 /// The `*.dist-info` directories of purelib and platlib by canonical project name (from the
@@ -34,8 +34,9 @@ using DistInfoIndex = std::multimap<std::string, std::filesystem::path, std::les
 /// The installed distribution of this canonical name, from the index, or nullopt.
 [[nodiscard]] std::optional<Distribution> find_in_index(const DistInfoIndex& index, std::string_view canonical_name);
 
-/// Moves the distribution's RECORD files (only those inside the environment's prefix), the
-/// `__pycache__` files of its `.py` files, and its dist-info directory to the transaction's backup.
+/// Moves the distribution's RECORD files, the `__pycache__` files of its `.py` files, and its
+/// dist-info directory to the transaction's backup. Fails before moving any when one of them that
+/// exists is outside the environment (Confinement): the error names its RECORD line.
 [[nodiscard]] Result<Removal> remove_distribution(const Environment& env, const Distribution& dist, Transaction& tx);
 
 /// A file a removal takes out: one of the distribution's (normalized, inside the prefix), or a
@@ -81,12 +82,16 @@ struct Destination {
 /// path, when a file would replace a directory or a directory is needed where the environment has
 /// a file (both of which the move into place would otherwise resolve by moving the environment's
 /// entry aside for good), unless what is in the way is `replaced`: files of the same project's
-/// installed version (normalized paths), removed first.
+/// installed version (normalized paths), removed first. Fails too when a directory the file would
+/// go into (its scheme directory, or one on the way that exists) is outside the environment
+/// (`confinement`): what the run creates below it would be created there.
 [[nodiscard]] Result<void> check_type_conflicts(const std::vector<Destination>& files,
                                                 const std::unordered_set<std::string>& replaced,
+                                                Confinement& confinement,
                                                 const std::function<std::string(std::size_t)>& label);
 
-/// Removes the now-empty directories of a removal (after commit).
+/// Removes the now-empty directories of a removal (after commit), up to the scheme directory
+/// holding each, never one outside the environment (Confinement).
 void cleanup_parents(const Environment& env, const Removal& removal) noexcept;
 
 }  // namespace vwheel::install::detail

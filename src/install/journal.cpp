@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "confine.hpp"
 #include "installed.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/interrupt.hpp"
@@ -91,11 +92,6 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
     start = tab + 1;
   }
   return parts;
-}
-
-bool exists_no_follow(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(fs::symlink_status(p, ec));
 }
 
 Result<void> write_all(int fd, std::string_view data, const fs::path& file) {
@@ -315,6 +311,39 @@ Result<Recovery> recover(const Environment& env) {
     return fail(with_kind(Error(fmt::format("{}: the run directory {} is not a `.vwheel-tmp-*` directory in {}",
                                             file.string(), journal->run_dir.string(), env.scheme.purelib.string())),
                           ErrorKind::environment));
+  }
+  // Recovery removes, renames and creates what the steps name: only inside the environment, and
+  // backups only in the run directory. A journal naming anything else was not written by a run
+  // here (a shared venv, a restored cache): refused before any step is undone.
+  Confinement confinement(env);
+  const auto refuse = [&](std::string_view why) {
+    return fail(Error(fmt::format("{}: {}; nothing was undone (not a journal this vwheel wrote; check and remove it)",
+                                  file.string(), why)));
+  };
+  if (!journal->run_dir.empty()) {
+    if (auto ok = confinement.check(journal->run_dir); !ok) return refuse(ok.error().message);
+  }
+  const auto run_n = journal->run_dir.lexically_normal();
+  for (const auto& s : journal->steps) {
+    const std::string kind(kind_name(s.kind));
+    // A prune step names a directory to empty upwards (the prefix itself, when a removal emptied
+    // `share/`): it must be inside; cleanup_parents checks each entry it removes.
+    auto inside = s.kind == JournalStep::Kind::Prune ? confinement.check_dir(s.path) : confinement.check(s.path);
+    if (!inside) {
+      return refuse(s.kind == JournalStep::Kind::Prune
+                        ? fmt::format("`prune` step: `{}` is {}", s.path.string(), inside.error().message)
+                        : fmt::format("`{}` step: {}", kind, inside.error().message));
+    }
+    if (s.other.empty()) continue;
+    if (auto ok = confinement.check(s.other); !ok) {
+      return refuse(fmt::format("`{}` step: {}", kind, ok.error().message));
+    }
+    const auto other_n = s.other.lexically_normal();
+    const bool in_run = !run_n.empty() && other_n != run_n && normal_within(other_n.native(), run_n.native());
+    if (s.kind == JournalStep::Kind::Aside && !in_run) {
+      return refuse(fmt::format("`aside` step: the backup `{}` is not in the run directory {}", s.other.string(),
+                                journal->run_dir.string()));
+    }
   }
   std::error_code ec;
   if (journal->committed) {

@@ -111,9 +111,12 @@ struct Recovery {
 };
 
 /// Finishes or undoes the run the environment's journal describes, if any, and deletes the
-/// journal (and the empty `site-packages/.vwheel.lock` older versions left). Call with the environment lock held. Fails (naming the journal) when the journal
-/// cannot be read or parsed, or a backup cannot be put back: the journal and the run directory
-/// are then kept, and nothing else should change the environment.
+/// journal (and the empty `site-packages/.vwheel.lock` older versions left). Call with the
+/// environment lock held. Fails (naming the journal) when the journal cannot be read or parsed, or
+/// a backup cannot be put back (environment errors), or, before anything is done, when a step
+/// names a path outside the environment (Confinement) or a backup outside the run directory (an
+/// input error): the journal and the run directory are then kept, and nothing else should change
+/// the environment.
 [[nodiscard]] Result<Recovery> recover(const Environment& env);
 
 /// Test-only fault injection: when `VWHEEL_TEST_CRASH_AFTER=N` is set, the process kills itself

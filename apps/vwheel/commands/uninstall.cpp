@@ -33,7 +33,6 @@ void add_uninstall_command(CLI::App& app, Dispatch& dispatch) {
         auto report = api::uninstall(req);
         if (!report) return report_failure(report.error());
         for (const auto& done : report->entries) {
-          for (const auto& w : done.warnings) report_warning(w);
           fmt::print("{}", api::format_uninstalled(done));
         }
         return kOk;

@@ -93,7 +93,8 @@ struct UninstallReport {
 
 /// Opens the environment and repairs it (install::repair): an interrupted install, upgrade or
 /// uninstall is undone, or finished when it had committed. Fails when no interpreter can be
-/// used, the journal cannot be read, or a backup cannot be put back.
+/// used (exit 3), the journal cannot be read or a backup cannot be put back (exit 3), or the
+/// journal names a path outside the environment (exit 1: nothing is undone).
 [[nodiscard]] Result<install::Repaired> repair(const EnvironmentRequest& request);
 
 /// What `vwheel repair` prints: what was found and done, one line.

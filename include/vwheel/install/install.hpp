@@ -186,7 +186,6 @@ struct Uninstalled {
   std::string name;
   std::string version;
   std::size_t files = 0;
-  std::vector<std::string> warnings;  ///< RECORD rows outside the environment, skipped
 };
 
 /// An installation fed one wheel at a time, e.g. as downloads finish: each wheel is checked and
@@ -262,8 +261,11 @@ struct Distribution {
 /// directories, directories left empty), under the environment lock, in one journaled
 /// transaction: all of them or none (a kill at any point is undone, or finished, by the next run
 /// or repair()). Fails before anything is removed when a name is not installed (unlike pip, which
-/// skips it with a warning): the error names it. Fails when a distribution has no RECORD. A name
-/// given twice is removed once; the result is in the order given.
+/// skips it with a warning): the error names it. Fails when a distribution has no RECORD, and when
+/// a file it lists that exists is outside the environment (the real path of its directory, links
+/// resolved, is in none of the scheme directories: a package directory linked to a checkout):
+/// the error names the RECORD line and the environment, and nothing is removed. A name given
+/// twice is removed once; the result is in the order given.
 [[nodiscard]] Result<std::vector<Uninstalled>> uninstall(const Environment& env, const std::vector<std::string>& names);
 
 /// uninstall() of one name.
@@ -280,7 +282,9 @@ struct Repaired {
 /// Under the environment lock, undoes the run the environment's journal describes (or finishes
 /// it when it had committed), then removes stale staging directories. Every install and
 /// uninstall does this first; `vwheel repair` does only this. Fails (exit 3) when the journal
-/// cannot be parsed or a backup cannot be put back: the journal and the backups are kept.
+/// cannot be parsed or a backup cannot be put back, and (exit 1) when a step names a path outside
+/// the environment or a backup outside the run directory (a journal this vwheel did not write:
+/// nothing is undone): the journal and the backups are kept.
 [[nodiscard]] Result<Repaired> repair(const Environment& env);
 
 }  // namespace vwheel::install

@@ -26,8 +26,17 @@ class ConflictsTest : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_ / "site");
     site_ = root_ / "site";
+    env_.scheme.purelib = env_.scheme.platlib = site_;
+    env_.scheme.scripts = root_ / "bin";
+    env_.scheme.headers = root_ / "include";
+    env_.scheme.data = env_.prefix = root_;
+    outside_ = root_.string() + "-outside";
+    fs::remove_all(outside_);
   }
-  void TearDown() override { fs::remove_all(root_); }
+  void TearDown() override {
+    fs::remove_all(root_);
+    fs::remove_all(outside_);
+  }
 
   void file(const fs::path& p) {
     fs::create_directories(p.parent_path());
@@ -38,11 +47,15 @@ class ConflictsTest : public ::testing::Test {
   Result<void> check(const std::vector<std::string>& relatives, const std::unordered_set<std::string>& replaced = {}) {
     std::vector<Destination> files;
     for (const auto& r : relatives) files.push_back({&site_, r});
-    return check_type_conflicts(files, replaced, [&](std::size_t i) { return "member `" + relatives[i] + "`"; });
+    Confinement confinement(env_);
+    return check_type_conflicts(files, replaced, confinement,
+                                [&](std::size_t i) { return "member `" + relatives[i] + "`"; });
   }
 
   fs::path root_;
   fs::path site_;
+  fs::path outside_;  ///< beside the environment, not in it
+  Environment env_;
 };
 
 TEST_F(ConflictsTest, NothingInTheWayPasses) {
@@ -95,6 +108,23 @@ TEST_F(ConflictsTest, ALinkToADirectoryIsADirectoryToMergeInto) {
   // A dangling link is nothing to merge into: nothing below it exists.
   fs::create_directory_symlink(root_ / "missing", site_ / "gone");
   EXPECT_TRUE(check({"gone/a.py"}));
+}
+
+TEST_F(ConflictsTest, ADirectoryOutsideTheEnvironmentIsNoPlaceToInstallInto) {
+  // A package directory that is a link to a checkout: the new files would be written there.
+  fs::create_directories(outside_ / "pkg");
+  fs::create_directory_symlink(outside_ / "pkg", site_ / "pkg");
+  auto r = check({"top.py", "pkg/a.py"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "member `pkg/a.py` would be installed into `" + (site_ / "pkg").string() +
+                                   "`, which is outside the environment " + root_.string() + ": `" +
+                                   (site_ / "pkg").string() + "` is " + (outside_ / "pkg").string());
+  EXPECT_TRUE(check({"top.py", "other/a.py"}));
+  // A scheme directory that is itself a link elsewhere is still the environment's.
+  fs::rename(site_, outside_ / "site");
+  fs::create_directory_symlink(outside_ / "site", site_);
+  fs::remove(outside_ / "site" / "pkg");
+  EXPECT_TRUE(check({"top.py", "pkg/a.py"}));
 }
 
 TEST_F(ConflictsTest, AbsentSubtreesAndDirectoriesMetOutOfOrder) {

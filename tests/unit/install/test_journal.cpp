@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "install/detail.hpp"
 #include "install/journal.hpp"
@@ -204,6 +206,58 @@ TEST_F(JournalTest, RunDirectoryOutsideTheEnvironmentIsNeverDeleted) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("not a `.vwheel-tmp-*` directory"), std::string::npos) << r.error().message;
   EXPECT_EQ(slurp(foreign / "keep"), "mine");
+}
+
+TEST_F(JournalTest, StepsOutsideTheEnvironmentAreRefusedAndNothingIsUndone) {
+  const auto site = root_ / "site";
+  const auto outside = root_.string() + "-outside";
+  spit(fs::path(outside) / "dir" / "keep", "mine");
+  spit(run_ / "backup" / "0", "backup");
+  spit(site / "pkg" / "a.py", "placed");
+  fs::create_directories(site / "made");
+  fs::create_directory_symlink(fs::path(outside) / "dir", site / "linked");
+  const auto done = JournalStep{K::Mkdir, site / "made", {}};  // a step inside: never undone either
+  for (const auto& [step, what] : std::vector<std::pair<JournalStep, std::string>>{
+           {{K::Mkdir, fs::path(outside) / "dir", {}},
+            "`mkdir` step: `" + outside + "/dir` is outside the environment"},
+           {{K::Mkdir, site / "linked" / "sub", {}},
+            "`mkdir` step: `" + (site / "linked" / "sub").string() + "` is outside"},
+           {{K::Mkdir, site / "..", {}}, "does not name an entry"},
+           {{K::Place, run_ / "0-purelib" / "x", fs::path(outside) / "dir" / "keep"}, "`place` step: `" + outside},
+           {{K::Copy, run_ / "0-purelib" / "x", site / "linked" / "keep"}, "`copy` step"},
+           {{K::Aside, fs::path(outside) / "dir" / "keep", run_ / "backup" / "0"}, "`aside` step: `" + outside},
+           {{K::Aside, site / "pkg" / "a.py", fs::path(outside) / "backup"}, "`aside` step: `" + outside + "/backup`"},
+           {{K::Aside, site / "pkg" / "a.py", site / "other.py"}, "the backup `" + (site / "other.py").string() +
+                                                                    "` is not in the run directory"},
+           {{K::Prune, site / "linked" / "sub", {}}, "`prune` step"},
+       }) {
+    for (const bool committed : {false, true}) {
+      if (committed && step.kind != K::Prune) continue;
+      spit(journal_path(env_), format_journal_header(run_) + format_journal_step(done) + format_journal_step(step) +
+                                   (committed ? "commit\n" : ""));
+      auto r = recover(env_);
+      ASSERT_FALSE(r) << format_journal_step(step);
+      EXPECT_EQ(r.error().kind, ErrorKind::input);
+      EXPECT_EQ(r.error().message.find(journal_path(env_).string() + ": "), 0U) << r.error().message;
+      EXPECT_NE(r.error().message.find(what), std::string::npos) << r.error().message;
+      EXPECT_NE(r.error().message.find("nothing was undone"), std::string::npos) << r.error().message;
+      // Touching nothing: the journal, the run directory and every file stay.
+      EXPECT_TRUE(fs::exists(journal_path(env_)));
+      EXPECT_EQ(slurp(fs::path(outside) / "dir" / "keep"), "mine");
+      EXPECT_EQ(slurp(run_ / "backup" / "0"), "backup");
+      EXPECT_EQ(slurp(site / "pkg" / "a.py"), "placed");
+      EXPECT_TRUE(fs::is_directory(site / "made"));
+      EXPECT_TRUE(fs::is_symlink(site / "linked"));
+    }
+  }
+  fs::remove_all(outside);
+  // A prune step names a directory to empty, not an entry: the prefix itself is one (a removal
+  // that emptied `share/`), and is kept (a scheme directory's parent).
+  spit(journal_path(env_), format_journal_header(run_) + format_journal_step({K::Prune, root_, {}}) + "commit\n");
+  auto r = recover(env_);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->rolled_forward);
+  EXPECT_TRUE(fs::is_directory(root_));
 }
 
 TEST_F(JournalTest, CreateRefusesASecondJournal) {
