@@ -18,7 +18,7 @@
 
 namespace vwheel::build::detail {
 
-/// What every build of one `vwheel build` run shares.
+/// What every build of one `build_project` call shares.
 struct HookContext {
   std::filesystem::path python;
   /// The source tree the builds copy.
