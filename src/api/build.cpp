@@ -39,7 +39,8 @@ class Services final : public build::BuildServices {
     return {};
   }
 
-  Result<fs::path> make_variant(const build::VariantWheelRequest& request, std::vector<std::string>& warnings) override {
+  Result<fs::path> make_variant(const build::VariantWheelRequest& request,
+                                std::vector<std::string>& warnings) override {
     MakeVariantsRequest mv;
     mv.inputs = {request.wheel};
     mv.output_dir = request.output_dir;
@@ -76,7 +77,8 @@ Result<BuildReport> build(const BuildRequest& request) {
     GenerateIndexJsonRequest gen;
     gen.dir = fs::absolute(request.output_dir).lexically_normal();  // as the frontend published it
     auto generated = generate_index_json(gen);
-    if (!generated) return fail(generated.error().with_context(fmt::format("generate-index-json {}", gen.dir.string())));
+    if (!generated)
+      return fail(generated.error().with_context(fmt::format("generate-index-json {}", gen.dir.string())));
     if (generated->write_error) return fail(*generated->write_error);
     for (auto& w : generated->warnings) report.warnings.push_back(std::move(w));
     report.index_files = generated->written;
