@@ -69,8 +69,9 @@ vwheel_component(selection DEPS variant markers wheel_name pep440)
 
 vwheel_component(install DEPS selection wheel python LIBS nlohmann_json::nlohmann_json Threads::Threads)
 vwheel_component(finder DEPS http simple wheel LIBS nlohmann_json::nlohmann_json)
+vwheel_component(build DEPS provider metadata markers install wheel LIBS nlohmann_json::nlohmann_json vwheel::toml)
 vwheel_component(plan DEPS finder resolve lock install selection simple zip LIBS nlohmann_json::nlohmann_json Threads::Threads)
-vwheel_component(api DEPS metadata target config variant provider python wheel selection install plan index LIBS nlohmann_json::nlohmann_json vwheel::toml)
+vwheel_component(api DEPS metadata target config variant provider python wheel selection install build plan index LIBS nlohmann_json::nlohmann_json)
 
 add_library(libvwheel INTERFACE)
 add_library(vwheel::libvwheel ALIAS libvwheel)

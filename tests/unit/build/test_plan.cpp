@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "vwheel/api/build.hpp"
+#include "vwheel/build/plan.hpp"
 
-namespace vwheel::api {
+namespace vwheel::build {
 namespace {
 
 constexpr const char* kProject = R"(
@@ -324,4 +324,4 @@ TEST(Matrix, AgreeingWheelsPassDisagreeingOnesNameTheField) {
 }
 
 }  // namespace
-}  // namespace vwheel::api
+}  // namespace vwheel::build

@@ -1,8 +1,8 @@
-// `vwheel build`'s backend side (see build_runner.hpp): each build runs in its own folder (a copy
+// The frontend's backend side (see runner.hpp): each build runs in its own folder (a copy
 // of the source tree, the backend's output folder, HOME and TMPDIR), with a fresh venv when
 // isolated, and the hooks run in a subprocess with a minimal environment and a time limit.
 
-#include "api/build_runner.hpp"
+#include "build/runner.hpp"
 
 #include <algorithm>
 #include <set>
@@ -10,12 +10,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "vwheel/api/environment.hpp"
-#include "vwheel/api/install.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/process.hpp"
 
-namespace vwheel::api::build_detail {
+namespace vwheel::build::detail {
 namespace fs = std::filesystem;
 namespace {
 
@@ -174,13 +172,8 @@ Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const B
 Result<void> install_requirements(const HookContext& ctx, const fs::path& python, const BuildJob& job,
                                   const std::vector<std::string>& requirements, std::string_view what) {
   if (requirements.empty()) return {};
-  InstallRequest req;
-  req.items = requirements;
-  req.python = python;
-  req.sources = ctx.request->sources;
-  req.quiet = true;
   std::lock_guard lock(*ctx.install_lock);
-  auto installed = install(req, Observer{});
+  auto installed = ctx.services->install(python, requirements);
   if (!installed) {
     return fail(installed.error().with_context(fmt::format("{}: installing the build requirements ({})", job.describe(), what)));
   }
@@ -265,7 +258,7 @@ std::string tail_lines(std::string_view text, std::size_t count) {
 std::vector<std::string> provider_build_requires(const HookContext& ctx) {
   std::vector<std::string> out;
   if (!ctx.variant_table) return out;
-  for (const auto& [ns, provider] : ctx.variant_table->document.metadata.providers) {
+  for (const auto& [ns, provider] : ctx.variant_table->metadata.providers) {
     out.insert(out.end(), provider.build_requires.begin(), provider.build_requires.end());
   }
   return out;
@@ -282,12 +275,9 @@ Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, cons
   // The providers' build-requires are needed only where vwheel fills static-properties.
   const auto plugins = job.is_variant() ? provider_build_requires(ctx) : std::vector<std::string>{};
   if (!ctx.request->no_isolation) {
-    VenvRequest venv;
-    venv.path = dir / "env";
-    venv.python = ctx.python;
-    auto made = create_venv(venv);
+    auto made = ctx.services->create_environment(dir / "env", ctx.python);
     if (!made) return fail(made.error().with_context(job.describe() + ": creating the build environment"));
-    out.python = dir / "env" / "bin" / "python";
+    out.python = *made;
     if (auto ok = install_requirements(ctx, out.python, job, ctx.project->build_system.requires_, "[build-system] requires");
         !ok) {
       return fail(ok.error());
@@ -401,4 +391,4 @@ std::vector<std::string> changed_entries(const fs::path& folder, const FolderSna
   return out;
 }
 
-}  // namespace vwheel::api::build_detail
+}  // namespace vwheel::build::detail

@@ -1,5 +1,5 @@
-// `vwheel build`, the pure part: reading the tables and deciding which backend runs to make with
-// which config_settings. No I/O here (see build.cpp).
+// The frontend's pure part (see plan.hpp): reading the tables and deciding which backend runs to make with
+// which config_settings. No I/O here (see frontend.cpp).
 
 #include <algorithm>
 #include <set>
@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/toml.hpp"
-#include "vwheel/api/build.hpp"
+#include "vwheel/build/plan.hpp"
 #include "vwheel/markers/requirement.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
-namespace vwheel::api {
+namespace vwheel::build {
 namespace {
 
 std::string toml_type(const toml::node& node) {
@@ -485,4 +485,4 @@ Result<void> check_matrix(const std::vector<BuiltVariant>& built) {
   return {};
 }
 
-}  // namespace vwheel::api
+}  // namespace vwheel::build

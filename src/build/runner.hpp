@@ -1,7 +1,7 @@
 #pragma once
-// `vwheel build`'s backend side, private to src/api/: copying the source, preparing the build
+// The frontend's backend side, private to src/build/: copying the source, preparing the build
 // environment, running the PEP 517 hooks in a subprocess, and checking that a hook wrote nothing
-// outside its output folder. build.cpp decides what to build and publishes what was built.
+// outside its output folder. frontend.cpp decides what to build and publishes what was built.
 
 #include <chrono>
 #include <filesystem>
@@ -12,17 +12,19 @@
 #include <string>
 #include <vector>
 
-#include "vwheel/api/build.hpp"
-#include "vwheel/api/maintain.hpp"
+#include "vwheel/build/frontend.hpp"
 #include "vwheel/core/error.hpp"
+#include "vwheel/metadata/document.hpp"
 
-namespace vwheel::api::build_detail {
+namespace vwheel::build::detail {
 
-/// What every build of one `vwheel build` run shares.
+/// What every build of one `build_project` call shares.
 struct HookContext {
   std::filesystem::path python;
   /// The source tree the builds copy.
   std::filesystem::path source;
+  /// Fills the isolated environments and makes the variant wheels.
+  BuildServices* services = nullptr;
   /// Installs into the isolated environments one at a time (they share the download cache).
   std::mutex* install_lock = nullptr;
   /// The variables passed on to the backend (see `backend_environment`).
@@ -31,7 +33,7 @@ struct HookContext {
   const BuildRequest* request = nullptr;
   std::filesystem::path pyproject;
   /// The project's `[variant]` table, when it has one.
-  std::optional<Pyproject> variant_table;
+  std::optional<metadata::ParsedDocument> variant_table;
 };
 
 /// What a backend run produced.
@@ -56,7 +58,7 @@ struct BackendRun {
 [[nodiscard]] std::vector<std::string> provider_build_requires(const HookContext& ctx);
 
 /// In `dir` (a build's own folder): copies the source to `src/`, prepares the requirements
-/// (isolated: a venv in `env/` and vwheel's installer; else: checked against the interpreter's
+/// (isolated: an environment in `env/` filled by the services; else: checked against the interpreter's
 /// environment) and runs `get_requires_for_build_{kind}` and `build_{kind}` with cwd `src/`,
 /// `HOME` in `home/` and `TMPDIR` in `tmp/`. The returned file must be a plain name in `out/`,
 /// and the hook must have left nothing in `dir` but those folders and no wheel or sdist outside
@@ -78,4 +80,4 @@ using FolderSnapshot = std::map<std::string, std::filesystem::file_time_type>;
 [[nodiscard]] std::vector<std::string> changed_entries(const std::filesystem::path& folder, const FolderSnapshot& before,
                                                        const std::set<std::string>& ignored);
 
-}  // namespace vwheel::api::build_detail
+}  // namespace vwheel::build::detail
