@@ -36,22 +36,25 @@ with open(lock, "w") as f:
 PY
 wheels=("$WORK"/wheels/*.whl)
 
-# The seconds (wall) and CPU seconds (user + system) of the last `measure`: on a shared machine the
-# wall clock waits for the CPU, and the CPU time shows what the command itself costs.
-last_times() { tail -1 "$WORK/results" | awk '{printf "%s %.2f", $(NF-3), $(NF-1) + $NF}'; }
+# The seconds (wall) and user CPU seconds of the last `measure`. On the shared 2-core VM the wall
+# clock mostly waits for the CPU, and the system time depends on the order of the runs (on ext4,
+# files created soon after many were deleted, here the previous run's staging directories, cost
+# several times the system time in the inode allocator's `recently_deleted`): the user time is
+# what compares the builds.
+last_times() { tail -1 "$WORK/results" | awk '{printf "%s %s", $(NF-3), $(NF-1)}'; }
 
 # run LABEL BIN: both commands of one build, each into a fresh venv; "wall cpu" in t_install, t_sync.
 run() {
   local label=$1 bin=$2
-  rm -rf "$WORK/v-install" "$WORK/v-sync"
-  "$bin" venv "$WORK/v-install" --python "$PYTHON" >/dev/null
-  "$bin" venv "$WORK/v-sync" --python "$PYTHON" >/dev/null
-  measure "$label install" "$bin" install --no-cache --python "$WORK/v-install/bin/python" "${wheels[@]}"
+  # Venvs of their own, none deleted before the end (see last_times).
+  "$bin" venv "$WORK/$label-install" --python "$PYTHON" >/dev/null
+  "$bin" venv "$WORK/$label-sync" --python "$PYTHON" >/dev/null
+  measure "$label install" "$bin" install --no-cache --python "$WORK/$label-install/bin/python" "${wheels[@]}"
   t_install=$(last_times)
-  measure "$label sync" "$bin" sync --no-cache --python "$WORK/v-sync/bin/python" "$WORK/pylock.toml"
+  measure "$label sync" "$bin" sync --no-cache --python "$WORK/$label-sync/bin/python" "$WORK/pylock.toml"
   t_sync=$(last_times)
   local count
-  count=$(find "$WORK/v-sync" -name 'many*.py' | wc -l)
+  count=$(find "$WORK/$label-sync" -name 'many*.py' | wc -l)
   [ "$count" -eq "$N" ] || { echo "$label sync installed $count modules of $N" >&2; exit 1; }
 }
 
@@ -67,8 +70,8 @@ import sys
 n, times = sys.argv[1], [tuple(map(float, t.split())) for t in sys.argv[2:]]
 for what, (before, after) in (("install", times[0:2]), ("sync", times[2:4])):
     print(f"N={n} {what}: wall {before[0]:.2f} s -> {after[0]:.2f} s ({before[0] / max(after[0], 0.01):.1f}x), "
-          f"CPU {before[1]:.2f} s -> {after[1]:.2f} s ({before[1] / max(after[1], 0.01):.1f}x)")
+          f"user CPU {before[1]:.2f} s -> {after[1]:.2f} s ({before[1] / max(after[1], 0.01):.1f}x)")
 PY
 else
-  echo "N=$N: install ${t_install% *} s (CPU ${t_install#* } s)   sync ${t_sync% *} s (CPU ${t_sync#* } s)"
+  echo "N=$N: install ${t_install% *} s (user CPU ${t_install#* } s)   sync ${t_sync% *} s (user CPU ${t_sync#* } s)"
 fi
