@@ -209,12 +209,16 @@ Result<std::vector<Installed>> Session::finish() {
     if (auto d = detail::find_in_index(s.installed, name)) removing.push_back(std::move(*d));
   }
   bool changes = !removing.empty();
+  std::vector<detail::RunWheel> moving;
   for (std::size_t i = 0; i < s.prepared.size(); ++i) {
     const auto& p = **s.prepared[i];
     if (p.skipped) continue;
     changes = true;
-    if (auto ok = check_conflicts(s.env, p); !ok) return fail(ok.error().with_context(s.requests[i].path.filename().string()));
+    moving.push_back({&p, s.requests[i].path.filename().string()});
+    if (auto ok = check_conflicts(s.env, p); !ok) return fail(ok.error().with_context(moving.back().label));
   }
+  // Between the wheels: one's file where another needs a directory.
+  if (auto ok = detail::check_between_wheels(s.env, moving); !ok) return fail(ok.error());
   // The commit phase (short): a signal from here on is deferred until the run has finished.
   CommitPhase commit_phase;
   if (interrupted()) return fail(interrupted_error());

@@ -197,8 +197,7 @@ Result<void> Transaction::flush() {
   // whose backup does not exist).
   if (auto ok = durable(); !ok) return ok;
   auto batch = std::move(pending_);
-  pending_.clear();
-  pending_trees_.clear();
+  clear_pending();
   for (const auto& move : batch) {
     test_crash_point();
     if (::rename(move.from.c_str(), move.to.c_str()) == 0) continue;
@@ -234,7 +233,7 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
   const auto dest_status = fs::symlink_status(dest, ec);
   if (!fs::exists(dest_status)) {
     if (auto ok = record({JournalStep::Kind::Place, src, dest}); !ok) return ok;
-    pending_.push_back({JournalStep::Kind::Place, src, dest, false});
+    add_pending({JournalStep::Kind::Place, src, dest, false});
     return {};
   }
   const auto src_status = fs::symlink_status(src, ec);
@@ -244,48 +243,87 @@ Result<void> Transaction::move_into(const fs::path& src, const fs::path& dest) {
   auto backup = next_backup();
   if (!backup) return fail(backup.error());
   if (auto ok = record({JournalStep::Kind::Aside, dest, *backup}); !ok) return ok;
-  pending_.push_back({JournalStep::Kind::Aside, dest, *backup, false});
+  add_pending({JournalStep::Kind::Aside, dest, *backup, false});
   if (auto ok = record({JournalStep::Kind::Place, src, dest}); !ok) return ok;
-  pending_.push_back({JournalStep::Kind::Place, src, dest, false});
+  add_pending({JournalStep::Kind::Place, src, dest, false});
   return {};
 }
 
 namespace {
 
-// Where `p` is relative to `dir`: outside it (nullopt), `dir` itself or above it (an empty path),
-// or inside it (its first component below `dir`).
-std::optional<fs::path> component_below(const fs::path& dir, const fs::path& p) {
-  auto d = dir.begin();
-  auto q = p.begin();
-  for (; d != dir.end() && q != p.end(); ++d, ++q) {
-    if (*d != *q) return std::nullopt;
+/// Calls `fn(key)` with the key (detail.hpp: the components joined by NUL) of every directory
+/// above `p`, from the top, then with `p`'s own; returns false as soon as `fn` does.
+template <class Fn>
+bool each_prefix_key(const fs::path& p, Fn&& fn) {
+  std::string key;
+  bool first = true;
+  for (const auto& part : p) {
+    if (!first) key += '\0';
+    first = false;
+    key += part.native();
+    if (!fn(key)) return false;
   }
-  if (d != dir.end() || q == p.end()) return fs::path();
-  return *q;
+  return true;
+}
+
+std::string path_key(const fs::path& p) {
+  std::string key;
+  each_prefix_key(p, [&](const std::string& k) {
+    key = k;
+    return true;
+  });
+  return key;
 }
 
 }  // namespace
 
+void Transaction::clear_pending() noexcept {
+  pending_.clear();
+  pending_paths_.clear();
+  pending_prefixes_.clear();
+  tree_names_.clear();
+  tree_above_.clear();
+}
+
+void Transaction::add_pending(Pending move) {
+  for (const auto* p : {&move.from, &move.to}) {
+    each_prefix_key(*p, [&](const std::string& k) {
+      pending_prefixes_.insert(k);
+      return true;
+    });
+    pending_paths_.insert(path_key(*p));
+  }
+  pending_.push_back(std::move(move));
+}
+
 bool Transaction::pending_touches(const fs::path& dest, const fs::path& real_dest,
                                   const std::vector<fs::path>& names) const {
-  const auto touches = [&](const fs::path& dir, const fs::path& p) {
-    const auto below = component_below(dir, p);
-    return below && (below->empty() || std::binary_search(names.begin(), names.end(), *below));
-  };
-  // The paths of the pending renames, as they were spelled.
-  if (std::any_of(pending_.begin(), pending_.end(),
-                  [&](const Pending& m) { return touches(dest, m.from) || touches(dest, m.to); })) {
-    return true;
+  // The paths of the pending renames, as they were spelled: one is `dest` or above it...
+  if (!each_prefix_key(dest, [&](const std::string& k) { return !pending_paths_.contains(k); })) return true;
+  // ... or `dest/NAME` or below it.
+  auto key = path_key(dest);
+  const auto size = key.size();
+  for (const auto& n : names) {
+    key.resize(size);
+    key += '\0';
+    key += n.native();
+    if (pending_prefixes_.contains(key)) return true;
   }
   // The trees they came from, by the real directory: one directory spelled two ways (platlib
-  // through a venv's `lib64 -> lib`) is still one.
-  return std::any_of(pending_trees_.begin(), pending_trees_.end(), [&](const PendingTree& t) {
-    if (t.real_dest == real_dest) {
-      return std::any_of(t.names.begin(), t.names.end(),
-                         [&](const fs::path& n) { return std::binary_search(names.begin(), names.end(), n); });
-    }
-    return component_below(t.real_dest, real_dest).has_value() || component_below(real_dest, t.real_dest).has_value();
+  // through a venv's `lib64 -> lib`) is still one. A tree into the same names of it, or into a
+  // directory above or below it.
+  const auto real_key = path_key(real_dest);
+  if (tree_above_.contains(real_key)) return true;
+  bool above = false;
+  each_prefix_key(real_dest, [&](const std::string& k) {
+    if (k.size() == real_key.size()) return true;  // real_dest itself: by its names, below
+    above = tree_names_.contains(k);
+    return !above;
   });
+  if (above) return true;
+  const auto same = tree_names_.find(real_key);
+  return same != tree_names_.end() &&
+         std::any_of(names.begin(), names.end(), [&](const fs::path& n) { return same->second.contains(n.native()); });
 }
 
 Result<void> Transaction::move_contents(const fs::path& src, const fs::path& dest) {
@@ -308,7 +346,13 @@ Result<void> Transaction::move_contents(const fs::path& src, const fs::path& des
     if (pending_touches(dest, real_dest, names)) {
       if (auto ok = flush(); !ok) return ok;
     }
-    pending_trees_.push_back({std::move(real_dest), names});
+    auto real_key = path_key(real_dest);
+    auto& tree = tree_names_[real_key];
+    for (const auto& n : names) tree.insert(n.native());
+    each_prefix_key(real_dest, [&](const std::string& k) {
+      if (k.size() < real_key.size()) tree_above_.insert(k);
+      return true;
+    });
   }
   ++depth_;
   for (const auto& n : names) {
@@ -325,7 +369,7 @@ Result<void> Transaction::remove(const fs::path& path) {
   auto backup = next_backup();
   if (!backup) return fail(backup.error());
   if (auto ok = record({JournalStep::Kind::Aside, path, *backup}); !ok) return ok;
-  pending_.push_back({JournalStep::Kind::Aside, path, *backup, true});
+  add_pending({JournalStep::Kind::Aside, path, *backup, true});
   return {};
 }
 
@@ -369,7 +413,7 @@ Result<void> Transaction::commit() {
 
 bool Transaction::rollback() noexcept {
   finished_ = true;
-  pending_.clear();  // journaled, never done: nothing to undo
+  clear_pending();  // journaled, never done: nothing to undo
   const bool ok = roll_back(steps_);
   steps_.clear();
   if (ok) {

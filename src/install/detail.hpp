@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "journal.hpp"
@@ -98,15 +100,15 @@ class Transaction {
   [[nodiscard]] Result<void> record(JournalStep step);
   /// Syncs the journal (what was recorded is on disk before what it describes is done).
   [[nodiscard]] Result<void> durable();
-  /// The top-level names a move_contents() since the last flush moved into `real_dest` (its
-  /// destination with symbolic links resolved).
-  struct PendingTree {
-    std::filesystem::path real_dest;
-    std::vector<std::filesystem::path> names;  ///< sorted
-  };
+  /// Adds a rename to the batch, and its paths to the index pending_touches() looks in.
+  void add_pending(Pending move);
+  /// Empties the batch and its index.
+  void clear_pending() noexcept;
   /// Whether a pending rename's path is `dest` or above it, or inside `dest/NAME` for one of
-  /// `names` (sorted); or a pending tree went into one of `names` of the same real directory, or
-  /// into a directory above or below it: move_contents then flushes before deciding anything.
+  /// `names`; or a move_contents() since the last flush went into one of `names` of the same
+  /// real directory (symbolic links resolved), or into a directory above or below it:
+  /// move_contents then flushes before deciding anything. Hash look-ups, O(depth + names): a
+  /// scan of every pending rename made installing 3,000 one-file wheels take 10 s.
   [[nodiscard]] bool pending_touches(const std::filesystem::path& dest, const std::filesystem::path& real_dest,
                                      const std::vector<std::filesystem::path>& names) const;
 
@@ -117,7 +119,15 @@ class Transaction {
   Journal* journal_ = nullptr;
   std::vector<JournalStep> steps_;
   std::vector<Pending> pending_;
-  std::vector<PendingTree> pending_trees_;  ///< cleared with pending_
+  // The index of what is pending, cleared with pending_. Paths are keys of their components
+  // joined by NUL (which no component holds), so that whole components compare, as they are
+  // spelled.
+  std::unordered_set<std::string> pending_paths_;     ///< the pending renames' from and to paths
+  std::unordered_set<std::string> pending_prefixes_;  ///< those and every directory above them
+  /// The real destination of each move_contents() since the last flush, with the top-level names
+  /// it moved there.
+  std::unordered_map<std::string, std::unordered_set<std::string>> tree_names_;
+  std::unordered_set<std::string> tree_above_;  ///< every directory strictly above one of those
   std::set<std::filesystem::path> pruned_;
   std::size_t moves_ = 0;
   std::size_t backups_ = 0;

@@ -335,6 +335,8 @@ Result<Prepared> prepare_once(const Environment& env, const WheelRequest& reques
   }
   p.staging = run_dir;
   p.tag = std::to_string(index);
+  // Bad input, not a failure to write: a path too long for the environment, found before any is.
+  if (auto ok = check_path_lengths(env, p); !ok) return fail(ok.error());
   std::error_code ec;
   struct StagingGuard {
     const Prepared& prepared;

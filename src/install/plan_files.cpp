@@ -2,8 +2,11 @@
 // METADATA and RECORD, and where each member goes. Running the plan is installer.cpp's.
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -16,6 +19,155 @@
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::install::detail {
+namespace fs = std::filesystem;
+
+std::string abbreviated(std::string_view name) {
+  constexpr std::size_t kShown = 32;
+  if (name.size() <= 3 * kShown) return std::string(name);
+  const auto continuation = [&](std::size_t i) { return (static_cast<unsigned char>(name[i]) & 0xC0) == 0x80; };
+  // Cut between characters, not inside one's UTF-8 bytes.
+  std::size_t head = kShown;
+  while (head > 0 && continuation(head)) --head;
+  std::size_t tail = name.size() - kShown;
+  while (tail < name.size() && continuation(tail)) ++tail;
+  return fmt::format("{}…{}", name.substr(0, head), name.substr(tail));
+}
+
+Result<void> check_member_length(std::string_view name) {
+  if (name.size() >= kPathMax) {
+    return fail(fmt::format("member `{}`: a name of {} bytes (a path has at most {} bytes)", abbreviated(name),
+                            name.size(), kPathMax - 1));
+  }
+  std::size_t start = 0;
+  while (start < name.size()) {
+    const auto slash = std::min(name.find('/', start), name.size());
+    if (slash - start > kNameMax) {
+      return fail(fmt::format("member `{}`: a path component of {} bytes, `{}` (at most {} bytes expected)",
+                              abbreviated(name), slash - start, abbreviated(name.substr(start, slash - start)),
+                              kNameMax));
+    }
+    start = slash + 1;
+  }
+  return {};
+}
+
+namespace {
+
+/// The member name a planned file comes from (its installer-written name for generated files).
+std::string member_name(const Prepared& p, const PlannedFile& f) {
+  if (f.entry == SIZE_MAX || f.key == p.root) return f.relative;
+  const auto stem = p.dist_info.substr(0, p.dist_info.size() - std::string_view(".dist-info").size());
+  return fmt::format("{}.data/{}/{}", stem, to_string(f.key), f.relative);
+}
+
+/// Each directory above `relative` (`/`-separated), the deepest first, until `fn` returns false.
+template <class Fn>
+void each_parent(std::string_view relative, Fn&& fn) {
+  for (auto slash = relative.rfind('/'); slash != std::string_view::npos && slash > 0;
+       slash = relative.rfind('/', slash - 1)) {
+    if (!fn(relative.substr(0, slash))) return;
+  }
+}
+
+}  // namespace
+
+Result<void> check_member_paths(const Prepared& p) {
+  constexpr auto kSchemes = std::size(kKeys);
+  std::array<std::unordered_map<std::string_view, const PlannedFile*>, kSchemes> files;
+  for (const auto& f : p.files) files[static_cast<std::size_t>(f.key)].emplace(f.relative, &f);
+  // A directory is looked at once: the walk up from a file stops at the first one seen before.
+  std::array<std::unordered_set<std::string_view>, kSchemes> dirs;
+  for (const auto& f : p.files) {
+    const auto k = static_cast<std::size_t>(f.key);
+    const PlannedFile* file = nullptr;
+    each_parent(f.relative, [&](std::string_view dir) {
+      if (!dirs[k].insert(dir).second) return false;
+      const auto it = files[k].find(dir);
+      if (it != files[k].end()) file = it->second;
+      return file == nullptr;
+    });
+    if (file != nullptr) {
+      return fail(fmt::format("member `{}` is a file, but member `{}` is below it (expected a path to be a file or a "
+                              "directory, not both)",
+                              member_name(p, *file), member_name(p, f)));
+    }
+  }
+  return {};
+}
+
+Result<void> check_path_lengths(const Environment& env, const Prepared& p) {
+  std::array<std::size_t, std::size(kKeys)> room{};
+  for (auto key : kKeys) {
+    // The longer of its two homes, and the `/` after it.
+    auto longest = scheme_dir(env, p, key).native().size();
+    if (!p.staging.empty()) longest = std::max(longest, p.stage(key).native().size());
+    room[static_cast<std::size_t>(key)] = longest + 1;
+  }
+  for (const auto& f : p.files) {
+    const auto length = room[static_cast<std::size_t>(f.key)] + f.relative.size();
+    if (length >= kPathMax) {
+      const auto name = member_name(p, f);
+      return fail(fmt::format("member `{}` ({} bytes): its path in the environment would be {} bytes long (a path has "
+                              "at most {} bytes)",
+                              abbreviated(name), name.size(), length, kPathMax - 1));
+    }
+  }
+  return {};
+}
+
+Result<void> check_between_wheels(const Environment& env, const std::vector<RunWheel>& wheels) {
+  struct Owner {
+    std::size_t wheel = 0;
+    const PlannedFile* file = nullptr;
+  };
+  // Each scheme directory by its real path: purelib and platlib are often one directory, spelled
+  // the same or through a link, and the data directory holds the others.
+  std::unordered_map<std::string, std::string> real_roots;
+  const auto real_root = [&](const fs::path& dir) -> const std::string& {
+    auto [it, added] = real_roots.try_emplace(dir.native());
+    if (added) {
+      std::error_code ec;
+      auto real = fs::weakly_canonical(dir, ec);
+      it->second = (ec ? dir.lexically_normal() : real).native();
+      while (it->second.size() > 1 && it->second.back() == '/') it->second.pop_back();
+    }
+    return it->second;
+  };
+  std::unordered_map<std::string, Owner> files;
+  std::unordered_map<std::string, Owner> dirs;
+  const auto conflict = [&](const std::string& path, const Owner& file, const Owner& dir) {
+    const auto& fw = wheels[file.wheel];
+    const auto& dw = wheels[dir.wheel];
+    const auto what = [](const RunWheel& w, const PlannedFile& f) {
+      return fmt::format("member `{}`", member_name(*w.prepared, f));
+    };
+    if (file.wheel == dir.wheel) {
+      return fail(fmt::format("{}: `{}` would be a file ({}) and a directory ({}); expected one or the other",
+                              fw.label, path, what(fw, *file.file), what(dw, *dir.file)));
+    }
+    return fail(fmt::format("`{}` would be a file ({}, {}) and a directory ({}, {}); expected one or the other", path,
+                            fw.label, what(fw, *file.file), dw.label, what(dw, *dir.file)));
+  };
+  std::string path;
+  for (std::size_t w = 0; w < wheels.size(); ++w) {
+    const auto& p = *wheels[w].prepared;
+    for (const auto& f : p.files) {
+      const Owner self{w, &f};
+      path = real_root(scheme_dir(env, p, f.key));
+      path += '/';
+      path += f.relative;
+      if (const auto d = dirs.find(path); d != dirs.end()) return conflict(path, self, d->second);
+      files.try_emplace(path, self);  // the same file from two wheels: the later one wins, as with pip
+      // Every directory above it once: the walk up stops at the first one seen before.
+      for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+        auto dir = path.substr(0, slash);
+        if (const auto f2 = files.find(dir); f2 != files.end()) return conflict(dir, f2->second, self);
+        if (!dirs.try_emplace(std::move(dir), self).second) break;
+      }
+    }
+  }
+  return {};
+}
 
 Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared& p) {
   const auto& entries = w.archive.entries();
@@ -30,6 +182,7 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
   std::uint64_t total = 0;
   for (const auto& e : entries) {
     if (auto ok = check_member_name(e.name); !ok) return ok;
+    if (auto ok = check_member_length(e.name); !ok) return ok;
     if (auto ok = check_member_mode(e.name, e.unix_mode()); !ok) return ok;
     total += e.uncompressed_size;
     if (total > options.limits.max_total_size) {
@@ -119,6 +272,8 @@ Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared
     if (r.path == record_name || r.path.ends_with("/RECORD.jws") || r.path.ends_with("/RECORD.p7s")) continue;
     if (!members.contains(r.path)) return fail(fmt::format("RECORD lists `{}`, which is not in the wheel", r.path));
   }
+  // Before anything is written: `x` and `x/y` would fail in the staging directory.
+  if (auto ok = check_member_paths(p); !ok) return ok;
   // entry points: checked now, written later.
   return {};
 }

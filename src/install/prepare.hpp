@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -64,6 +65,38 @@ struct Prepared {
 /// nothing listed that is not there); fills `p.root`, `p.name`, `p.version`, `p.warnings` and
 /// `p.files`, the destination of every member (plan_files.cpp).
 [[nodiscard]] Result<void> plan(const wheel::Wheel& w, const InstallOptions& options, Prepared& p);
+
+/// Longest path component (NAME_MAX) and longest path, terminating NUL included (PATH_MAX), that
+/// Linux file systems take: a member beyond them could not be written (ENAMETOOLONG).
+inline constexpr std::size_t kNameMax = 255;
+inline constexpr std::size_t kPathMax = 4096;
+
+/// `name` as an error shows it: whole when short, else its start and end around `…` (valid UTF-8
+/// when `name` is).
+[[nodiscard]] std::string abbreviated(std::string_view name);
+
+/// Fails, naming the member (abbreviated), when a component of its name is longer than kNameMax
+/// bytes or the name itself could never fit in a path (kPathMax).
+[[nodiscard]] Result<void> check_member_length(std::string_view name);
+
+/// Fails, naming both members, when one of `p.files` goes below another of the same scheme (`x`
+/// and `x/y`): `x` cannot be a file and a directory. One hash look-up per directory of each file.
+[[nodiscard]] Result<void> check_member_paths(const Prepared& p);
+
+/// Fails, naming the member (abbreviated), when the path of a file of `p` in the environment or in
+/// its staging directory (`p.staging` set) would be longer than a path may be (kPathMax).
+[[nodiscard]] Result<void> check_path_lengths(const Environment& env, const Prepared& p);
+
+/// One wheel of a run, for check_between_wheels: `label` names it in errors (its file name).
+struct RunWheel {
+  const Prepared* prepared = nullptr;
+  std::string label;
+};
+
+/// Fails when the run's wheels (or one wheel's files of two schemes that share a directory) would
+/// make one path both a file and a directory: names the path, both wheels and both files. Linear:
+/// every directory of the run's files is looked up once.
+[[nodiscard]] Result<void> check_between_wheels(const Environment& env, const std::vector<RunWheel>& wheels);
 
 /// Where files of scheme `key` go (headers: in a directory named after the project).
 [[nodiscard]] std::filesystem::path scheme_dir(const Environment& env, const Prepared& p, SchemeKey key);
