@@ -12,6 +12,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/process.hpp"
 #include "vwheel/install/layout.hpp"
+#include "vwheel/python/venv.hpp"
 #include "vwheel/wheel/record.hpp"
 
 namespace vwheel::api {
@@ -183,20 +184,14 @@ Result<VenvReport> create_venv(const VenvRequest& request) {
   if (!exe) {
     return fail(with_kind(Error("no Python interpreter found (give --python PATH or put python3 on PATH)"), ErrorKind::environment));
   }
-  ProcessRequest req;
-  req.argv = {exe->string(), "-m", "venv"};
-  if (!request.with_pip) req.argv.emplace_back("--without-pip");
-  req.argv.push_back(request.path.string());
-  req.env = current_environment();
+  python::VenvOptions options;
+  if (!request.with_pip) options.venv_args.emplace_back("--without-pip");
+  options.env = current_environment();
   // The new environment's base is the interpreter itself, not whatever environment is active.
-  std::erase_if(req.env, [](const std::string& e) { return e.starts_with("VIRTUAL_ENV=") || e.starts_with("PYTHONHOME="); });
-  req.timeout = std::chrono::minutes(5);
-  auto run = run_process(req);
-  if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
-  if (run->exit_code != 0) {
-    return fail(Error(fmt::format("{} -m venv {}: failed (exit {}): {}", exe->string(), request.path.string(),
-                                           run->exit_code, last_line(run->err + run->out))));
-  }
+  std::erase_if(options.env,
+                [](const std::string& e) { return e.starts_with("VIRTUAL_ENV=") || e.starts_with("PYTHONHOME="); });
+  options.timeout = std::chrono::minutes(5);
+  if (auto made = python::create_venv(*exe, request.path, options); !made) return fail(made.error());
   return VenvReport{request.path, *exe};
 }
 

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,19 @@ Result<FileLock> take(const std::filesystem::path& cache_dir, int operation, con
   std::error_code ec;
   std::filesystem::create_directories(cache_dir, ec);
   return lock_file(cache_dir / ".lock", operation, true, on_wait);
+}
+
+/// The lock file, opened (created when missing), or the error naming it.
+Result<int> open_lock_file(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
+  return fd;
+}
+
+/// The error of a failed flock(2) other than EWOULDBLOCK (`err`), after closing `fd`.
+tl::unexpected<Error> lock_failed(const std::filesystem::path& file, int fd, int err) {
+  ::close(fd);
+  return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
 }
 
 }  // namespace
@@ -37,22 +51,37 @@ FileLock::~FileLock() {
 }
 
 Result<FileLock> lock_file(const std::filesystem::path& file, int operation, bool wait, const std::function<void()>& on_wait) {
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
+  auto fd = open_lock_file(file);
+  if (!fd) return fail(fd.error());
   bool told = false;
-  while (::flock(fd, operation | (told ? 0 : LOCK_NB)) != 0) {
+  while (::flock(*fd, operation | (told ? 0 : LOCK_NB)) != 0) {
     if (errno == EINTR) continue;
     if (errno == EWOULDBLOCK && wait && !told) {
       told = true;
       if (on_wait) on_wait();
       continue;
     }
-    const int err = errno;
-    ::close(fd);
-    if (err == EWOULDBLOCK) return fail(fmt::format("{}: another vwheel process holds the lock", file.string()));
-    return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
+    if (errno != EWOULDBLOCK) return lock_failed(file, *fd, errno);
+    ::close(*fd);
+    return fail(fmt::format("{}: another vwheel process holds the lock", file.string()));
   }
-  return FileLock(fd);
+  return FileLock(*fd);
+}
+
+Result<FileLock> lock_file_until(const std::filesystem::path& file, int operation,
+                                 std::chrono::steady_clock::time_point deadline) {
+  auto fd = open_lock_file(file);
+  if (!fd) return fail(fd.error());
+  while (::flock(*fd, operation | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) return lock_failed(file, *fd, errno);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::close(*fd);
+      return fail(fmt::format("timed out waiting for another process that holds {}", file.string()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return FileLock(*fd);
 }
 
 CacheLock CacheLock::shared(const std::filesystem::path& cache_dir, const std::function<void()>& on_wait) {

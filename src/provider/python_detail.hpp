@@ -7,6 +7,7 @@
 
 #include "vwheel/core/error.hpp"
 #include "vwheel/provider/python.hpp"
+#include "vwheel/python/interpreter.hpp"
 #include "vwheel/variant/property.hpp"
 
 namespace vwheel::provider::python_detail {
@@ -27,6 +28,11 @@ namespace vwheel::provider::python_detail {
 /// the namespace, method, field and value.
 [[nodiscard]] Result<std::vector<variant::FeatureConfig>> parse_answer(std::string_view ns, ProviderMethod method,
                                                                        std::string_view json_text);
+
+/// What identifies the interpreter that makes an environment: `IMPLEMENTATION X.Y.Z RELEASELEVEL
+/// ABIFLAGS REALPATH` (e.g. `cpython 3.11.7 final  /usr/bin/python3.11`), the real path being
+/// where its `sys.executable` resolves to (a pyenv shim's real interpreter).
+[[nodiscard]] std::string interpreter_identity(const python::Interpreter& interpreter);
 
 /// What identifies a virtual environment: a format version, the interpreter's identity (its
 /// implementation, version and real path) and the sorted requirements, one per line.

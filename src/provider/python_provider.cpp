@@ -1,21 +1,17 @@
 #include "vwheel/provider/python.hpp"
 
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <map>
 #include <mutex>
-#include <random>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -23,148 +19,18 @@
 #include <nlohmann/json.hpp>
 
 #include "provider/python_detail.hpp"
+#include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/process.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/markers/requirement.hpp"
-
-extern char** environ;
+#include "vwheel/python/interpreter.hpp"
+#include "vwheel/python/venv.hpp"
 
 namespace vwheel::provider {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
-
-namespace python_detail {
-namespace {
-
-/// Shows untrusted text inside an error line: control characters escaped, at most 80 bytes.
-std::string shown_text(std::string_view text) {
-  std::string out;
-  for (const char ch : text) {
-    if (out.size() >= 80) {
-      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-      if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80) != 0) out.pop_back();
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-/// A JSON value inside an error line.
-std::string shown(const json& value) {
-  if (value.is_string()) return "`" + shown_text(value.get_ref<const std::string&>()) + "`";
-  return shown_text(value.dump());
-}
-
-std::uint64_t fnv1a(std::string_view text, std::uint64_t seed) {
-  std::uint64_t h = seed;
-  for (const char ch : text) {
-    h ^= static_cast<unsigned char>(ch);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-}  // namespace
-
-Result<std::vector<variant::FeatureConfig>> parse_answer(std::string_view ns, ProviderMethod method,
-                                                         std::string_view json_text) {
-  const std::string where = fmt::format("python provider `{}`: {}()", ns, method_name(method));
-  const json doc = json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return fail(fmt::format("{}: the answer is not the loader's JSON object: {}", where, shown_text(json_text)));
-  }
-  const auto reported = doc.find("namespace");
-  if (reported == doc.end() || !reported->is_string()) {
-    return fail(fmt::format("{}: the plugin's `namespace` is {}, expected the string `{}`", where,
-                            reported == doc.end() ? std::string("missing") : shown(*reported), ns));
-  }
-  if (reported->get_ref<const std::string&>() != ns) {
-    return fail(fmt::format("{}: the plugin's `namespace` is {}, expected `{}`", where, shown(*reported), ns));
-  }
-  const auto configs = doc.find("configs");
-  if (configs == doc.end() || !configs->is_array()) {
-    return fail(fmt::format("{}: returned {} instead of a list of feature configs", where,
-                            configs == doc.end() ? std::string("nothing") : shown(*configs)));
-  }
-
-  std::vector<variant::FeatureConfig> out;
-  out.reserve(configs->size());
-  for (std::size_t i = 0; i < configs->size(); ++i) {
-    const json& item = (*configs)[i];
-    const std::string nth = fmt::format("{}: config #{}", where, i + 1);
-    if (!item.is_object()) return fail(fmt::format("{}: {} is not a feature config", nth, shown(item)));
-    const auto name = item.find("name");
-    if (name == item.end()) return fail(fmt::format("{}: no `name`", nth));
-    if (!name->is_string()) return fail(fmt::format("{}: `name` is {}, expected a string", nth, shown(*name)));
-    variant::FeatureConfig config;
-    config.name = name->get<std::string>();
-    if (!variant::is_valid_feature_name(config.name)) {
-      return fail(fmt::format("{}: feature name {} is invalid (expected [a-z0-9_]+)", nth, shown(*name)));
-    }
-    const std::string feature = fmt::format("{}: feature `{}`", where, config.name);
-    if (std::any_of(out.begin(), out.end(), [&](const auto& c) { return c.name == config.name; })) {
-      return fail(fmt::format("{} is listed twice", feature));
-    }
-    const auto values = item.find("values");
-    if (values == item.end()) return fail(fmt::format("{}: no `values`", feature));
-    if (!values->is_array()) {
-      return fail(fmt::format("{}: `values` is {}, expected a list of strings", feature, shown(*values)));
-    }
-    if (values->empty()) return fail(fmt::format("{}: `values` is empty", feature));
-    for (const json& value : *values) {
-      if (!value.is_string()) {
-        return fail(fmt::format("{}: value {} is not a string", feature, shown(value)));
-      }
-      const auto& text = value.get_ref<const std::string&>();
-      if (!variant::is_valid_feature_value(text)) {
-        return fail(fmt::format("{}: value {} is invalid (expected [a-z0-9_.]+)", feature, shown(value)));
-      }
-      if (std::find(config.values.begin(), config.values.end(), text) != config.values.end()) {
-        return fail(fmt::format("{}: value `{}` is listed twice", feature, text));
-      }
-      config.values.push_back(text);
-    }
-    if (const auto multi = item.find("multi_value"); multi != item.end()) {
-      if (!multi->is_boolean()) {
-        return fail(fmt::format("{}: `multi_value` is {}, expected true or false", feature, shown(*multi)));
-      }
-      config.multi_value = multi->get<bool>();
-    }
-    out.push_back(std::move(config));
-  }
-  if (out.empty() && method == ProviderMethod::all_configs) {
-    return fail(fmt::format("{}: returned no feature configs", where));
-  }
-  return out;
-}
-
-std::string venv_key(std::string_view interpreter_identity, std::vector<std::string> requirements) {
-  std::sort(requirements.begin(), requirements.end());
-  requirements.erase(std::unique(requirements.begin(), requirements.end()), requirements.end());
-  std::string key = "vwheel python-provider venv 1\n";
-  key += interpreter_identity;
-  key += '\n';
-  for (const auto& r : requirements) {
-    key += r;
-    key += '\n';
-  }
-  return key;
-}
-
-std::string venv_dir_name(std::string_view key) {
-  return fmt::format("venv-{:016x}", fnv1a(key, 0xcbf29ce484222325ULL));
-}
-
-}  // namespace python_detail
 
 namespace {
 
@@ -232,52 +98,14 @@ std::vector<std::string> child_env(std::initializer_list<const char*> names,
   return out;
 }
 
-std::vector<std::string> inherited_env() {
-  std::vector<std::string> out;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
-  return out;
-}
-
-/// An exclusive flock() on a file, held until destruction.
-class FileLock {
- public:
-  static Result<FileLock> acquire(const fs::path& path, Clock::time_point deadline) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return fail(fmt::format("cannot open the lock file {}: {}", path.string(), std::strerror(errno)));
-    for (;;) {
-      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return FileLock(fd);
-      if (errno != EWOULDBLOCK && errno != EINTR) {
-        const int err = errno;
-        ::close(fd);
-        return fail(fmt::format("cannot lock {}: {}", path.string(), std::strerror(err)));
-      }
-      if (Clock::now() >= deadline) {
-        ::close(fd);
-        return fail(fmt::format("timed out waiting for another process that holds {}", path.string()));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  FileLock& operator=(FileLock&&) = delete;
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);  // releases the lock
-  }
-
- private:
-  explicit FileLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
-};
-
 struct Interpreter {
-  fs::path executable;   ///< what creates the environments
+  fs::path executable;   ///< what creates the environments (its `sys.executable`)
   std::string identity;  ///< implementation, version and real path
 };
 
 /// Asks the configured interpreter who it is (it runs with vwheel's environment, so that e.g.
-/// pyenv's shims select the same interpreter as in the user's shell).
+/// pyenv's shims select the same interpreter as in the user's shell). Not through the interpreter
+/// cache: a shim's answer changes with the selected version while the shim stays the same file.
 Result<Interpreter> probe_interpreter(const PythonProviderOptions& options) {
   const std::string path_env = env_or("PATH");
   const auto found = vwheel::find_executable(options.python, path_env);
@@ -290,33 +118,12 @@ Result<Interpreter> probe_interpreter(const PythonProviderOptions& options) {
     const std::lock_guard lock(memo_mutex);
     if (const auto it = memo.find(memo_key); it != memo.end()) return it->second;
   }
-  ProcessRequest request;
-  request.argv = {found->string(), "-I", "-c",
-                  "import os, sys\n"
-                  "v = sys.version_info\n"
-                  "print(sys.implementation.name, '%d.%d.%d' % v[:3], v.releaselevel, getattr(sys, 'abiflags', ''))\n"
-                  "print(sys.executable)\n"
-                  "print(os.path.realpath(sys.executable))\n"};
-  request.env = inherited_env();
-  request.timeout = std::min(options.install_timeout, std::chrono::milliseconds(60000));
-  request.max_stdout = 64 << 10;
-  auto result = run_process(request);
-  if (!result) return fail(result.error());
-  if (result->timed_out || result->exit_code != 0) {
-    return fail(fmt::format("interpreter {} does not work: {}", found->string(),
-                            result->timed_out ? std::string("timed out") : last_line(result->err)));
+  auto queried = python::query_interpreter(*found, std::min(options.install_timeout, std::chrono::milliseconds(60000)));
+  if (!queried) return fail(queried.error());
+  if (queried->sys_executable.empty() || queried->real_executable.empty()) {
+    return fail(fmt::format("interpreter {} did not report its path", found->string()));
   }
-  std::vector<std::string> lines;
-  std::string_view rest = result->out;
-  while (!rest.empty()) {
-    const std::size_t nl = rest.find('\n');
-    lines.emplace_back(rest.substr(0, nl));
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-  }
-  if (lines.size() < 3 || lines[1].empty()) {
-    return fail(fmt::format("interpreter {} did not report its version and path", found->string()));
-  }
-  Interpreter interpreter{fs::path(lines[1]), lines[0] + " " + lines[2]};
+  Interpreter interpreter{queried->sys_executable, python_detail::interpreter_identity(*queried)};
   const std::lock_guard lock(memo_mutex);
   memo.emplace(memo_key, interpreter);
   return interpreter;
@@ -371,7 +178,7 @@ Result<fs::path> ensure_venv(const PythonProviderOptions& options, const std::ve
   if (auto ok = prepare_cache_dir(cache_dir); !ok) return fail(ok.error());
   if (venv_ready(venv, key)) return venv;
   const auto deadline = Clock::now() + options.install_timeout;
-  auto lock = FileLock::acquire(cache_dir / ("." + name + ".lock"), deadline);
+  auto lock = lock_file_until(cache_dir / ("." + name + ".lock"), LOCK_EX, deadline);
   if (!lock) return fail(lock.error());
   if (venv_ready(venv, key)) return venv;  // made by another process while we waited
 
@@ -392,17 +199,13 @@ Result<fs::path> ensure_venv(const PythonProviderOptions& options, const std::ve
 
   auto tmp = TempDir::create(cache_dir, ".tmp-" + name + "-");
   if (!tmp) return fail(tmp.error());
-  ProcessRequest create;
-  create.argv = {interpreter->executable.string(), "-I", "-m", "venv", tmp->path().string()};
-  create.env = child_env({"TMPDIR"});
-  create.cwd = tmp->path();
-  create.timeout = options.install_timeout;
-  create.kill_on_overflow = false;
-  auto created = run_process(create);
-  if (!created) return fail(created.error());
-  if (created->timed_out || created->exit_code != 0) {
-    return fail(fmt::format("cannot create a virtual environment with {}: {}", interpreter->executable.string(),
-                            failure_of(*created, options.install_timeout)));
+  python::VenvOptions venv_options;
+  venv_options.python_flags = {"-I"};
+  venv_options.env = child_env({"TMPDIR"});
+  venv_options.cwd = tmp->path();
+  venv_options.timeout = options.install_timeout;
+  if (auto created = python::create_venv(interpreter->executable, tmp->path(), venv_options); !created) {
+    return fail(created.error().with_context("cannot create a virtual environment"));
   }
 
   ProcessRequest install;
@@ -458,10 +261,6 @@ Result<std::vector<std::string>> checked_requirements(const PythonProviderSpec& 
 
 PythonProviderSpec python_provider_spec(std::string ns, const variant::ProviderInfo& info) {
   return PythonProviderSpec{std::move(ns), info.requires_, info.plugin_api};
-}
-
-std::string_view method_name(ProviderMethod method) noexcept {
-  return method == ProviderMethod::all_configs ? "get_all_configs" : "get_supported_configs";
 }
 
 Result<std::string> resolve_plugin_api(const PythonProviderSpec& spec) {

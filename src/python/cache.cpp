@@ -27,13 +27,11 @@ std::string interpreter_report_json(const Interpreter& interpreter) {
   j["implementation"] = info.implementation;  // `cp` reads back as `cp`
   j["version"] = {info.major, info.minor};
   j["gil_disabled"] = info.free_threaded;
-  // The ABI flags are what follows `cpXY` in the interpreter's own ABI tag.
-  std::string flags;
-  const auto base = fmt::format("cp{}{}", info.major, info.minor);
-  if (info.implementation == "cp" && !info.abis.empty() && info.abis.front().starts_with(base)) {
-    flags = info.abis.front().substr(base.size());
-  }
-  j["abiflags"] = flags;
+  j["abiflags"] = interpreter.abiflags;
+  j["micro"] = interpreter.micro;
+  j["releaselevel"] = interpreter.release_level;
+  j["executable"] = interpreter.sys_executable.string();
+  j["real_executable"] = interpreter.real_executable.string();
   j["platform"] = info.platform;
   if (info.glibc) {
     j["libc"] = {"glibc", fmt::format("{}.{}", info.glibc->first, info.glibc->second)};
@@ -129,6 +127,8 @@ void rebase_paths(Interpreter& interp, const std::string& from, const std::strin
   for (auto& [k, v] : interp.paths) rebase(v);
   rebase(interp.prefix);
   rebase(interp.base_prefix);
+  rebase(interp.sys_executable);
+  rebase(interp.real_executable);
 }
 
 
@@ -139,7 +139,8 @@ Result<Interpreter> query_interpreter_cached(const fs::path& executable, const s
   if (cache_dir) cache = interpreter_cache_entry(*cache_dir, executable);
   if (cache) {
     if (auto text = read_file(cache->file)) {
-      if (auto cached = parse_interpreter_report(executable, *text)) {
+      // An entry from before `real_executable` was recorded is queried again (and replaced).
+      if (auto cached = parse_interpreter_report(executable, *text); cached && !cached->real_executable.empty()) {
         if (cache->venv) rebase_paths(*cached, std::string(kVenvPlaceholder), cache->venv->string());
         return cached;
       }

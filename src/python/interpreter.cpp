@@ -87,6 +87,10 @@ env = {
 print(enc({
     "environment": env,
     "version": [sys.version_info[0], sys.version_info[1]],
+    "micro": sys.version_info[2],
+    "releaselevel": sys.version_info[3],
+    "executable": sys.executable,
+    "real_executable": os.path.realpath(sys.executable),
     "implementation": sys.implementation.name,
     "abiflags": getattr(sys, "abiflags", ""),
     "gil_disabled": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
@@ -145,7 +149,12 @@ Result<Interpreter> parse_interpreter_report(const std::filesystem::path& execut
     info.major = root.at("version").at(0).get<int>();
     info.minor = root.at("version").at(1).get<int>();
     info.free_threaded = root.at("gil_disabled").get<bool>();
-    std::string flags = root.at("abiflags").get<std::string>();
+    out.abiflags = root.at("abiflags").get<std::string>();
+    const std::string& flags = out.abiflags;
+    out.micro = root.value("micro", 0);
+    out.release_level = root.value("releaselevel", std::string());
+    out.sys_executable = root.value("executable", std::string());
+    out.real_executable = root.value("real_executable", std::string());
     if (info.implementation == "cp") {
       // PEP 3149 flags; `m` was dropped in 3.8 and never appears in tags from then on.
       std::string abi = fmt::format("cp{}{}", info.major, info.minor);
@@ -169,16 +178,19 @@ Result<Interpreter> parse_interpreter_report(const std::filesystem::path& execut
   return out;
 }
 
-Result<Interpreter> query_interpreter(const std::filesystem::path& executable) {
+Result<Interpreter> query_interpreter(const std::filesystem::path& executable, std::chrono::milliseconds timeout) {
   const char* path_env = std::getenv("PATH");
   auto resolved = find_executable(executable.string(), path_env != nullptr ? path_env : "/usr/bin:/bin");
   if (!resolved) return fail(fmt::format("{}: no such interpreter (not an executable file)", executable.string()));
   ProcessRequest request;
   request.argv = {resolved->string(), "-I", "-S", "-c", kQueryScript};
   request.env = current_environment();
-  request.timeout = std::chrono::seconds(30);
+  request.timeout = timeout;
   auto run = run_process(request);
   if (!run) return fail(run.error().with_context(executable.string()));
+  if (run->timed_out) {
+    return fail(fmt::format("{}: the interpreter did not answer within {} ms", executable.string(), timeout.count()));
+  }
   if (run->exit_code != 0) {
     return fail(fmt::format("{}: the interpreter failed (exit {}): {}", executable.string(), run->exit_code,
                             last_line(run->err)));

@@ -4,6 +4,7 @@
 // cache holds a shared lock on `<cache>/.lock` while `vwheel cache clean|prune` holds the
 // exclusive one. (An environment's lock is install::EnvironmentLock.)
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <utility>
@@ -28,6 +29,7 @@ class FileLock {
 
  private:
   friend Result<FileLock> lock_file(const std::filesystem::path&, int, bool, const std::function<void()>&);
+  friend Result<FileLock> lock_file_until(const std::filesystem::path&, int, std::chrono::steady_clock::time_point);
   explicit FileLock(int fd) noexcept : fd_(fd) {}
   int fd_ = -1;
 };
@@ -38,6 +40,12 @@ class FileLock {
 /// the file.
 [[nodiscard]] Result<FileLock> lock_file(const std::filesystem::path& file, int operation, bool wait,
                                          const std::function<void()>& on_wait = {});
+
+/// `lock_file` waiting at most until `deadline`: flock(2) cannot time out, so it tries again
+/// every 50 ms. Fails with "timed out waiting for another process that holds FILE" at the
+/// deadline; other errors as `lock_file`'s.
+[[nodiscard]] Result<FileLock> lock_file_until(const std::filesystem::path& file, int operation,
+                                               std::chrono::steady_clock::time_point deadline);
 
 /// A flock(2) on `<cache>/.lock`, held until destruction.
 class CacheLock {

@@ -4,6 +4,7 @@
 /// PATH) and ask it, with the standard library only (`-I -S`: no site-packages, no package
 /// code), for its marker environment, install scheme and what its wheel tags depend on.
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -27,6 +28,15 @@ struct Interpreter {
   /// Tag inputs and the tags themselves, most preferred first.
   tags::InterpreterInfo tag_info;
   std::vector<std::string> tags;
+  /// `sys.version_info`'s micro version and release level (`final`, `candidate`, ...).
+  int micro = 0;
+  std::string release_level;
+  /// `sys.abiflags` (empty where the interpreter has none).
+  std::string abiflags;
+  /// `sys.executable`, and the file it resolves to (`os.path.realpath`): what a pyenv-style shim
+  /// or a virtual environment's link really runs.
+  std::filesystem::path sys_executable;
+  std::filesystem::path real_executable;
 
   [[nodiscard]] bool is_virtualenv() const { return prefix != base_prefix; }
 };
@@ -36,22 +46,26 @@ struct Interpreter {
 [[nodiscard]] std::optional<std::filesystem::path> find_interpreter(
     const std::optional<std::filesystem::path>& explicit_path = {});
 
-/// Runs the interpreter once and reads its description. Errors name the interpreter.
-[[nodiscard]] Result<Interpreter> query_interpreter(const std::filesystem::path& executable);
+/// Runs the interpreter once (with this process's environment, killed after `timeout`) and reads
+/// its description. Errors name the interpreter.
+[[nodiscard]] Result<Interpreter> query_interpreter(const std::filesystem::path& executable,
+                                                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 /// `query_interpreter` through a cache under `cache_dir / "interpreters"` (nullopt: no cache):
 /// entries are named by everything the description depends on (the file the executable resolves
 /// to: identity, size, mtime; the kernel release; its absolute path and link, or in a virtual
 /// environment its path there and the environment's `pyvenv.cfg`), so a changed interpreter is
 /// queried again, and every virtual environment made from one base interpreter shares one entry.
-/// A warm answer costs a few file reads (no process).
+/// A warm answer costs a few file reads (no process). An entry written before vwheel recorded
+/// `real_executable` (and the fields beside it) is queried again and replaced.
 [[nodiscard]] Result<Interpreter> query_interpreter_cached(const std::filesystem::path& executable,
                                                            const std::optional<std::filesystem::path>& cache_dir);
 
 /// An interpreter's description as cached: the JSON `parse_interpreter_report` reads.
 [[nodiscard]] std::string interpreter_report_json(const Interpreter& interpreter);
 
-/// Parses the JSON the query script prints (exposed for tests).
+/// Parses the JSON the query script prints (exposed for tests). `micro`, `releaselevel`,
+/// `executable` and `real_executable` may be absent (an older cache entry): their fields stay empty.
 [[nodiscard]] Result<Interpreter> parse_interpreter_report(const std::filesystem::path& executable,
                                                            std::string_view json_text);
 

@@ -1,5 +1,6 @@
 // The cache's lock: runs share it, a clean waits for them (and they for a clean); it is the
-// kernel's flock, so a process that dies holding it holds nothing.
+// kernel's flock, so a process that dies holding it holds nothing. And lock_file_until, which
+// waits at most until a deadline.
 
 #include <sys/file.h>
 #include <unistd.h>
@@ -80,6 +81,52 @@ TEST(CacheLock, ARunGoesOnWithoutALockWhereNoneCanBeMade) {
   ASSERT_FALSE(exclusive);
   EXPECT_NE(exclusive.error().message.find((file / "cache" / ".lock").string()), std::string::npos)
       << exclusive.error().message;
+}
+
+// lock_file_until: a held lock makes it give up at the deadline (naming the file), a released one
+// lets it through before the deadline; flock locks conflict between two opens in one process.
+TEST(LockFileUntil, GivesUpAtTheDeadlineNamingTheFile) {
+  Dir dir;
+  fs::create_directories(dir.path);
+  const auto file = dir.path / "x.lock";
+  auto holder = lock_file(file, LOCK_EX, false);
+  ASSERT_TRUE(holder) << holder.error().message;
+  auto late = lock_file_until(file, LOCK_EX, std::chrono::steady_clock::now() + 100ms);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().message, "timed out waiting for another process that holds " + file.string());
+  // A deadline already past still takes a free lock.
+  { auto gone = std::move(*holder); }
+  auto free = lock_file_until(file, LOCK_EX, std::chrono::steady_clock::now() - 1s);
+  ASSERT_TRUE(free) << free.error().message;
+  EXPECT_TRUE(free->held());
+}
+
+TEST(LockFileUntil, WaitsForTheHolderToLetGo) {
+  Dir dir;
+  fs::create_directories(dir.path);
+  const auto file = dir.path / "x.lock";
+  auto holder = lock_file(file, LOCK_EX, false);
+  ASSERT_TRUE(holder);
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    auto lock = lock_file_until(file, LOCK_EX, std::chrono::steady_clock::now() + 60s);
+    ASSERT_TRUE(lock) << lock.error().message;
+    got = true;
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(got);
+  { auto gone = std::move(*holder); }
+  waiter.join();
+  EXPECT_TRUE(got);
+}
+
+TEST(LockFileUntil, AFileThatCannotBeMadeIsNamed) {
+  Dir dir;
+  const auto file = dir.path / "missing" / "x.lock";
+  auto lock = lock_file_until(file, LOCK_EX, std::chrono::steady_clock::now() + 1s);
+  ASSERT_FALSE(lock);
+  EXPECT_NE(lock.error().message.find(file.string() + ": cannot create the lock file"), std::string::npos)
+      << lock.error().message;
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "shared_data.hpp"
 #include "vwheel/core/process.hpp"
 #include "vwheel/provider/python.hpp"
+#include "vwheel/python/interpreter.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -181,6 +182,36 @@ TEST(PythonProviderPlugin, VenvKeyIgnoresRequirementOrder) {
   EXPECT_NE(a, detail::venv_key("cpython 3.11.7 final  /usr/bin/python3.11", {"a", "b>=2"}));
   EXPECT_EQ(detail::venv_dir_name(a), detail::venv_dir_name(b));
   EXPECT_EQ(detail::venv_dir_name(a).size(), 5U + 16U);
+}
+
+// The identity is what the provider's own probe printed before it asked python::query_interpreter,
+// so that environments made by an older vwheel keep their key (and are not made again).
+TEST(PythonProviderPlugin, InterpreterIdentityKeepsTheProbesFormat) {
+  vwheel::python::Interpreter interpreter;
+  interpreter.environment["implementation_name"] = "cpython";
+  interpreter.tag_info.major = 3;
+  interpreter.tag_info.minor = 11;
+  interpreter.micro = 7;
+  interpreter.release_level = "final";
+  interpreter.real_executable = "/usr/bin/python3.11";
+  EXPECT_EQ(detail::interpreter_identity(interpreter), "cpython 3.11.7 final  /usr/bin/python3.11");
+  interpreter.abiflags = "td";
+  EXPECT_EQ(detail::interpreter_identity(interpreter), "cpython 3.11.7 final td /usr/bin/python3.11");
+
+  const auto python = vwheel::python::find_interpreter();
+  if (!python) GTEST_SKIP() << "no python3 on PATH";
+  const auto probe = run({python->string(), "-I", "-c",
+                          "import os, sys\n"
+                          "v = sys.version_info\n"
+                          "print(sys.implementation.name, '%d.%d.%d' % v[:3], v.releaselevel, getattr(sys, 'abiflags', ''))\n"
+                          "print(os.path.realpath(sys.executable))\n"});
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  const auto nl = probe.out.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  const std::string old_identity = probe.out.substr(0, nl) + " " + vwheel::last_line(probe.out.substr(nl + 1));
+  const auto queried = vwheel::python::query_interpreter(*python);
+  ASSERT_TRUE(queried) << queried.error().message;
+  EXPECT_EQ(detail::interpreter_identity(*queried), old_identity);
 }
 
 TEST(PythonProviderProcess, LastLineAndTimeouts) {

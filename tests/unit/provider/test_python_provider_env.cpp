@@ -52,12 +52,12 @@ class PythonProviderFake : public ::testing::Test {
     const fs::path fake = scratch_.path() / "fake-python";
     std::ofstream(fake) << fmt::format(
         "#!/bin/sh\n"
-        "if [ \"$2\" = -c ]; then echo 'fake 3.99.0 final'; echo \"$0\"; echo \"$0\"; exit 0; fi\n"
+        "if [ \"$3\" = -c ]; then printf '{}' \"$0\" \"$0\"; exit 0; fi\n"
         "if [ \"$2 $3\" = '-m venv' ]; then echo created >> '{}'; {}; fi\n"
         "if [ \"$2 $3\" = '-m pip' ]; then {}; fi\n"
         "if [ \"$2\" = -B ]; then printf '%s' '{}'; exit 0; fi\n"
         "echo \"fake python: unexpected $*\" >&2; exit 9\n",
-        counter_.string(), venv_step, pip_step,
+        kQueryAnswer, counter_.string(), venv_step, pip_step,
         R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["zort"], "multi_value": true}]})");
     fs::permissions(fake, fs::perms::owner_all);
     return fake;
@@ -78,6 +78,13 @@ class PythonProviderFake : public ::testing::Test {
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   }
 
+  /// What python::query_interpreter reads (`%s`: sys.executable, then its real path).
+  static constexpr const char* kQueryAnswer =
+      R"({"environment": {"implementation_name": "fake"}, "paths": {}, "prefix": "/", "base_prefix": "/", )"
+      R"("implementation": "fake", "version": [3, 99], "micro": 0, "releaselevel": "final", "abiflags": "", )"
+      R"("gil_disabled": false, "platform": "linux-x86_64", "libc": ["", ""], "executable": "%s", )"
+      R"("real_executable": "%s"})";
+
   static constexpr const char* kMakeVenv = "mkdir -p \"$4/bin\" && cp \"$0\" \"$4/bin/python\" && exit 0";
 
   ScratchDir scratch_;
@@ -91,10 +98,12 @@ TEST_F(PythonProviderFake, FailedVenvCreationLeavesNothing) {
   const auto r =
       run_python_provider({kNs, {"fixture-provider"}, std::nullopt}, options(fake), ProviderMethod::supported_configs);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("python provider `fictional_hw`: cannot create a virtual environment with "),
+  EXPECT_NE(r.error().message.find("python provider `fictional_hw`: cannot create a virtual environment: " +
+                                    fake.string() + " -m venv "),
             std::string::npos)
       << r.error().message;
-  EXPECT_NE(r.error().message.find(": Error: fake venv failure"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(": failed (exit 1): Error: fake venv failure"), std::string::npos)
+      << r.error().message;
   EXPECT_EQ(count_entries(cache_, "venv-"), 0U);
   EXPECT_EQ(count_entries(cache_, ".tmp-"), 0U);
 }

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "vwheel/python/interpreter.hpp"
@@ -110,4 +112,63 @@ TEST(Interpreter, SaysWhatPlatformAndSysconfigSay) {
     EXPECT_EQ(r->environment.at(key), value.get<std::string>()) << key;
   }
   fs::remove_all(dir);
+}
+
+// The query reports sys.executable and where it resolves to (a shim's or a venv link's real
+// interpreter), the micro version, release level and ABI flags; a cached description keeps them.
+TEST(Interpreter, ReportsItsExecutableAndWhereItResolvesTo) {
+  auto exe = find_interpreter();
+  if (!exe) GTEST_SKIP() << "no python3 on PATH";
+  namespace fs = std::filesystem;
+  auto r = query_interpreter(*exe);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_FALSE(r->sys_executable.empty());
+  EXPECT_EQ(r->real_executable, fs::canonical(r->sys_executable));
+  EXPECT_FALSE(r->release_level.empty());
+  EXPECT_EQ(fmt::format("{}.{}.{} {} {}\n", r->tag_info.major, r->tag_info.minor, r->micro, r->release_level, r->abiflags),
+            output_of("'" + exe->string() +
+                      "' -I -c 'import sys; v = sys.version_info; print(\"%d.%d.%d\" % v[:3], v[3], sys.abiflags)'"));
+  auto back = parse_interpreter_report(*exe, interpreter_report_json(*r));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->sys_executable, r->sys_executable);
+  EXPECT_EQ(back->real_executable, r->real_executable);
+  EXPECT_EQ(back->micro, r->micro);
+  EXPECT_EQ(back->release_level, r->release_level);
+  EXPECT_EQ(back->abiflags, r->abiflags);
+}
+
+// A description cached before these fields were recorded still parses (they stay empty), and
+// query_interpreter_cached asks the interpreter again and replaces the entry.
+TEST(Interpreter, AnOldCacheEntryIsQueriedAgain) {
+  auto old = parse_interpreter_report("/venv/bin/python", kReport);
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_TRUE(old->sys_executable.empty());
+  EXPECT_TRUE(old->real_executable.empty());
+  EXPECT_EQ(old->micro, 0);
+  EXPECT_EQ(old->release_level, "");
+
+  auto exe = find_interpreter();
+  if (!exe) GTEST_SKIP() << "no python3 on PATH";
+  namespace fs = std::filesystem;
+  const auto cache = fs::temp_directory_path() / ("vwheel-old-entry-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  auto fresh = query_interpreter_cached(*exe, cache);
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(cache)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  }
+  ASSERT_EQ(files.size(), 1U);
+  // The entry as an older vwheel wrote it, doctored so that reading it would show.
+  auto entry = nlohmann::json::parse(std::ifstream(files.front()));
+  for (const char* key : {"micro", "releaselevel", "executable", "real_executable"}) entry.erase(key);
+  entry["environment"]["python_full_version"] = "3.99.0";
+  std::ofstream(files.front()) << entry.dump();
+  auto again = query_interpreter_cached(*exe, cache);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->real_executable, fresh->real_executable);
+  EXPECT_EQ(again->environment, fresh->environment);
+  const auto rewritten = nlohmann::json::parse(std::ifstream(files.front()));
+  EXPECT_EQ(rewritten.at("real_executable"), fresh->real_executable.string());
+  fs::remove_all(cache);
 }
