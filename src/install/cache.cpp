@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "detail.hpp"
+#include "place.hpp"
 #include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"

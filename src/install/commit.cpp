@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "detail.hpp"
+#include "transaction.hpp"
 #include "extract.hpp"
 #include "installed.hpp"
 #include "journal.hpp"

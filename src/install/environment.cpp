@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "detail.hpp"
+
 #include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"

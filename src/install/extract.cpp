@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "detail.hpp"
+
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/page_buffer.hpp"

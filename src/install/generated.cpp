@@ -13,7 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "detail.hpp"
+#include "digest.hpp"
+#include "place.hpp"
 #include "installed.hpp"
 #include "prepare.hpp"
 #include "vwheel/core/fs.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "confine.hpp"
-#include "detail.hpp"
+#include "transaction.hpp"
 #include "vwheel/install/install.hpp"
 
 namespace vwheel::install::detail {

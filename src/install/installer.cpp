@@ -17,7 +17,8 @@
 #include <fmt/format.h>
 
 #include "cache.hpp"
-#include "detail.hpp"
+#include "digest.hpp"
+#include "place.hpp"
 #include "extract.hpp"
 #include "installed.hpp"
 #include "prepare.hpp"

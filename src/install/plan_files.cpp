@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "detail.hpp"
+#include "digest.hpp"
 #include "prepare.hpp"
 #include "vwheel/install/layout.hpp"
 #include "vwheel/pep440/version.hpp"

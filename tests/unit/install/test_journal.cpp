@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "install/detail.hpp"
+#include "install/transaction.hpp"
 #include "install/journal.hpp"
 #include "vwheel/core/fs.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "install/detail.hpp"
+#include "install/transaction.hpp"
 #include "install/journal.hpp"
 #include "install/prepare.hpp"
 #include "vwheel/core/fs.hpp"

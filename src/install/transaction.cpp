@@ -1,171 +1,25 @@
-#include "detail.hpp"
-#include "extract.hpp"
+#include "transaction.hpp"
 
 #include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <memory>
-#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
-#include "vwheel/core/hash.hpp"
-#include "vwheel/wheel/record.hpp"
+#include "place.hpp"
 
 namespace vwheel::install::detail {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string sha256_raw(std::string_view data) {
-  const auto d = sha256(data);
-  return std::string(reinterpret_cast<const char*>(d.data()), d.size());
-}
-
 std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace
-
-std::optional<std::string> record_digest(std::string_view algorithm, std::string_view data) {
-  if (algorithm == "sha256") return record_sha256(data);
-  if (algorithm == "sha384") {
-    const auto d = sha384(data);
-    return "sha384=" + wheel::base64url_nopad(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
-  }
-  if (algorithm == "sha512") {
-    const auto d = sha512(data);
-    return "sha512=" + wheel::base64url_nopad(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
-  }
-  return std::nullopt;
-}
-
-Result<void> check_record_algorithm(std::string_view hash) {
-  const auto eq = hash.find('=');
-  const auto algo = hash.substr(0, eq);
-  if (eq != std::string_view::npos && (algo == "sha256" || algo == "sha384" || algo == "sha512")) return {};
-  if (eq != std::string_view::npos && (algo == "md5" || algo == "sha1" || algo == "sha224")) {
-    return fail(fmt::format("RECORD hash `{}`: {} is too weak (sha256, sha384 or sha512 expected)", hash, algo));
-  }
-  return fail(fmt::format("RECORD hash `{}`: expected sha256=, sha384= or sha512= and a digest", hash));
-}
-
-std::string record_sha256(std::string_view data) { return "sha256=" + wheel::base64url_nopad(sha256_raw(data)); }
-
-Result<std::string> file_sha256_hex(const fs::path& path) {
-  auto digest = sha256_file(path);
-  if (!digest) return fail(digest.error());
-  return std::move(digest->sha256);
-}
-
-Result<void> write_new_file(const fs::path& path, std::string_view data, unsigned mode) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) return fail(fmt::format("{}: cannot create: {}", path.string(), errno_text(errno)));
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const auto n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return fail(io_error(path, "cannot write", err));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) return fail(io_error(path, "cannot write", errno));
-  return {};
-}
-
-Result<void> make_dir(const fs::path& dir) {
-  if (::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) return {};
-  if (errno == ENOENT && dir.has_parent_path() && dir.parent_path() != dir) {
-    if (auto ok = make_dir(dir.parent_path()); !ok) return ok;
-    if (::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) return {};
-  }
-  return fail(fmt::format("{}: cannot create: {}", dir.string(), errno_text(errno)));
-}
-
-Result<void> write_replacing(const fs::path& path, std::string_view data, unsigned mode) {
-  if (write_new_file(path, data, mode)) return {};
-  ::unlink(path.c_str());
-  return write_new_file(path, data, mode);
-}
-
-Result<void> link_or_copy(const fs::path& from, const fs::path& to) {
-  if (::link(from.c_str(), to.c_str()) == 0) return {};
-  if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
-    return fail(fmt::format("{}: cannot link from {}: {}", to.string(), from.string(), errno_text(errno)));
-  }
-  std::error_code ec;
-  fs::copy_file(from, to, fs::copy_options::none, ec);
-  if (ec) return fail(fmt::format("{}: cannot copy from {}: {}", to.string(), from.string(), ec.message()));
-  return {};
-}
-
-namespace {
-
-// Set once a clone fails for want of support, so later files go straight to the fallback.
-std::atomic<bool> reflink_unsupported{false};
-
-Result<void> copy_plain(const fs::path& from, const fs::path& to) {
-  std::error_code ec;
-  fs::copy_file(from, to, fs::copy_options::none, ec);
-  if (ec) return fail(fmt::format("{}: cannot copy from {}: {}", to.string(), from.string(), ec.message()));
-  return {};
-}
-
-// FICLONE of `from` into the new file `to`: true when cloned; false (nothing left at `to`) when
-// the file system cannot; an error otherwise.
-Result<bool> try_reflink(const fs::path& from, const fs::path& to) {
-  if (reflink_unsupported.load(std::memory_order_relaxed)) return false;
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return fail(fmt::format("{}: cannot open: {}", from.string(), errno_text(errno)));
-  struct stat st {};
-  const mode_t mode = ::fstat(in, &st) == 0 ? (st.st_mode & 07777) : 0644;
-  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (out < 0) {
-    const int err = errno;
-    ::close(in);
-    return fail(fmt::format("{}: cannot create: {}", to.string(), errno_text(err)));
-  }
-  const bool cloned = ::ioctl(out, FICLONE, in) == 0;
-  const int err = errno;
-  ::close(in);
-  const bool closed = ::close(out) == 0;
-  if (cloned && closed) return true;
-  ::unlink(to.c_str());
-  if (!cloned && (err == EOPNOTSUPP || err == ENOTTY || err == EXDEV || err == EINVAL || err == ENOSYS)) {
-    if (err != EXDEV) reflink_unsupported.store(true, std::memory_order_relaxed);
-    return false;
-  }
-  return fail(fmt::format("{}: cannot clone from {}: {}", to.string(), from.string(), errno_text(cloned ? EIO : err)));
-}
-
-}  // namespace
-
-Result<void> place_file(const fs::path& from, const fs::path& to, LinkMode mode) {
-  switch (mode) {
-    case LinkMode::hardlink:
-      return link_or_copy(from, to);
-    case LinkMode::copy:
-      return copy_plain(from, to);
-    case LinkMode::reflink:
-    case LinkMode::automatic: {
-      auto cloned = try_reflink(from, to);
-      if (!cloned) return fail(cloned.error());
-      if (*cloned) return {};
-      return mode == LinkMode::reflink ? copy_plain(from, to) : link_or_copy(from, to);
-    }
-  }
-  return link_or_copy(from, to);
-}
 
 Transaction::Transaction(fs::path backup_dir, std::function<bool(std::size_t)> fail_at, Journal* journal)
     : backup_dir_(std::move(backup_dir)), fail_at_(std::move(fail_at)), journal_(journal) {}

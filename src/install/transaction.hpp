@@ -1,6 +1,5 @@
 #pragma once
-// Internals of the install component: RECORD and file hashing, file writes, and the transaction
-// that moves staged files into place and can put everything back.
+// The journaled transaction that moves staged files into place and can put everything back.
 
 #include <cstdint>
 #include <filesystem>
@@ -12,40 +11,10 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
 #include "journal.hpp"
 #include "vwheel/core/error.hpp"
 
 namespace vwheel::install::detail {
-
-/// `ALGO=urlsafe-b64-digest` of data for `sha256`, `sha384` or `sha512`; nullopt for any other algorithm.
-[[nodiscard]] std::optional<std::string> record_digest(std::string_view algorithm, std::string_view data);
-/// Whether a RECORD hash names an accepted algorithm (sha256, sha384, sha512; at least SHA-256
-/// strength, as pip requires): the error says why not (md5 and sha1 are refused as too weak).
-[[nodiscard]] Result<void> check_record_algorithm(std::string_view hash);
-/// `sha256=...` of data.
-[[nodiscard]] std::string record_sha256(std::string_view data);
-/// Lowercase hex SHA-256 of a whole file (sha256_file: a bounded buffer, not the whole file).
-[[nodiscard]] Result<std::string> file_sha256_hex(const std::filesystem::path& path);
-
-/// Creates `path` (which must not exist) with `data` and permission bits `mode`.
-[[nodiscard]] Result<void> write_new_file(const std::filesystem::path& path, std::string_view data, unsigned mode);
-
-/// mkdir(2) of `dir`, making its missing parents only when that fails with ENOENT (one syscall
-/// in the usual case, where create_directories() stats every level first). An existing entry is
-/// accepted as it is: creating a file under it reports anything wrong.
-[[nodiscard]] Result<void> make_dir(const std::filesystem::path& dir);
-
-/// write_new_file(), replacing a file already at `path` (tried only when creating it fails).
-[[nodiscard]] Result<void> write_replacing(const std::filesystem::path& path, std::string_view data, unsigned mode);
-
-/// Hard-links `from` to `to`, copying when linking is impossible (another file system).
-[[nodiscard]] Result<void> link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
-
-/// Places `from` at the new path `to` as `mode` says (see LinkMode; each falls back to a copy
-/// where the file system cannot do it).
-[[nodiscard]] Result<void> place_file(const std::filesystem::path& from, const std::filesystem::path& to,
-                                      LinkMode mode);
 
 /// Moves prepared files into place, recording every step (in memory, and in the run's journal
 /// when given, before the step is done) so that `rollback` (or destruction without `commit`)
