@@ -190,8 +190,10 @@ void Solver::assign(Term term, int cause) {
   a.term = std::move(term);
   a.level = level_;
   a.cause = cause;
-  pkg(a.term.pkg).assignments.push_back(static_cast<int>(assignments_.size()));
+  const int id = a.term.pkg;
+  pkg(id).assignments.push_back(static_cast<int>(assignments_.size()));
   assignments_.push_back(std::move(a));
+  offer(id);
 }
 
 void Solver::decide(int id, std::size_t idx) {
@@ -203,10 +205,12 @@ void Solver::decide(int id, std::size_t idx) {
 void Solver::backtrack(int level) {
   while (!assignments_.empty() && assignments_.back().level > level) {
     const Assignment& a = assignments_.back();
-    Package& p = pkg(a.term.pkg);
+    const int id = a.term.pkg;
+    Package& p = pkg(id);
     p.assignments.pop_back();
     if (a.cause < 0) p.decided.reset();
     assignments_.pop_back();
+    offer(id);
   }
   level_ = level;
 }
@@ -386,19 +390,27 @@ Result<const std::vector<int>*> Solver::dependency_incompats(int id, std::size_t
   return &pkg(id).dep_incompats.emplace(idx, std::move(ids)).first->second;
 }
 
+std::size_t Solver::candidate_count(int id) const { return (acc(id).set & gate(id)).count(); }
+
+void Solver::offer(int id) {
+  if (!pkg(id).decided && acc(id).positive) candidates_.emplace(candidate_count(id), id);
+}
+
 Result<int> Solver::choose() {
   int best = -1;
-  std::size_t best_count = 0;
-  for (int id = 0; id < static_cast<int>(packages_.size()); ++id) {
-    if (pkg(id).decided) continue;
-    const Term& a = acc(id);
-    if (!a.positive) continue;
-    const std::size_t c = (a.set & gate(id)).count();
-    if (best < 0 || c < best_count) {
-      best = id;
-      best_count = c;
+  while (!candidates_.empty()) {
+    const auto [key, id] = candidates_.top();
+    if (pkg(id).decided || !acc(id).positive) {
+      candidates_.pop();
+      continue;
     }
-    if (c == 0) break;
+    if (const auto now = candidate_count(id); now != key) {
+      candidates_.pop();  // its count grew (a backtrack, a wider pre-release gate): queued again
+      candidates_.emplace(now, id);
+      continue;
+    }
+    best = id;  // it stays queued: decided now, it is dropped when next seen
+    break;
   }
   if (best < 0) return -1;
   const Term a = acc(best);
