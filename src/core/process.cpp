@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +92,35 @@ bool child_has_exited(pid_t pid) {
 
 void kill_group(pid_t pid) {
   if (::kill(-pid, SIGKILL) != 0 && errno == ESRCH) ::kill(pid, SIGKILL);
+}
+
+/// Waits until the child `pid` has exited (leaving it a zombie) or `deadline` passes; true when it
+/// exited. The pipes reach their end as the child exits, a moment before the kernel marks it
+/// exited: sleeping 5 ms per check there cost every interpreter query (python3 -I -S, 9 ms) 5 ms
+/// more (`analyze-platform --no-cache`, strace: SIGCHLD 5.1 ms before the waitpid). A pidfd
+/// (Linux 5.3) wakes up at the exit; without one, the checks start at 50 us and back off.
+bool wait_for_exit(pid_t pid, Clock::time_point deadline) {
+  if (child_has_exited(pid)) return true;
+#ifdef SYS_pidfd_open
+  if (const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); pidfd >= 0) {
+    for (;;) {
+      if (child_has_exited(pid)) break;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) break;
+      pollfd p{pidfd, POLLIN, 0};
+      (void)::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    }
+    ::close(pidfd);
+    return child_has_exited(pid);
+  }
+#endif
+  auto pause = std::chrono::microseconds(50);
+  while (!child_has_exited(pid)) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(5000));
+  }
+  return true;
 }
 
 int remaining_ms(Clock::time_point deadline) {
@@ -246,14 +276,10 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
     killed = true;
   }
   // The pipes are closed (or abandoned); the child may still run, e.g. after closing them.
-  while (!killed && !child_has_exited(pid)) {
-    if (Clock::now() >= deadline) {
-      result.timed_out = true;
-      kill_group(pid);
-      killed = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (!killed && !wait_for_exit(pid, deadline)) {
+    result.timed_out = true;
+    kill_group(pid);
+    killed = true;
   }
   // Whatever the provider left behind in its process group goes too.
   kill_group(pid);
