@@ -6,25 +6,12 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <utility>
 
 #include <fmt/format.h>
 
 namespace vwheel {
-
-FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-FileDescriptor::~FileDescriptor() {
-  if (fd_ >= 0) ::close(fd_);
-}
 
 namespace {
 
@@ -44,23 +31,23 @@ Error not_regular(const std::filesystem::path& path, mode_t mode) {
 
 Result<OpenedFile> open_regular_file(const std::filesystem::path& path) {
   OpenedFile out;
-  out.fd = FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  out.fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (out.fd.get() < 0) {
     const int err = errno;
     // A socket cannot be opened at all (ENXIO), a device perhaps not by this user: say what it is.
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return fail(not_regular(path, st.st_mode));
-    return fail(fmt::format("{}: cannot open: {}", path.string(), std::strerror(err)));
+    return fail(fmt::format("{}: cannot open: {}", path.string(), errno_text(err)));
   }
   if (::fstat(out.fd.get(), &out.info) != 0) {
-    return fail(fmt::format("{}: cannot stat: {}", path.string(), std::strerror(errno)));
+    return fail(fmt::format("{}: cannot stat: {}", path.string(), errno_text(errno)));
   }
   if (!S_ISREG(out.info.st_mode)) return fail(not_regular(path, out.info.st_mode));
   // Reads of a regular file never return EAGAIN, but the flag is cleared all the same: the
   // descriptor is handed on, and none of its users expects a non-blocking one.
   const int flags = ::fcntl(out.fd.get(), F_GETFL);
   if (flags < 0 || ::fcntl(out.fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    return fail(fmt::format("{}: cannot clear O_NONBLOCK: {}", path.string(), std::strerror(errno)));
+    return fail(fmt::format("{}: cannot clear O_NONBLOCK: {}", path.string(), errno_text(errno)));
   }
   return out;
 }
@@ -79,7 +66,7 @@ Result<std::string> read_file(const std::filesystem::path& path) {
     const ssize_t n = full ? ::read(fd, probe, sizeof probe) : ::read(fd, out.data() + done, out.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail(fmt::format("{}: read error: {}", path.string(), std::strerror(errno)));
+      return fail(fmt::format("{}: read error: {}", path.string(), errno_text(errno)));
     }
     if (n == 0) break;
     if (full) out.append(probe, static_cast<std::size_t>(n));
@@ -98,29 +85,19 @@ std::string unique_token() {
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability) {
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   const auto tmp = dir / fmt::format(".{}.tmp-{}", path.filename().string(), unique_token());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno)));
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return fail(fmt::format("{}: write error: {}", path.string(), std::strerror(err)));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if ((durability == Durability::sync && ::fsync(fd) != 0) || ::close(fd) != 0) {
-    const int err = errno;
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!fd) return fail(fmt::format("{}: cannot create: {}", path.string(), errno_text(errno)));
+  int write_err = write_all(fd.get(), content);
+  if (write_err == 0 && durability == Durability::sync && ::fsync(fd.get()) != 0) write_err = errno;
+  if (write_err == 0 && ::close(fd.release()) != 0) write_err = errno;
+  if (write_err != 0) {
     ::unlink(tmp.c_str());
-    return fail(fmt::format("{}: write error: {}", path.string(), std::strerror(err)));
+    return fail(fmt::format("{}: write error: {}", path.string(), errno_text(write_err)));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    return fail(fmt::format("{}: cannot rename into place: {}", path.string(), std::strerror(err)));
+    return fail(fmt::format("{}: cannot rename into place: {}", path.string(), errno_text(err)));
   }
   return {};
 }
@@ -139,18 +116,16 @@ std::filesystem::path default_cache_dir() {
 }
 
 bool has_hole_before_end(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return false;
   struct stat st {};
-  const bool hole = ::fstat(fd, &st) == 0 && ::lseek(fd, 0, SEEK_HOLE) < st.st_size;
-  ::close(fd);
-  return hole;
+  return ::fstat(fd.get(), &st) == 0 && ::lseek(fd.get(), 0, SEEK_HOLE) < st.st_size;
 }
 
 Result<TempDir> TempDir::create(const std::filesystem::path& parent, std::string_view prefix) {
   std::string pattern = (parent / (std::string(prefix) + "XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
-    return fail(fmt::format("cannot create a temporary folder in {}: {}", parent.string(), std::strerror(errno)));
+    return fail(fmt::format("cannot create a temporary folder in {}: {}", parent.string(), errno_text(errno)));
   }
   return TempDir(std::filesystem::path(pattern));
 }

@@ -48,19 +48,6 @@ class TrackingIterator {
   const char** read_to_;
 };
 
-// The first `max` bytes of `text`, or fewer to end on a UTF-8 boundary.
-std::string_view utf8_prefix(std::string_view text, std::size_t max) {
-  if (text.size() <= max) return text;
-  while (max > 0 && (static_cast<unsigned char>(text[max]) & 0xC0) == 0x80) --max;  // a continuation byte
-  return text.substr(0, max);
-}
-
-// `text` cut to about `max` bytes (then `...`), control characters escaped.
-std::string shortened(std::string_view text, std::size_t max) {
-  if (text.size() <= max) return printable(text);
-  return printable(utf8_prefix(text, max)) + "...";
-}
-
 // Builds the tree from SAX events (the interface json::sax_parse expects), stopping at the first
 // event that breaks a limit.
 class Builder {
@@ -100,7 +87,7 @@ class Builder {
       auto path = path_to_top();
       path.emplace_back(key);
       return stop(JsonError::Kind::duplicate_key,
-                  fmt::format("key \"{}\" appears twice in the same object", shortened(key, kMaxWhat - 40)),
+                  fmt::format("key \"{}\" appears twice in the same object", excerpt(key, kMaxWhat - 40)),
                   std::move(path));
     }
     frame.key = &it->first;
@@ -116,7 +103,7 @@ class Builder {
       what.remove_prefix(pos + 2);
     }
     error_.kind = JsonError::Kind::syntax;
-    error_.what = shortened(what, kMaxWhat);
+    error_.what = excerpt(what, kMaxWhat);
     locate(std::min(position == 0 ? 0 : position - 1, text_.size()));  // position: bytes read
     // Out-of-range numbers ("number overflow parsing '1E400'") come without a place.
     if (what.find(" at line ") == std::string_view::npos) {

@@ -1,5 +1,7 @@
 #include "vwheel/core/process.hpp"
 
+#include "vwheel/core/fd.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -12,7 +14,6 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <system_error>
 #include <thread>
 
@@ -25,58 +26,25 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// An owned file descriptor.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd(Fd&& other) noexcept : fd_(other.release()) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = other.release();
-    }
-    return *this;
-  }
-  ~Fd() { reset(); }
-
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  [[nodiscard]] bool valid() const noexcept { return fd_ >= 0; }
-  int release() noexcept {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-  void reset() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 /// Moves `fd` to a number >= 3 (keeping close-on-exec), so that dup2() onto 0, 1 and 2 in the
 /// child never clobbers another of our descriptors, even when the parent runs with 0-2 closed.
-Fd above_stdio(int fd) {
-  if (fd < 0 || fd > 2) return Fd(fd);
+UniqueFd above_stdio(int fd) {
+  if (fd < 0 || fd > 2) return UniqueFd(fd);
   const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
   const int err = errno;
   ::close(fd);
   errno = err;
-  return Fd(moved);
+  return UniqueFd(moved);
 }
 
-Result<std::array<Fd, 2>> make_pipe(const std::string& what) {
+Result<std::array<UniqueFd, 2>> make_pipe(const std::string& what) {
   std::array<int, 2> raw{};
   if (::pipe2(raw.data(), O_CLOEXEC) != 0) {
-    return fail(fmt::format("{}: cannot create a pipe: {}", what, std::strerror(errno)));
+    return fail(fmt::format("{}: cannot create a pipe: {}", what, errno_text(errno)));
   }
-  std::array<Fd, 2> fds{above_stdio(raw[0]), above_stdio(raw[1])};
-  if (!fds[0].valid() || !fds[1].valid()) {
-    return fail(fmt::format("{}: cannot create a pipe: {}", what, std::strerror(errno)));
+  std::array<UniqueFd, 2> fds{above_stdio(raw[0]), above_stdio(raw[1])};
+  if (!fds[0] || !fds[1]) {
+    return fail(fmt::format("{}: cannot create a pipe: {}", what, errno_text(errno)));
   }
   return fds;
 }
@@ -179,8 +147,8 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
   envp.push_back(nullptr);
   const std::string cwd = request.cwd.string();
 
-  Fd devnull = above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!devnull.valid()) return fail(fmt::format("{}: cannot open /dev/null: {}", exe, std::strerror(errno)));
+  UniqueFd devnull = above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!devnull) return fail(fmt::format("{}: cannot open /dev/null: {}", exe, errno_text(errno)));
   auto out_pipe = make_pipe(exe);
   if (!out_pipe) return fail(out_pipe.error());
   auto err_pipe = make_pipe(exe);
@@ -190,7 +158,7 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
 
   const auto start = Clock::now();
   const pid_t pid = ::fork();
-  if (pid < 0) return fail(fmt::format("{}: cannot start: fork: {}", exe, std::strerror(errno)));
+  if (pid < 0) return fail(fmt::format("{}: cannot start: fork: {}", exe, errno_text(errno)));
   if (pid == 0) {
     exec_child(exe.c_str(), argv.data(), envp.data(), cwd.empty() ? nullptr : cwd.c_str(), devnull.get(),
                (*out_pipe)[1].get(), (*err_pipe)[1].get(), (*report_pipe)[1].get());
@@ -213,12 +181,12 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return fail(fmt::format("cannot run {}: {}", exe, std::strerror(exec_errno)));
+    return fail(fmt::format("cannot run {}: {}", exe, errno_text(exec_errno)));
   }
 
   ProcessResult result;
   const auto deadline = start + request.timeout;
-  std::array<Fd*, 2> streams{&(*out_pipe)[0], &(*err_pipe)[0]};
+  std::array<UniqueFd*, 2> streams{&(*out_pipe)[0], &(*err_pipe)[0]};
   std::array<char, 65536> chunk{};
   std::optional<Clock::time_point> exited_at;
   bool killed = false;
@@ -227,7 +195,7 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
     nfds_t count = 0;
     std::array<int, 2> which{};
     for (int i = 0; i < 2; ++i) {
-      if (streams[static_cast<std::size_t>(i)]->valid()) {
+      if (*streams[static_cast<std::size_t>(i)]) {
         pfds[count] = pollfd{streams[static_cast<std::size_t>(i)]->get(), POLLIN, 0};
         which[count] = i;
         ++count;
@@ -245,7 +213,7 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
     if (rc < 0 && errno != EINTR) break;
     for (nfds_t k = 0; k < count && rc > 0; ++k) {
       if ((pfds[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      Fd& fd = *streams[static_cast<std::size_t>(which[k])];
+      UniqueFd& fd = *streams[static_cast<std::size_t>(which[k])];
       const ssize_t n = ::read(fd.get(), chunk.data(), chunk.size());
       if (n < 0) {
         if (errno != EINTR && errno != EAGAIN) fd.reset();

@@ -33,6 +33,35 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string_view utf8_prefix(std::string_view text, std::size_t max) noexcept {
+  if (text.size() <= max) return text;
+  while (max > 0 && (static_cast<unsigned char>(text[max]) & 0xC0) == 0x80) --max;  // a continuation byte
+  return text.substr(0, max);
+}
+
+std::string excerpt(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return printable(text);
+  return printable(utf8_prefix(text, max)) + "...";
+}
+
+std::string percent_encode(std::string_view text, std::string_view keep) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool unreserved = is_ascii_alnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~';
+    if (unreserved || (c < 0x80 && keep.find(ch) != std::string_view::npos)) {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4U];
+      out += kHex[c & 0xFU];
+    }
+  }
+  return out;
+}
+
 std::size_t utf8_decode(std::string_view text, std::size_t i, char32_t& cp) noexcept {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
   const unsigned c0 = byte(0);

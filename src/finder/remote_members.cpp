@@ -13,6 +13,7 @@
 
 #include "kept_members.hpp"
 #include "vwheel/core/cache_layout.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/finder/finder.hpp"
 #include "vwheel/wheel/wheel.hpp"
@@ -56,25 +57,18 @@ std::optional<std::uint64_t> central_directory_offset(std::string_view tail, std
 struct Scratch {
   fs::path dir;
   fs::path path;
-  int fd = -1;
+  UniqueFd fd;
   Scratch() = default;
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
   ~Scratch() {
-    if (fd >= 0) ::close(fd);
     if (!dir.empty()) {
       std::error_code ec;
       fs::remove_all(dir, ec);
     }
   }
   bool write_at(std::string_view data, std::uint64_t offset) const {
-    std::size_t done = 0;
-    while (done < data.size()) {
-      auto n = ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
-    }
-    return true;
+    return pwrite_all(fd.get(), data, offset) == 0;
   }
 };
 
@@ -85,7 +79,7 @@ Result<std::unique_ptr<Scratch>> make_scratch_dir(const fs::path& parent) {
   auto s = std::make_unique<Scratch>();
   std::string templ = (parent / "remote-XXXXXX").string();
   if (::mkdtemp(templ.data()) == nullptr) {
-    return fail(fmt::format("{}: cannot create a scratch directory: {}", parent.string(), std::strerror(errno)));
+    return fail(fmt::format("{}: cannot create a scratch directory: {}", parent.string(), errno_text(errno)));
   }
   s->dir = templ;
   return s;
@@ -96,12 +90,12 @@ Result<std::unique_ptr<Scratch>> make_scratch(const fs::path& parent, const std:
   if (!made) return made;
   auto s = std::move(*made);
   s->path = s->dir / filename;
-  s->fd = ::open(s->path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (s->fd < 0) {
-    return fail(fmt::format("{}: cannot create a scratch file: {}", s->path.string(), std::strerror(errno)));
+  s->fd.reset(::open(s->path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!s->fd) {
+    return fail(fmt::format("{}: cannot create a scratch file: {}", s->path.string(), errno_text(errno)));
   }
-  if (::ftruncate(s->fd, static_cast<off_t>(size)) != 0) {
-    return fail(fmt::format("{}: cannot size a scratch file: {}", s->path.string(), std::strerror(errno)));
+  if (::ftruncate(s->fd.get(), static_cast<off_t>(size)) != 0) {
+    return fail(fmt::format("{}: cannot size a scratch file: {}", s->path.string(), errno_text(errno)));
   }
   return s;
 }

@@ -23,6 +23,7 @@
 #include "http/curl_api.hpp"
 #include "http/headers.hpp"
 #include "http/jobs.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/text.hpp"
@@ -358,15 +359,10 @@ Result<RangeResponse> Client::Impl::local_range(const std::string& url, std::opt
   }
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(length, size - r.offset));
   r.body.resize(n);
-  std::size_t got = 0;
-  while (got < n) {
-    const ssize_t k = ::pread(fd, r.body.data() + got, n - got, static_cast<off_t>(r.offset + got));
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) {
-      return fail(fmt::format("{}: cannot read {}: {}", redact_url(url), path->string(),
-                              k < 0 ? std::strerror(errno) : "unexpected end"));
-    }
-    got += static_cast<std::size_t>(k);
+  const long long got = pread_all(fd, r.body.data(), n, r.offset);
+  if (got != static_cast<long long>(n)) {
+    return fail(fmt::format("{}: cannot read {}: {}", redact_url(url), path->string(),
+                            got < 0 ? errno_text(errno) : "unexpected end"));
   }
   return r;
 }

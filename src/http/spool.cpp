@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "vwheel/core/fd.hpp"
+
 namespace vwheel::http::detail {
 
 namespace {
@@ -157,16 +159,7 @@ bool Spool::open(const std::filesystem::path& path, bool append, std::uint64_t h
 }
 
 bool Spool::write_at(std::uint64_t offset, std::string_view bytes) const {
-  while (!bytes.empty()) {
-    const auto n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-    offset += static_cast<std::uint64_t>(n);
-  }
-  return true;
+  return pwrite_all(fd_, bytes, offset) == 0;
 }
 
 bool Spool::flush() {

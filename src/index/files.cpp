@@ -28,42 +28,14 @@ constexpr std::size_t kChunk = std::size_t{1} << 20;
   throw std::system_error(err, std::generic_category(), what);
 }
 
-// A file descriptor closed on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) noexcept : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  int release() noexcept {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
-
 // `.NAME.tmp-PID-N` beside `path`; unique within the process, O_EXCL/EEXIST handle the rest.
 fs::path temp_path(const fs::path& path) {
   static std::atomic<std::uint64_t> counter{0};
   return path.parent_path() / fmt::format(".{}.tmp-{}-{}", path.filename().string(), ::getpid(), counter++);
 }
 
-void write_all(int fd, const char* data, std::size_t size, const fs::path& path) {
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::write(fd, data + done, size - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw_errno(errno, fmt::format("{}: write error", path.string()));
-    }
-    done += static_cast<std::size_t>(n);
-  }
+void write_or_throw(int fd, std::string_view data, const fs::path& path) {
+  if (const int err = write_all(fd, data); err != 0) throw_errno(err, fmt::format("{}: write error", path.string()));
 }
 
 void rename_into_place(const fs::path& tmp, const fs::path& path) {
@@ -77,11 +49,11 @@ void rename_into_place(const fs::path& tmp, const fs::path& path) {
 // Copies `source` to the new file `tmp` (copy_file_range, else read/write) and gives it the
 // source's modification time. Returns the inode of `tmp`.
 std::uint64_t copy_to(const fs::path& source, const fs::path& tmp) {
-  Fd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
   if (in.get() < 0) throw_errno(errno, fmt::format("{}: cannot open", source.string()));
   struct stat st {};
   if (::fstat(in.get(), &st) != 0) throw_errno(errno, fmt::format("{}: cannot stat", source.string()));
-  Fd out(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  UniqueFd out(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (out.get() < 0) throw_errno(errno, fmt::format("{}: cannot create", tmp.string()));
   try {
     bool fallback = false;
@@ -108,7 +80,7 @@ std::uint64_t copy_to(const fs::path& source, const fs::path& tmp) {
           throw_errno(errno, fmt::format("{}: read error", source.string()));
         }
         if (n == 0) break;
-        write_all(out.get(), buffer.get(), static_cast<std::size_t>(n), tmp);
+        write_or_throw(out.get(), {buffer.get(), static_cast<std::size_t>(n)}, tmp);
       }
     }
     const struct timespec times[2] = {st.st_atim, st.st_mtim};
@@ -149,13 +121,13 @@ Result<HashedFile> hash_file(const fs::path& path) {
 void write_atomic(const fs::path& path, std::string_view content) {
   for (;;) {
     const fs::path tmp = temp_path(path);
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() < 0) {
       if (errno == EEXIST) continue;
       throw_errno(errno, fmt::format("{}: cannot create", tmp.string()));
     }
     try {
-      write_all(fd.get(), content.data(), content.size(), tmp);
+      write_or_throw(fd.get(), content, tmp);
       if (::close(fd.release()) != 0) throw_errno(errno, fmt::format("{}: write error", tmp.string()));
     } catch (...) {
       ::unlink(tmp.c_str());
@@ -200,7 +172,7 @@ Placed place_file(const fs::path& source, const fs::path& target, const FileStat
 }
 
 void sync_filesystem(const fs::path& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0 || ::syncfs(fd.get()) != 0) throw_errno(errno, fmt::format("{}: cannot sync", path.string()));
 }
 
@@ -217,7 +189,7 @@ void make_durable(const std::vector<fs::path>& paths, const fs::path& site) {
     return;
   }
   const auto sync = [](const fs::path& path, int flags) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags));
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags));
     if (fd.get() < 0 || ::fsync(fd.get()) != 0) throw_errno(errno, fmt::format("{}: cannot sync", path.string()));
   };
   for (const auto& p : paths) sync(p, 0);
@@ -267,7 +239,7 @@ void remove_temporaries(const fs::path& site) {
 void remove_empty_dir(const fs::path& path) noexcept { ::rmdir(path.c_str()); }
 
 std::optional<MappedFile> MappedFile::open(const fs::path& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
     throw_errno(errno, fmt::format("{}: cannot open", path.string()));
@@ -285,19 +257,6 @@ MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(data_, size_);
 }
 
-DirFd& DirFd::operator=(DirFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-DirFd::~DirFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 DirFd open_dir(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw_errno(errno, fmt::format("{}: cannot open", path.string()));
@@ -305,16 +264,12 @@ DirFd open_dir(const fs::path& path) {
 }
 
 FileLock FileLock::acquire(const fs::path& path) {
-  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (fd.get() < 0) throw_errno(errno, fmt::format("{}: cannot open", path.string()));
   while (::flock(fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) throw_errno(errno, fmt::format("{}: cannot lock", path.string()));
   }
-  return FileLock(fd.release());
-}
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);
+  return FileLock(std::move(fd));
 }
 
 }  // namespace vwheel::index::detail

@@ -13,10 +13,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "index/state.hpp"
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/fd.hpp"
 
 namespace vwheel::index::detail {
 
@@ -93,15 +95,10 @@ class DirFd {
  public:
   DirFd() = default;
   explicit DirFd(int fd) noexcept : fd_(fd) {}
-  DirFd(DirFd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  DirFd& operator=(DirFd&& other) noexcept;
-  DirFd(const DirFd&) = delete;
-  DirFd& operator=(const DirFd&) = delete;
-  ~DirFd();
-  operator int() const noexcept { return fd_; }  // NOLINT(google-explicit-constructor)
+  operator int() const noexcept { return fd_.get(); }  // NOLINT(google-explicit-constructor)
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 // Opens a directory (O_PATH); throws when it cannot.
@@ -113,15 +110,10 @@ class FileLock {
   // Locks `path` (created when missing), waiting while another process (or descriptor) holds
   // it. Throws when the file cannot be opened or locked.
   [[nodiscard]] static FileLock acquire(const std::filesystem::path& path);
-  FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  FileLock& operator=(FileLock&&) = delete;
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  ~FileLock();
 
  private:
-  explicit FileLock(int fd) noexcept : fd_(fd) {}
-  int fd_ = -1;
+  explicit FileLock(UniqueFd fd) noexcept : fd_(std::move(fd)) {}
+  UniqueFd fd_;
 };
 
 }  // namespace vwheel::index::detail

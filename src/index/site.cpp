@@ -24,6 +24,7 @@
 #include "index/yanked.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/wheel/index_json.hpp"
 
@@ -97,7 +98,9 @@ std::string Builder::file_url(const std::string& project, const std::string& fil
   url += "/files/";
   url += project;
   url += '/';
-  url += url_encode_segment(filename);
+  // `!+` appear in wheel file names and are safe in a path; everything else is encoded, so a file
+  // name is always one path segment.
+  url += percent_encode(filename, "!+");
   return url;
 }
 

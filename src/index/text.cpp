@@ -87,25 +87,6 @@ std::string json_string(std::string_view text) {
   return out;
 }
 
-std::string url_encode_segment(std::string_view segment) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(segment.size());
-  for (const char ch : segment) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '.' || c == '_' || c == '~' || c == '!' || c == '+';
-    if (keep) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4U];
-      out += kHex[c & 0xFU];
-    }
-  }
-  return out;
-}
-
 std::string format_upload_time(std::int64_t unix_ns) {
   std::int64_t seconds = unix_ns / 1'000'000'000;
   std::int64_t rest = unix_ns % 1'000'000'000;

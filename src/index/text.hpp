@@ -18,10 +18,6 @@ void append_html(std::string& out, std::string_view text);
 void append_json_string(std::string& out, std::string_view text);
 [[nodiscard]] std::string json_string(std::string_view text);
 
-// Percent-encodes everything but RFC 3986 unreserved characters and `!+` (which appear in wheel
-// file names and are safe in a path), so a file name is always one path segment.
-[[nodiscard]] std::string url_encode_segment(std::string_view segment);
-
 // PEP 700's `upload-time`: `yyyy-mm-ddThh:mm:ss.ffffffZ` (UTC) of a time in nanoseconds since
 // the epoch.
 [[nodiscard]] std::string format_upload_time(std::int64_t unix_ns);

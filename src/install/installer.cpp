@@ -10,7 +10,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <set>
 #include <thread>
 
@@ -23,6 +22,7 @@
 #include "installed.hpp"
 #include "prepare.hpp"
 #include "vwheel/core/cache_layout.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/interrupt.hpp"
@@ -35,8 +35,6 @@ namespace vwheel::install::detail {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string errno_text() { return std::strerror(errno); }
 
 /// Archives from this size on are hashed on a thread of their own while they are extracted.
 constexpr std::uint64_t kHashThreadMinSize = std::uint64_t{4} << 20;
@@ -76,7 +74,7 @@ Result<void> make_dirs(const std::vector<PlannedFile>& files, const Prepared& p)
   }
   for (const auto& d : dirs) {
     if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) {
-      return fail(fmt::format("{}: cannot create: {}", d.string(), errno_text()));
+      return fail(fmt::format("{}: cannot create: {}", d.string(), errno_text(errno)));
     }
   }
   return {};
@@ -251,20 +249,12 @@ Result<void> confirm_arrival(const zip::Arriving& arriving, std::uint64_t genera
   if (auto same = arriving.growing->wait_for(arriving.size, generation); !same) return same;
   const auto tail_at = arriving.size - arriving.tail.size();
   std::string bytes(arriving.tail.size(), '\0');
-  const int fd = ::open(arriving.final_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fmt::format("{}: cannot open: {}", arriving.final_path.string(), errno_text()));
-  std::size_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t n = ::pread(fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(tail_at + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  const int err = errno;
-  ::close(fd);
-  if (got != bytes.size()) {
+  const UniqueFd fd(::open(arriving.final_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return fail(fmt::format("{}: cannot open: {}", arriving.final_path.string(), errno_text(errno)));
+  const long long got = pread_all(fd.get(), bytes.data(), bytes.size(), tail_at);
+  if (got != static_cast<long long>(bytes.size())) {
     return fail(fmt::format("{}: cannot read its last {} bytes: {}", arriving.final_path.string(), bytes.size(),
-                            got < bytes.size() && err != 0 ? std::strerror(err) : "the file is shorter"));
+                            got < 0 ? errno_text(errno) : "the file is shorter"));
   }
   if (bytes != arriving.tail) {
     return fail(fmt::format("{}: the server's answer to a range request differs from the file's last {} bytes",

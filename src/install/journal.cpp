@@ -7,7 +7,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
@@ -94,25 +93,17 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
   return parts;
 }
 
-Result<void> write_all(int fd, std::string_view data, const fs::path& file) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const auto n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(fmt::format("{}: cannot write the journal: {}", file.string(), std::strerror(errno)));
-    }
-    done += static_cast<std::size_t>(n);
+Result<void> write_journal(int fd, std::string_view data, const fs::path& file) {
+  if (const int err = write_all(fd, data); err != 0) {
+    return fail(fmt::format("{}: cannot write the journal: {}", file.string(), errno_text(err)));
   }
   return {};
 }
 
 /// Makes the journal's directory entry (its creation or removal) durable.
 void sync_dir(const fs::path& dir) noexcept {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  (void)::fsync(fd);
-  ::close(fd);
+  const UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd) (void)::fsync(fd.get());
 }
 
 }  // namespace
@@ -223,52 +214,32 @@ bool roll_back(const std::vector<JournalStep>& steps) noexcept {
 
 Result<Journal> Journal::create(const fs::path& file, const fs::path& run_dir) {
   test_crash_point();
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(fmt::format("{}: cannot create the journal: {}", file.string(), std::strerror(errno)));
-  Journal j(file, fd);
-  if (auto ok = write_all(fd, format_journal_header(run_dir), file); !ok) {
+  UniqueFd owned(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
+  if (!owned) return fail(fmt::format("{}: cannot create the journal: {}", file.string(), errno_text(errno)));
+  const int fd = owned.get();
+  Journal j(file, std::move(owned));
+  if (auto ok = write_journal(fd, format_journal_header(run_dir), file); !ok) {
     j.finish();
     return fail(ok.error());
   }
   if (::fdatasync(fd) != 0) {
     const int err = errno;
     j.finish();
-    return fail(fmt::format("{}: cannot sync the journal: {}", file.string(), std::strerror(err)));
+    return fail(fmt::format("{}: cannot sync the journal: {}", file.string(), errno_text(err)));
   }
   sync_dir(file.parent_path());
   return j;
 }
 
-Journal::Journal(Journal&& other) noexcept
-    : file_(std::move(other.file_)), fd_(other.fd_), dirty_(other.dirty_), syncs_(other.syncs_) {
-  other.fd_ = -1;
-}
-
-Journal& Journal::operator=(Journal&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    file_ = std::move(other.file_);
-    fd_ = other.fd_;
-    dirty_ = other.dirty_;
-    syncs_ = other.syncs_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 Result<void> Journal::append(const JournalStep& step) {
   test_crash_point();
   dirty_ = true;
-  return write_all(fd_, format_journal_step(step), file_);
+  return write_journal(fd_.get(), format_journal_step(step), file_);
 }
 
 Result<void> Journal::sync() {
   if (!dirty_) return {};
-  if (::fdatasync(fd_) != 0) return fail(fmt::format("{}: cannot sync the journal: {}", file_.string(), std::strerror(errno)));
+  if (::fdatasync(fd_.get()) != 0) return fail(fmt::format("{}: cannot sync the journal: {}", file_.string(), errno_text(errno)));
   dirty_ = false;
   ++syncs_;
   return {};
@@ -280,10 +251,9 @@ Result<void> Journal::commit() {
 }
 
 void Journal::finish() noexcept {
-  if (fd_ < 0) return;
+  if (!fd_) return;
   test_crash_point();
-  ::close(fd_);
-  fd_ = -1;
+  fd_.reset();
   ::unlink(file_.c_str());
   sync_dir(file_.parent_path());
 }

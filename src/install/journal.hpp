@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/install/install.hpp"
 
 namespace vwheel::install::detail {
@@ -73,11 +74,11 @@ class Journal {
  public:
   /// Creates the journal (which must not exist) with its header and fsyncs it.
   [[nodiscard]] static Result<Journal> create(const std::filesystem::path& file, const std::filesystem::path& run_dir);
-  Journal(Journal&& other) noexcept;
-  Journal& operator=(Journal&& other) noexcept;
+  Journal(Journal&& other) noexcept = default;
+  Journal& operator=(Journal&& other) noexcept = default;
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
-  ~Journal();
+  ~Journal() = default;
 
   /// Appends one step (before it is done; sync() before doing it).
   [[nodiscard]] Result<void> append(const JournalStep& step);
@@ -93,9 +94,9 @@ class Journal {
   [[nodiscard]] std::size_t syncs() const noexcept { return syncs_; }
 
  private:
-  Journal(std::filesystem::path file, int fd) : file_(std::move(file)), fd_(fd) {}
+  Journal(std::filesystem::path file, UniqueFd fd) : file_(std::move(file)), fd_(std::move(fd)) {}
   std::filesystem::path file_;
-  int fd_ = -1;
+  UniqueFd fd_;
   bool dirty_ = false;  ///< appended since the last sync
   std::size_t syncs_ = 0;
 };

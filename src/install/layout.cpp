@@ -263,17 +263,7 @@ std::string make_launcher(const EntryPoint& ep, const std::filesystem::path& pyt
 }
 
 std::string file_url(const std::filesystem::path& absolute) {
-  std::string out = "file://";
-  for (unsigned char c : absolute.string()) {
-    const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                            c == '.' || c == '_' || c == '~' || c == '/';
-    if (unreserved) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
+  return "file://" + percent_encode(absolute.string(), "/");
 }
 
 std::string relative_path(const std::filesystem::path& target, const std::filesystem::path& base) {

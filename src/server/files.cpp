@@ -6,6 +6,8 @@
 #include <climits>
 #include <cstdlib>
 
+#include "vwheel/core/fd.hpp"
+
 namespace vwheel::server {
 namespace {
 
@@ -78,18 +80,9 @@ void FileCache::put(const std::string& path, std::shared_ptr<const CachedFile> f
 std::optional<std::string> read_exact(int fd, std::uint64_t expected) {
   std::string out;
   out.resize(static_cast<std::size_t>(expected) + 1);
-  std::size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  if (done != expected) return std::nullopt;
-  out.resize(done);
+  const long long done = pread_all(fd, out.data(), out.size(), 0);
+  if (done < 0 || static_cast<std::uint64_t>(done) != expected) return std::nullopt;
+  out.resize(static_cast<std::size_t>(done));
   return out;
 }
 

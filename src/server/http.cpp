@@ -260,14 +260,7 @@ std::string encode_path(const std::vector<std::string>& segments, bool trailing_
   std::string out;
   for (const auto& s : segments) {
     out.push_back('/');
-    for (unsigned char c : s) {
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          std::string_view("-._~!$&'()*+,;=:@").find(static_cast<char>(c)) != std::string_view::npos) {
-        out.push_back(static_cast<char>(c));
-      } else {
-        out += fmt::format("%{:02X}", static_cast<unsigned>(c));
-      }
-    }
+    out += percent_encode(s, "!$&'()*+,;=:@");  // RFC 3986 `pchar`
   }
   if (out.empty() || trailing_slash) out.push_back('/');
   return out;

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -15,19 +14,6 @@ namespace vwheel::server {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool write_all(int fd, const char* data, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, data, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
 
 std::string describe_size(std::uint64_t bytes) {
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
@@ -41,7 +27,6 @@ MultipartReceiver::MultipartReceiver(fs::path temp_root, MultipartLimits limits)
     : temp_root_(std::move(temp_root)), limits_(limits) {}
 
 MultipartReceiver::~MultipartReceiver() {
-  if (fd_ >= 0) ::close(fd_);
   if (!temp_dir_.empty()) {
     std::error_code ec;
     fs::remove_all(temp_dir_, ec);
@@ -76,19 +61,19 @@ bool MultipartReceiver::on_part(std::string_view name, std::string_view filename
     part_ = Part::Ignored;  // e.g. gpg_signature
     return true;
   }
-  if (fd_ >= 0 || !form_.filename.empty()) return fail(400, "more than one `content` file");
+  if (fd_ || !form_.filename.empty()) return fail(400, "more than one `content` file");
   auto checked = check_upload_filename(filename);
   if (!checked) return fail(400, checked.error().message);
   std::string pattern = (temp_root_ / "XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     return fail(500,
-                fmt::format("{}: cannot create a temporary folder: {}", temp_root_.string(), std::strerror(errno)));
+                fmt::format("{}: cannot create a temporary folder: {}", temp_root_.string(), errno_text(errno)));
   }
   temp_dir_ = pattern;
   form_.filename = std::string(filename);
   form_.file = temp_dir_ / form_.filename;
-  fd_ = ::open(form_.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd_ < 0) return fail(500, fmt::format("{}: cannot create: {}", form_.file.string(), std::strerror(errno)));
+  fd_.reset(::open(form_.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!fd_) return fail(500, fmt::format("{}: cannot create: {}", form_.file.string(), errno_text(errno)));
   part_ = Part::File;
   return true;
 }
@@ -100,8 +85,8 @@ bool MultipartReceiver::on_data(const char* data, std::size_t size) {
       if (size > limits_.max_file_size - form_.size) {
         return fail(413, fmt::format("the file is larger than the limit of {} bytes", limits_.max_file_size));
       }
-      if (!write_all(fd_, data, size)) {
-        return fail(500, fmt::format("{}: write error: {}", form_.file.string(), std::strerror(errno)));
+      if (const int err = write_all(fd_.get(), {data, size}); err != 0) {
+        return fail(500, fmt::format("{}: write error: {}", form_.file.string(), errno_text(err)));
       }
       sha_.update(std::string_view(data, size));
       form_.size += size;
@@ -125,13 +110,13 @@ bool MultipartReceiver::finish() {
   if (failed()) return false;
   if (finished_) return true;
   finished_ = true;
-  if (fd_ >= 0) {
-    const int fd = std::exchange(fd_, -1);
+  if (fd_) {
+    const int fd = fd_.release();
     const bool synced = ::fsync(fd) == 0;
     const int sync_errno = errno;
     if (::close(fd) != 0 || !synced) {
       return fail(500, fmt::format("{}: write error: {}", form_.file.string(),
-                                   std::strerror(synced ? errno : sync_errno)));
+                                   errno_text(synced ? errno : sync_errno)));
     }
     form_.sha256 = to_hex(sha_.finish());
   }

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "server/upload.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/hash.hpp"
 
 namespace vwheel::server {
@@ -73,7 +74,7 @@ class MultipartReceiver {
   MultipartLimits limits_;
   UploadForm form_;
   std::filesystem::path temp_dir_;
-  int fd_ = -1;
+  UniqueFd fd_;
   Sha256 sha_;
   Part part_ = Part::None;
   std::string* field_ = nullptr;

@@ -29,6 +29,7 @@
 #include "server/http.hpp"
 #include "server/multipart.hpp"
 #include "server/upload.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/index/site.hpp"
@@ -86,7 +87,7 @@ bool is_upload_path(const http::TargetPath& target) {
 std::string canonical_dir(const fs::path& path, std::string& error) {
   char buf[PATH_MAX];
   if (::realpath(path.c_str(), buf) == nullptr) {
-    error = fmt::format("{}: {}", path.string(), std::strerror(errno));
+    error = fmt::format("{}: {}", path.string(), errno_text(errno));
     return {};
   }
   struct stat st {};
@@ -96,22 +97,6 @@ std::string canonical_dir(const fs::path& path, std::string& error) {
   }
   return buf;
 }
-
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  int release() noexcept {
-    const int f = fd;
-    fd = -1;
-    return f;
-  }
-};
 
 class ServerImpl final : public Server {
  public:
@@ -361,11 +346,11 @@ void ServerImpl::serve_file(const httplib::Request& req, httplib::Response& res,
                             std::string_view content_type, bool head) {
   FileIdentity id = FileIdentity::of(file.st);
   auto cached = cache_.find(file.path, id);
-  Fd fd;
+  UniqueFd fd;
   if (!cached) {
-    fd.fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    fd.reset(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     struct stat st {};
-    if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
       set_error(res, 404, "Not Found");
       return;
     }
@@ -420,7 +405,7 @@ void ServerImpl::serve_file(const httplib::Request& req, httplib::Response& res,
     return;
   }
   if (!cached && id.size <= cache_.max_file()) {
-    auto body = read_exact(fd.fd, id.size);
+    auto body = read_exact(fd.get(), id.size);
     if (!body) {
       reset(res);
       set_error(res, 503, "the file changed while it was read; retry");
@@ -448,10 +433,7 @@ void ServerImpl::serve_file(const httplib::Request& req, httplib::Response& res,
       static_cast<std::size_t>(length), type,
       [raw_fd, first, buffer](std::size_t offset, std::size_t remaining, httplib::DataSink& sink) {
         const std::size_t want = std::min(remaining, buffer->size());
-        ssize_t n;
-        do {
-          n = ::pread(raw_fd, buffer->data(), want, static_cast<off_t>(first + offset));
-        } while (n < 0 && errno == EINTR);
+        const long long n = pread_all(raw_fd, buffer->data(), want, first + offset);
         if (n <= 0) return false;
         return sink.write(buffer->data(), static_cast<std::size_t>(n));
       },

@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <exception>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "server/http.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/index/site.hpp"
@@ -61,12 +61,10 @@ std::vector<fs::path> variant_wheels_of(const fs::path& dir, std::string_view pr
 }
 
 bool has_magic(const fs::path& path, std::string_view magic) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return false;
   std::string buf(magic.size(), '\0');
-  const ssize_t n = ::pread(fd, buf.data(), buf.size(), 0);
-  ::close(fd);
-  return n == static_cast<ssize_t>(magic.size()) && buf == magic;
+  return pread_all(fd.get(), buf.data(), buf.size(), 0) == static_cast<long long>(magic.size()) && buf == magic;
 }
 
 }  // namespace
@@ -181,7 +179,7 @@ UploadStatus Uploader::commit(const UploadForm& form) {
     const fs::path dest = config_.wheel_dir / form.filename;
     if (const int err = move_no_replace(form.file, dest); err != 0) {
       if (err == EEXIST) return {409, fmt::format("`{}` already exists", form.filename)};
-      return {500, fmt::format("{}: cannot move into place: {}", dest.string(), std::strerror(err))};
+      return {500, fmt::format("{}: cannot move into place: {}", dest.string(), errno_text(err))};
     }
     index::BuildOptions options;
     options.wheel_dir = config_.wheel_dir;

@@ -23,9 +23,6 @@ inline constexpr std::size_t kMaxUrl = 16 * 1024;
 // A hash algorithm name as PEP 503/691 allow it: `[a-z0-9_-]+` after lower-casing, at most 32 chars.
 [[nodiscard]] bool is_hash_name(std::string_view s) noexcept;
 
-// `text` shortened to a readable one-line excerpt for an error message.
-[[nodiscard]] std::string excerpt(std::string_view text, std::size_t max = 120);
-
 // Splits a URL (already resolved, so absolute) into the URL without its fragment and the fragment
 // (without `#`), if any.
 struct SplitUrl {

@@ -86,7 +86,7 @@ Result<CoreMetadata> parse_core_metadata(std::string_view text, const std::strin
   }
   if (md.version.empty()) {
     return fail(fmt::format("{}: core metadata has no `Version` (project `{}`)", printable(source),
-                            detail::excerpt(md.name, 80)));
+                            excerpt(md.name, 80)));
   }
   if (!requires_python.empty()) md.requires_python = std::move(requires_python);
   return md;
@@ -99,7 +99,7 @@ Result<std::vector<markers::Requirement>> parse_requires_dist(const CoreMetadata
     auto r = markers::Requirement::parse(text);
     if (!r) {
       return fail(
-          fmt::format("{}: `Requires-Dist: {}`: {}", printable(source), detail::excerpt(text, 200), r.error().message));
+          fmt::format("{}: `Requires-Dist: {}`: {}", printable(source), excerpt(text, 200), r.error().message));
     }
     out.push_back(std::move(*r));
   }

@@ -74,7 +74,7 @@ Result<void> check_repository_version(std::string_view version, std::string_view
   const std::string_view major = v.substr(0, dot);
   if (major != "1") {
     return fail(fmt::format("{}: unsupported repository version `{}` (expected 1.x)", printable(page_url),
-                            detail::excerpt(v, 40)));
+                            excerpt(v, 40)));
   }
   return {};
 }
@@ -101,7 +101,7 @@ Result<std::string> clean_href(std::string_view raw, std::string_view page_url) 
     if (c != '\t' && c != '\n' && c != '\r') href += c;
   }
   if (href.size() > detail::kMaxUrl) {
-    return fail(fmt::format("{}: link `{}` is longer than {} bytes", printable(page_url), detail::excerpt(href),
+    return fail(fmt::format("{}: link `{}` is longer than {} bytes", printable(page_url), excerpt(href),
                             detail::kMaxUrl));
   }
   return href;
@@ -114,7 +114,7 @@ Result<FileLink> make_link(const RawAnchor& a, const detail::Resolver& base, std
   const auto [target, fragment] = detail::split_fragment(href);
   auto url = base.resolve(target);
   if (!url) {
-    return fail(fmt::format("{}: link `{}`: {}", printable(page_url), detail::excerpt(href), url.error().message));
+    return fail(fmt::format("{}: link `{}`: {}", printable(page_url), excerpt(href), url.error().message));
   }
   FileLink link;
   link.url = std::move(url->url);
@@ -255,7 +255,7 @@ Result<ProjectPage> parse_html_page(std::string_view body, std::string_view page
         if (const auto idx = attr_index(attr_name); idx && !attrs[*idx]) attrs[*idx] = value;
       }
     }
-    if (!closed) return unterminated(fmt::format("tag `<{}`", detail::excerpt(name, 40)), lt);
+    if (!closed) return unterminated(fmt::format("tag `<{}`", excerpt(name, 40)), lt);
     i = j;
 
     switch (kind) {

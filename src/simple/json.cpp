@@ -50,7 +50,7 @@ class FileReader {
 
   [[nodiscard]] tl::unexpected<Error> error(std::string_view field, std::string_view expected) const {
     std::string where = fmt::format("{}: files[{}]", printable(page_url_), index_);
-    if (!filename_.empty()) where += fmt::format(" (`{}`)", detail::excerpt(filename_, 80));
+    if (!filename_.empty()) where += fmt::format(" (`{}`)", excerpt(filename_, 80));
     return fail(fmt::format("{}: `{}` {}", where, field, expected));
   }
 
@@ -60,10 +60,10 @@ class FileReader {
     std::map<std::string, std::string> out;
     for (const auto& [key, value] : j.items()) {
       if (!detail::is_hash_name(key)) {
-        return error(field, fmt::format("has an invalid hash name `{}`", detail::excerpt(key, 40)));
+        return error(field, fmt::format("has an invalid hash name `{}`", excerpt(key, 40)));
       }
       if (!value.is_string() || !detail::is_hex_digest(value.get_ref<const std::string&>())) {
-        return error(field, fmt::format("`{}` must be a hex digest", detail::excerpt(key, 40)));
+        return error(field, fmt::format("`{}` must be a hex digest", excerpt(key, 40)));
       }
       out.emplace(ascii_lower(key), ascii_lower(value.get_ref<const std::string&>()));
     }
@@ -158,7 +158,7 @@ Result<ProjectPage> read_page(const Json& doc, std::string_view page_url, const 
   const auto& api_version = api->get_ref<const std::string&>();
   if (!major_is_one(api_version)) {
     return fail(
-        fmt::format("{}: unsupported `meta.api-version` `{}` (expected 1.x)", url, detail::excerpt(api_version, 40)));
+        fmt::format("{}: unsupported `meta.api-version` `{}` (expected 1.x)", url, excerpt(api_version, 40)));
   }
   page.api_version = api_version;
 
@@ -197,7 +197,7 @@ Result<ProjectPage> parse_json_page(std::string_view body, std::string_view page
   try {
     return read_page(*doc, page_url, *base);
   } catch (const Json::exception& e) {  // a type check missed above; still the page's fault
-    return fail(fmt::format("{}: unexpected JSON content: {}", printable(page_url), detail::excerpt(e.what(), 200)));
+    return fail(fmt::format("{}: unexpected JSON content: {}", printable(page_url), excerpt(e.what(), 200)));
   }
 }
 
@@ -212,7 +212,7 @@ Result<ProjectPage> parse_project_page(std::string_view body, std::string_view c
     return parse_json_page(body, page_url);
   }
   return fail(fmt::format("{}: unsupported content type `{}` (expected {} or text/html)", printable(page_url),
-                          detail::excerpt(type, 80), json_content_type));
+                          excerpt(type, 80), json_content_type));
 }
 
 }  // namespace vwheel::simple

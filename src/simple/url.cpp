@@ -30,11 +30,6 @@ bool is_hash_name(std::string_view s) noexcept {
   return true;
 }
 
-std::string excerpt(std::string_view text, std::size_t max) {
-  if (text.size() <= max) return printable(text);
-  return printable(text.substr(0, max)) + "...";
-}
-
 SplitUrl split_fragment(std::string_view url) noexcept {
   const auto hash = url.find('#');
   if (hash == std::string_view::npos) return {url, std::nullopt};
@@ -149,50 +144,33 @@ std::string remove_dot_segments(std::string_view path) {
   return result;
 }
 
+// What a URL may hold literally besides unreserved characters: RFC 3986's gen-delims and
+// sub-delims, and `%` (the text is already encoded: an existing `%XX` stays as it is).
+constexpr std::string_view kUrlKeep = ":/?#[]@!$&'()*+,;=%";
+
 // Rejects control characters; percent-encodes spaces, characters URLs may not contain literally
 // and non-ASCII bytes (as browsers do).
-bool needs_encoding(unsigned char c) noexcept {
-  return c >= 0x80 || c == ' ' || c == '"' || c == '<' || c == '>' || c == '`' || c == '{' || c == '}' || c == '|' ||
-         c == '\\' || c == '^';
-}
-
 Result<std::string> clean(std::string_view text, std::string_view what) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  bool plain = true;  // the usual case: nothing to encode or reject, one copy
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    plain = plain && c >= 0x20 && c != 0x7f && !needs_encoding(c);
-  }
-  if (plain) return std::string(text);
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
+  for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f) {
-      return fail(fmt::format("{} `{}` contains a control character", what, detail::excerpt(text)));
-    }
-    if (needs_encoding(c)) {
-      out += '%';
-      out += kHex[c >> 4U];
-      out += kHex[c & 0xfU];
-    } else {
-      out += ch;
+      return fail(fmt::format("{} `{}` contains a control character", what, excerpt(text)));
     }
   }
-  return out;
+  return percent_encode(text, kUrlKeep);
 }
 
 // The result must be an http(s) URL with a host, or a file URL with an absolute path.
 Result<void> check_absolute(const Uri& u, const std::string& scheme, std::string_view text, std::string_view what) {
   if (scheme != "http" && scheme != "https" && scheme != "file") {
     return fail(fmt::format("{} `{}`: unsupported URL scheme `{}` (expected http, https or file)", what,
-                            detail::excerpt(text), detail::excerpt(scheme, 20)));
+                            excerpt(text), excerpt(scheme, 20)));
   }
   if (scheme != "file" && (!u.authority || u.authority->empty())) {
-    return fail(fmt::format("{} `{}`: the URL has no host", what, detail::excerpt(text)));
+    return fail(fmt::format("{} `{}`: the URL has no host", what, excerpt(text)));
   }
   if (scheme == "file" && !u.authority && !u.path.starts_with('/')) {
-    return fail(fmt::format("{} `{}`: a file URL needs an absolute path", what, detail::excerpt(text)));
+    return fail(fmt::format("{} `{}`: a file URL needs an absolute path", what, excerpt(text)));
   }
   return {};
 }

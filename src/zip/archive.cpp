@@ -94,8 +94,8 @@ Result<void> Archive::Impl::read_at(char* buf, std::size_t len, std::uint64_t of
 }
 
 Result<void> Archive::Impl::read_file(char* buf, std::size_t len, std::uint64_t offset) const {
-  const long long n = pread_full(fd.get(), buf, len, offset);
-  if (n < 0) return fail(fmt::format("{}: read error at offset {}: {}", name, offset, std::strerror(errno)));
+  const long long n = pread_all(fd.get(), buf, len, offset);
+  if (n < 0) return fail(fmt::format("{}: read error at offset {}: {}", name, offset, errno_text(errno)));
   bytes_read.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
   if (static_cast<std::size_t>(n) != len) {
     return fail(fmt::format("{}: truncated: {} bytes at offset {} extend past the end of the file (size {})", name, len,
@@ -180,7 +180,7 @@ Result<Archive> Archive::open_arriving(std::shared_ptr<const Arriving> arriving)
   if (impl->fd.get() < 0 && errno == ENOENT && !file.final_path.empty()) {
     impl->fd = UniqueFd(::open(file.final_path.c_str(), O_RDONLY | O_CLOEXEC));
   }
-  if (impl->fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", file.path.string(), std::strerror(errno)));
+  if (impl->fd.get() < 0) return fail(fmt::format("{}: cannot open: {}", file.path.string(), errno_text(errno)));
   // The same inode, whatever renames happened since it was opened.
   impl->punch_fd = UniqueFd(::open(fmt::format("/proc/self/fd/{}", impl->fd.get()).c_str(), O_WRONLY | O_CLOEXEC));
   impl->arriving = std::move(arriving);

@@ -22,7 +22,7 @@ namespace vwheel::zip {
 struct Archive::Impl {
   std::filesystem::path path;
   std::string name;  // path as a string, for messages
-  detail::UniqueFd fd;
+  UniqueFd fd;
   std::uint64_t size = 0;
   std::vector<Entry> entries;
   std::vector<std::uint32_t> slots;  // hash table of entry index + 1 by name; 0: empty
@@ -36,7 +36,7 @@ struct Archive::Impl {
   std::uint64_t generation = 0;
   std::uint64_t arrived_tail_at = 0;
   // The same file opened for writing, for punch_out (-1 when it could not be).
-  detail::UniqueFd punch_fd;
+  UniqueFd punch_fd;
   // read_once(): members that are not given back (null: read_once was not called).
   std::function<bool(const Entry&)> keep;
 

@@ -37,33 +37,6 @@ std::pair<std::uint16_t, std::uint16_t> dos_time_date(std::int64_t unix_seconds)
 
 namespace detail {
 
-long long pread_full(int fd, char* buf, std::size_t len, std::uint64_t offset) noexcept {
-  std::size_t done = 0;
-  while (done < len) {
-    const ssize_t n = ::pread(fd, buf + done, len - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  return static_cast<long long>(done);
-}
-
-bool write_full(int fd, const char* data, std::size_t len) noexcept {
-  while (len > 0) {
-    const ssize_t n = ::write(fd, data, len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    len -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 Result<std::size_t> parse_central_record(std::string_view cd, std::size_t pos, std::uint64_t cd_offset, Entry& entry) {
   if (cd.size() - pos < central_header_size) {
     return fail(fmt::format("central directory record at offset {} is cut short ({} bytes, expected at least {})",

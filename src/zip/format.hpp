@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/zip/zip.hpp"
 
 struct libdeflate_decompressor;  // <libdeflate.h>
@@ -75,41 +76,6 @@ inline char* store64(char* p, std::uint64_t v) noexcept {
 
 // The low 32 bits of `v`, or 0xFFFFFFFF (meaning "in the zip64 extra field") when it does not fit.
 inline std::uint32_t clamp32(std::uint64_t v) noexcept { return v >= max32 ? max32 : static_cast<std::uint32_t>(v); }
-
-// An owned file descriptor.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) noexcept : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  int release() noexcept { return std::exchange(fd_, -1); }
-  void reset() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
-// Reads up to `len` bytes at `offset`, retrying short reads until EOF. Returns the count read, or
-// -1 with errno set.
-long long pread_full(int fd, char* buf, std::size_t len, std::uint64_t offset) noexcept;
-
-// Writes all of `data`, retrying short writes. Returns false with errno set on failure.
-bool write_full(int fd, const char* data, std::size_t len) noexcept;
 
 // Parses the central-directory record at `cd[pos]` into `entry` (zip64 extra field applied and
 // removed from `entry.extra`; span_end left 0); `cd_offset` is where `cd` starts in the file, for

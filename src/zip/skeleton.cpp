@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -36,8 +35,8 @@ Result<void> write_skeleton(const Archive& archive, const std::function<bool(con
     }
   }
   const std::string name = output.string();
-  detail::UniqueFd fd(::open(output.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return fail(fmt::format("{}: cannot create: {}", name, std::strerror(errno)));
+  UniqueFd fd(::open(output.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return fail(fmt::format("{}: cannot create: {}", name, errno_text(errno)));
   bool done = false;
   struct RemoveUnlessDone {
     const std::filesystem::path& path;
@@ -47,7 +46,7 @@ Result<void> write_skeleton(const Archive& archive, const std::function<bool(con
     }
   } guard{output, done};
   if (::ftruncate(fd.get(), static_cast<off_t>(archive.file_size())) != 0) {
-    return fail(fmt::format("{}: cannot set its size: {}", name, std::strerror(errno)));
+    return fail(fmt::format("{}: cannot set its size: {}", name, errno_text(errno)));
   }
   const int in = ArchiveAccess::fd(archive);
   constexpr std::size_t kBuffer = std::size_t{1} << 20;
@@ -55,23 +54,20 @@ Result<void> write_skeleton(const Archive& archive, const std::function<bool(con
   for (const auto& [from, to] : merged) {
     for (std::uint64_t at = from; at < to;) {
       const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(to - at, kBuffer));
-      const long long n = detail::pread_full(in, buffer.get(), want, at);
-      if (n < 0) return fail(fmt::format("{}: read error at offset {}: {}", archive.path().string(), at, std::strerror(errno)));
+      const long long n = pread_all(in, buffer.get(), want, at);
+      if (n < 0) return fail(fmt::format("{}: read error at offset {}: {}", archive.path().string(), at, errno_text(errno)));
       if (static_cast<std::size_t>(n) != want) {
         return fail(fmt::format("{}: the file ends at offset {}, before its central directory said", archive.path().string(),
                                 at + static_cast<std::uint64_t>(n)));
       }
       ArchiveAccess::count_read(archive, want);
-      for (std::size_t put = 0; put < want;) {
-        const auto w = ::pwrite(fd.get(), buffer.get() + put, want - put, static_cast<off_t>(at + put));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return fail(fmt::format("{}: write error: {}", name, std::strerror(errno)));
-        put += static_cast<std::size_t>(w);
+      if (const int err = pwrite_all(fd.get(), {buffer.get(), want}, at); err != 0) {
+        return fail(fmt::format("{}: write error: {}", name, errno_text(err)));
       }
       at += want;
     }
   }
-  if (::close(fd.release()) != 0) return fail(fmt::format("{}: write error: {}", name, std::strerror(errno)));
+  if (::close(fd.release()) != 0) return fail(fmt::format("{}: write error: {}", name, errno_text(errno)));
   done = true;
   return {};
 }

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <memory>
 #include <new>
 
@@ -38,7 +37,7 @@ class Output {
       if (out->fd_.get() >= 0) break;
       if (errno != EEXIST || attempt == 100) {
         return fail(fmt::format("{}: cannot create a temporary file in {}: {}", out->name_, dir.string(),
-                                std::strerror(errno)));
+                                errno_text(errno)));
       }
     }
     out->buffer_.reserve(buffer_size);
@@ -61,7 +60,7 @@ class Output {
 
   [[nodiscard]] Result<void> flush() {
     if (buffer_.empty()) return {};
-    if (!write_full(fd_.get(), buffer_.data(), buffer_.size())) return write_error();
+    if (write_all(fd_.get(), buffer_) != 0) return write_error();
     written_ += buffer_.size();
     buffer_.clear();
     return {};
@@ -73,7 +72,7 @@ class Output {
       return {};
     }
     if (auto r = flush(); !r) return r;
-    if (!write_full(fd_.get(), data.data(), data.size())) return write_error();
+    if (write_all(fd_.get(), data) != 0) return write_error();
     written_ += data.size();
     return {};
   }
@@ -106,16 +105,16 @@ class Output {
     auto at = static_cast<std::uint64_t>(in_offset);
     while (len > 0) {
       const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(len, buffer_size));
-      const long long n = pread_full(in, chunk.get(), want, at);
+      const long long n = pread_all(in, chunk.get(), want, at);
       if (n < 0) {
-        return fail(fmt::format("{}: read error at offset {}: {}", source.path().string(), at, std::strerror(errno)));
+        return fail(fmt::format("{}: read error at offset {}: {}", source.path().string(), at, errno_text(errno)));
       }
       ArchiveAccess::count_read(source, static_cast<std::uint64_t>(n));
       if (static_cast<std::size_t>(n) != want) {
         return fail(fmt::format("{}: the file shrank while being copied (it ends at offset {}, the archive said {})",
                                 source.path().string(), at + static_cast<std::uint64_t>(n), at + len));
       }
-      if (!write_full(fd_.get(), chunk.get(), want)) return write_error();
+      if (write_all(fd_.get(), {chunk.get(), want}) != 0) return write_error();
       written_ += want;
       at += want;
       len -= want;
@@ -128,7 +127,7 @@ class Output {
     if (auto r = flush(); !r) return r;
     if (::close(fd_.release()) != 0) return write_error();
     if (::rename(temp_.c_str(), output_.c_str()) != 0) {
-      return fail(fmt::format("{}: cannot rename {} into place: {}", name_, temp_.string(), std::strerror(errno)));
+      return fail(fmt::format("{}: cannot rename {} into place: {}", name_, temp_.string(), errno_text(errno)));
     }
     committed_ = true;
     return {};
@@ -138,7 +137,7 @@ class Output {
   explicit Output(const std::filesystem::path& output) : output_(output), name_(output.string()) {}
 
   [[nodiscard]] tl::unexpected<Error> write_error() const {
-    return fail(fmt::format("{}: write error: {}", name_, std::strerror(errno)));
+    return fail(fmt::format("{}: write error: {}", name_, errno_text(errno)));
   }
 
   std::filesystem::path output_;

@@ -10,30 +10,13 @@
 #include <utility>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/fd.hpp"
 
 namespace vwheel {
 
-/// An owned file descriptor: closed when destroyed.
-class FileDescriptor {
- public:
-  FileDescriptor() = default;
-  explicit FileDescriptor(int fd) noexcept : fd_(fd) {}
-  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  FileDescriptor& operator=(FileDescriptor&& other) noexcept;
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor();
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  /// Hands the descriptor over: the caller closes it.
-  [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
-
- private:
-  int fd_ = -1;
-};
-
 /// A regular file opened for reading, with what fstat(2) said about it once opened.
 struct OpenedFile {
-  FileDescriptor fd;
+  UniqueFd fd;
   struct stat info {};
 };
 

@@ -15,6 +15,25 @@ namespace vwheel {
 /// control characters are escaped (`\n`, `\r`, `\xNN`); everything else is kept.
 [[nodiscard]] std::string printable(std::string_view text);
 
+/// Untrusted `text` (a value from a file, a server's answer) cut for quoting inside a one-line
+/// message: `printable(text)` when it has at most `max` bytes, else its first `max` bytes (fewer
+/// where byte `max` is inside a UTF-8 sequence, which is never split) made printable and followed
+/// by `...`. The result may be longer than `max` by the escapes and the `...`.
+[[nodiscard]] std::string excerpt(std::string_view text, std::size_t max = 120);
+
+/// The first `max` bytes of `text`, or fewer so as to end on a UTF-8 sequence boundary (the bytes
+/// are not validated otherwise); all of `text` when it is no longer than `max`.
+[[nodiscard]] std::string_view utf8_prefix(std::string_view text, std::size_t max) noexcept;
+
+// ---- Percent-encoding ----
+
+/// `text` percent-encoded (RFC 3986 section 2.1): every byte other than an unreserved character
+/// (`A-Z a-z 0-9 - . _ ~`) or one of `keep` becomes `%XX` with upper-case hex digits; non-ASCII
+/// bytes (UTF-8) are encoded one by one. `keep` names the delimiters the caller's URL part may
+/// hold literally, e.g. `/` for a path, `!$&'()*+,;=:@` for a path segment's `pchar`; with none,
+/// the result is safe as any single component. `%` in `keep` marks `text` as already encoded.
+[[nodiscard]] std::string percent_encode(std::string_view text, std::string_view keep = {});
+
 // ---- URLs in messages ----
 
 /// `text` with the secret of every URL's userinfo replaced by `****`, as pip shows them:

@@ -17,6 +17,40 @@ TEST(Printable, EscapesControlCharacters) {
   EXPECT_EQ(vwheel::printable("a\nb\rc\td\x01\x7f\xc3\xa9"sv), "a\\nb\\rc\td\\x01\\x7f\xc3\xa9");
 }
 
+TEST(Excerpt, ShortTextIsOnlyMadePrintable) {
+  EXPECT_EQ(vwheel::excerpt("a\nb"sv, 10), "a\\nb");
+  EXPECT_EQ(vwheel::excerpt("abcde"sv, 5), "abcde");
+}
+
+TEST(Excerpt, LongTextIsCutAndMarked) {
+  EXPECT_EQ(vwheel::excerpt("abcdef"sv, 3), "abc...");
+  EXPECT_EQ(vwheel::excerpt(std::string(500, 'x')), std::string(120, 'x') + "...");
+  // The cut keeps its escapes: a control character inside the excerpt never reaches the message.
+  EXPECT_EQ(vwheel::excerpt("a\x01" "bcdef"sv, 3), "a\\x01b...");
+}
+
+TEST(Excerpt, NeverSplitsAUtf8Sequence) {
+  // "é" is two bytes at offsets 2-3: a cut at 3 would leave half of it.
+  EXPECT_EQ(vwheel::excerpt("ab\xc3\xa9" "cd"sv, 3), "ab...");
+  EXPECT_EQ(vwheel::excerpt("ab\xc3\xa9" "cd"sv, 4), "ab\xc3\xa9...");
+  EXPECT_EQ(vwheel::utf8_prefix("\xe2\x82\xac"sv, 2), "");
+  EXPECT_EQ(vwheel::utf8_prefix("abc"sv, 5), "abc");
+}
+
+TEST(PercentEncode, KeepsUnreservedEncodesTheRestUpperCase) {
+  EXPECT_EQ(vwheel::percent_encode("AZaz09-._~"sv), "AZaz09-._~");
+  EXPECT_EQ(vwheel::percent_encode("a b/c#d?e%"sv), "a%20b%2Fc%23d%3Fe%25");
+  EXPECT_EQ(vwheel::percent_encode("\xc3\xa9\x01\x7f"sv), "%C3%A9%01%7F");
+}
+
+TEST(PercentEncode, KeepsTheCallersDelimiters) {
+  EXPECT_EQ(vwheel::percent_encode("pkg-1.0+local-py3-none-any.whl"sv, "!+"), "pkg-1.0+local-py3-none-any.whl");
+  EXPECT_EQ(vwheel::percent_encode("/tmp/a b/c:d"sv, "/"), "/tmp/a%20b/c%3Ad");
+  EXPECT_EQ(vwheel::percent_encode("a:b@c;d=e"sv, "!$&'()*+,;=:@"), "a:b@c;d=e");
+  // Only ASCII in `keep` counts: a non-ASCII byte there never lets one through unencoded.
+  EXPECT_EQ(vwheel::percent_encode("\xc3\xa9"sv, "\xc3\xa9"sv), "%C3%A9");
+}
+
 TEST(IsAsciiDigit, OnlyZeroToNine) {
   EXPECT_TRUE(vwheel::is_ascii_digit('0'));
   EXPECT_TRUE(vwheel::is_ascii_digit('9'));

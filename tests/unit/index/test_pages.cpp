@@ -34,11 +34,6 @@ TEST(IndexText, JsonStringsAreValidJson) {
   EXPECT_EQ(json_string("\x1f"), "\"\\u001f\"");
 }
 
-TEST(IndexText, UrlSegmentsKeepWheelNamesAndEncodeTheRest) {
-  EXPECT_EQ(url_encode_segment("pkg-1.0+local-py3-none-any.whl"), "pkg-1.0+local-py3-none-any.whl");
-  EXPECT_EQ(url_encode_segment("a b/c#d?e%"), "a%20b%2Fc%23d%3Fe%25");
-}
-
 TEST(IndexText, UploadTimeIsPep700Format) {
   EXPECT_EQ(format_upload_time(0), "1970-01-01T00:00:00.000000Z");
   EXPECT_EQ(format_upload_time(1'714'979'290'123'456'789), "2024-05-06T07:08:10.123456Z");

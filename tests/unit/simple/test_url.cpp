@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "vwheel/core/text.hpp"
 #include "vwheel/simple/project_page.hpp"
 
 namespace {
@@ -114,6 +115,16 @@ TEST(ResolveUrl, Errors) {
   bad("ssh://host/x/", "x.whl", "unsupported URL scheme `ssh`");
   bad("https:///x/", "x.whl", "no host");
   bad("file:relative/x", "y", "absolute path");
+}
+
+TEST(ResolveUrl, ErrorsQuoteAValidUtf8Excerpt) {
+  // 120 bytes are quoted at most; here byte 120 is inside an "é": the cut must not split it.
+  std::string ref = "\n";
+  for (int i = 0; i < 70; ++i) ref += "\xC3\xA9";
+  auto r = resolve_url("https://pypi.org/simple/x/", ref);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_TRUE(vwheel::is_valid_utf8(r.error().message)) << r.error().message;
+  EXPECT_NE(r.error().message.find("\xC3\xA9..."), std::string::npos) << r.error().message;
 }
 
 TEST(PercentDecode, Basics) {
