@@ -20,6 +20,7 @@
 #include "installed.hpp"
 #include "journal.hpp"
 #include "prepare.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/parallel.hpp"
@@ -31,8 +32,6 @@ namespace fs = std::filesystem;
 using namespace detail;
 
 namespace {
-
-std::string errno_text() { return std::strerror(errno); }
 
 /// A file that would replace a directory, or a directory needed where the environment has a
 /// file, is an error before anything moves (except the replaced version's own files).
@@ -173,7 +172,7 @@ Result<std::unique_ptr<Session>> Session::begin(const Environment& env, const In
     fs::remove_all(dir, ec);
   }
   const auto run_dir = env.scheme.purelib / fmt::format(".vwheel-tmp-{}", unique_token());
-  if (::mkdir(run_dir.c_str(), 0755) != 0) return fail(fmt::format("{}: cannot create: {}", run_dir.string(), errno_text()));
+  if (::mkdir(run_dir.c_str(), 0755) != 0) return fail(fmt::format("{}: cannot create: {}", run_dir.string(), errno_text(errno)));
   impl->run_dir = run_dir;
   impl->requests.resize(count);
   impl->prepared.resize(count);

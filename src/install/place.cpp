@@ -13,16 +13,12 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/fd.hpp"
+
 #include "extract.hpp"
 
 namespace vwheel::install::detail {
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string errno_text(int err) { return std::strerror(err); }
-
-}  // namespace
 
 Result<void> write_new_file(const fs::path& path, std::string_view data, unsigned mode) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);

@@ -10,16 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/core/fd.hpp"
+
 #include "place.hpp"
 
 namespace vwheel::install::detail {
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string errno_text(int err) { return std::strerror(err); }
-
-}  // namespace
 
 Transaction::Transaction(fs::path backup_dir, std::function<bool(std::size_t)> fail_at, Journal* journal)
     : backup_dir_(std::move(backup_dir)), fail_at_(std::move(fail_at)), journal_(journal) {}
