@@ -91,3 +91,24 @@ def test_a_cached_download_is_checked_against_the_size_too(vwheel, wheel, venv, 
     assert len(lines) == 1, r.err
     assert_names(lines[0], lock, actual - 1, actual)
     assert tree(venv) == before
+
+
+def test_install_no_deps_from_an_index_warns_of_what_it_breaks(vwheel, tmp_path):
+    """`vwheel install REQ --no-deps` installs what breaks a kept distribution's requirement, as the
+    wheel-file form does, and says so in the same words."""
+    import sys
+    sys.path.insert(0, str(ROOT / "examples"))
+    import make_example_index as example
+    links = tmp_path / "links"
+    links.mkdir()
+    example.plain_wheel(links, "a", "1.0", ["b<2"], "non-variant")
+    for version in ("1.0", "2.0"):
+        example.plain_wheel(links, "b", version, [], "non-variant")
+    venv = make_venv(vwheel, tmp_path / "venv")
+    src = ["--no-index", "--find-links", links, "--python", venv]
+    r = vwheel("install", "a", *src)
+    assert r.rc == 0, r.err
+    r = vwheel("install", "b==2.0", "--no-deps", *src)
+    assert r.rc == 0, r.err
+    assert ("vwheel: warning: a 1.0 requires b<2, but this run would install b 2.0; installing it anyway "
+            "(--no-deps)") in r.err, r.err
