@@ -172,8 +172,15 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   }
   if (observer.on_plan) observer.on_plan(*p);
   // Never an incomplete environment: what the install keeps must still have what it requires.
+  // --no-deps installs all the same, as for wheel files, but says what it leaves broken.
   if (!request.no_deps) {
     if (auto ok = plan::check_kept(*p, opened.env, *selection); !ok) return fail(ok.error());
+  } else if (observer.on_warning) {
+    std::map<std::string, std::string> installing;
+    for (const auto& s : p->packages) installing.emplace(s.name, s.version);
+    for (const auto& broken : plan::broken_requirements(installing, opened.env, *selection)) {
+      observer.on_warning(broken.message + "; installing it anyway (--no-deps)");
+    }
   }
   InstallReport report;
   const bool reporting = request.want_report || request.report_file;

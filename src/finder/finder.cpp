@@ -244,8 +244,8 @@ Result<void> check_remote_links(const std::string& page_url, const std::vector<s
   if (ascii_istarts_with(page_url, "file:")) return {};
   for (const auto& link : links) {
     if (ascii_istarts_with(link.url, "file:")) {
-      return fail(fmt::format("{}: links {}, a local file; a remote page may link only http(s) URLs", page_url,
-                              link.url));
+      return fail(fmt::format("{}: links {}, a local file; a remote page may link only http(s) URLs",
+                              redact_url(page_url), redact_url(link.url)));
     }
   }
   return {};
@@ -402,7 +402,7 @@ Result<std::string> Finder::text(const File& file) {
     texts_.emplace(file.url, body);
   }
   if (auto sha = file.sha256(); sha && sha256_hex(body) != *sha) {
-    return fail(fmt::format("{}: sha256 {} does not match the index's {}", file.url, sha256_hex(body), *sha));
+    return fail(fmt::format("{}: sha256 {} does not match the index's {}", redact_url(file.url), sha256_hex(body), *sha));
   }
   return body;
 }
@@ -422,7 +422,7 @@ Result<std::string> Finder::core_metadata(const File& wheel) {
       if (auto it = wheel.core_metadata->find("sha256"); it != wheel.core_metadata->end()) {
         const auto actual = sha256_hex(r->body);
         if (actual != ascii_lower(it->second)) {
-          return fail(fmt::format("{}.metadata: sha256 {} does not match the index's {}", wheel.url, actual, it->second));
+          return fail(fmt::format("{}.metadata: sha256 {} does not match the index's {}", redact_url(wheel.url), actual, it->second));
         }
         if (has_metadata_hash(wheel)) keep_metadata(actual, r->body);
       }

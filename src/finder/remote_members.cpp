@@ -15,6 +15,7 @@
 #include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fd.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/finder/finder.hpp"
 #include "vwheel/wheel/wheel.hpp"
 
@@ -177,7 +178,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     const auto& f = *files[i];
     std::error_code ec;
     if (f.filename.find('/') != std::string::npos || f.filename.starts_with(".")) {
-      reads[i].result = fail(fmt::format("{}: unsafe file name `{}`", f.url, f.filename));
+      reads[i].result = fail(fmt::format("{}: unsafe file name `{}`", redact_url(f.url), f.filename));
     } else if (auto it = downloaded_.find(f.url); it != downloaded_.end() && fs::is_regular_file(it->second, ec)) {
       reads[i].result = detail::read_member(it->second, suffix, f.url);  // downloaded by an earlier call
     } else {
@@ -218,7 +219,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     }
     const std::uint64_t total = answer.total_size.value_or(0);
     if (total == 0) {
-      r.result = fail(fmt::format("{}: the server did not say the file's size", f.url));
+      r.result = fail(fmt::format("{}: the server did not say the file's size", redact_url(f.url)));
       return;
     }
     auto scratch = make_scratch(CacheLayout(options_.cache_dir).area(CacheArea::tmp), f.filename, total);
@@ -233,7 +234,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     }
     auto cd = central_directory_offset(answer.body, total);
     if (!cd || *cd > total) {
-      r.result = fail(fmt::format("{}: not a zip file (no end of central directory)", f.url));
+      r.result = fail(fmt::format("{}: not a zip file (no end of central directory)", redact_url(f.url)));
       return;
     }
     if (*cd < answer.offset) r.more = http::RangeRequest{f.url, *cd, answer.offset - *cd};
@@ -265,7 +266,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     for (std::size_t k = 0; k < whole.size(); ++k) {
       auto& r = *whole[k];
       if (k >= got.size() || !got[k]) {
-        r.result = fail(k < got.size() ? got[k].error() : Error(fmt::format("{}: not downloaded", r.file->url)));
+        r.result = fail(k < got.size() ? got[k].error() : Error(fmt::format("{}: not downloaded", redact_url(r.file->url))));
         continue;
       }
       const auto& d = *got[k];
@@ -299,7 +300,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
     if (r.result) continue;
     auto w = wheel::open_wheel(r.scratch->path);
     if (!w) {
-      r.result = fail(w.error().with_context(r.file->url));
+      r.result = fail(w.error().with_context(redact_url(r.file->url)));
       continue;
     }
     const auto member = fmt::format("{}/{}", w->dist_info, suffix);
@@ -309,7 +310,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
       r.result = std::optional<std::string>{};
     } else if (!r.tail.whole && entry->local_header_offset < r.tail.offset) {
       if (entry->span_end - entry->local_header_offset > detail::kMaxMember) {
-        r.result = fail(fmt::format("{}: `{}` is larger than {} bytes", r.file->url, member, detail::kMaxMember));
+        r.result = fail(fmt::format("{}: `{}` is larger than {} bytes", redact_url(r.file->url), member, detail::kMaxMember));
       } else {
         r.more =
             http::RangeRequest{r.file->url, entry->local_header_offset, entry->span_end - entry->local_header_offset};
@@ -326,7 +327,7 @@ std::vector<Result<std::optional<std::string>>> Finder::remote_members(const std
       const auto* entry = r.wheel->archive.find(fmt::format("{}/{}", r.wheel->dist_info, suffix));
       auto data = r.wheel->archive.read(*entry, detail::kMaxMember);
       if (!data) {
-        r.result = fail(data.error().with_context(r.file->url));
+        r.result = fail(data.error().with_context(redact_url(r.file->url)));
       } else {
         std::optional<std::string> content(std::move(*data));
         keep_member(*r.file, suffix, content, r.tail);

@@ -32,6 +32,20 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
 
 using detail::is_http_url;
 
+/// `error` about `s`'s file, naming the lock entry that lists it when it came from a lock.
+Error about(const Selected& s, Error error) {
+  return s.listed_at.empty() ? error : error.with_context(s.listed_at);
+}
+
+/// A file in hand (given, or cached by its sha256) of another size than its source gives is
+/// refused: PEP 751 has installers check a lock's `size`, and a hash alone is checked only on
+/// downloads (a cached copy was verified against the sha256, not against this source's size).
+Result<void> check_size(const Selected& s, const std::string& what, std::uint64_t actual) {
+  const auto& f = s.wheel;
+  if (!f.size || *f.size == actual) return {};
+  return fail(about(s, Error(fmt::format("{}: {} bytes, but the expected size is {}", what, actual, *f.size))));
+}
+
 /// Whether `r` answered `length` bytes at `offset` of a file of `size` bytes (and agrees on its
 /// ETag with `earlier`, an answer for another part of the same file).
 bool answered(const Result<http::RangeResponse>& r, std::uint64_t size, std::uint64_t offset, std::uint64_t length,
@@ -195,9 +209,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         // Streamed through a bounded buffer: a 2 GB local wheel must not cost 2 GB of memory.
         auto digest = sha256_file(*f.path);
         if (!digest) return fail(digest.error());
-        if (f.size && digest->size != *f.size) {
-          return fail(fmt::format("{}: {} bytes, but the expected size is {}", f.path->string(), digest->size, *f.size));
-        }
+        if (auto ok = check_size(s, f.path->string(), digest->size); !ok) return fail(ok.error());
         actual = std::move(digest->sha256);
         if (auto sha = f.sha256(); sha && *sha != *actual) {
           return fail(fmt::format("{}: sha256 {} does not match the expected {}", f.path->string(), *actual, *sha));
@@ -225,6 +237,7 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     bool damaged = false;
     if (expected && fs::is_regular_file(dest, ec)) {
       if (!has_hole_before_end(dest)) {
+        if (auto ok = check_size(s, dest.string(), fs::file_size(dest)); !ok) return fail(ok.error());
         local.push_back({i, dest, expected, nullptr, std::nullopt});
         continue;
       }
@@ -234,6 +247,8 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
     // Installed before, and only its unpacked copy kept (install::InstallOptions::keep_archives).
     if (expected && settings.unpacked_cache) {
       if (auto skeleton = install::cached_skeleton(*settings.unpacked_cache, *expected)) {
+        // The skeleton keeps the archive's size (its members' data are holes).
+        if (auto ok = check_size(s, "the cached copy of " + redact_url(f.location()), fs::file_size(*skeleton)); !ok) return fail(ok.error());
         local.push_back({i, dest, expected, nullptr, std::move(skeleton)});
         continue;
       }
@@ -367,14 +382,14 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
         if (requests[k].growing) requests[k].growing->finish(std::move(verdict));
       });
   if (own) own->finish();
-  for (const auto& r : results) {
-    if (r) continue;
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    if (results[k]) continue;
     // A partial download is never left in the cache: the retries of this run resumed it already.
     for (const auto& q : requests) {
       std::error_code ec;
       fs::remove(fs::path(q.dest.string() + ".part"), ec);
     }
-    return fail(r.error());
+    return fail(about(plan.packages[owners[k]], results[k].error()));
   }
   if (refused) return fail(*refused);
   return paths;

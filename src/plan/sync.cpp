@@ -384,6 +384,8 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
           fmt::format("{} packages[{}].variants-json", lock_file.string(), entry->package - lock.packages.data());
     }
     if (auto sha = s.wheel.sha256()) s.allowed_sha256.push_back(*sha);
+    s.listed_at = fmt::format("{} packages[{}].wheels[{}]", lock_file.string(), entry->package - lock.packages.data(),
+                              c.wheel - entry->files.data());
     plan.packages.push_back(std::move(s));
   }
   if (auto ok = detail::check_complete(plan, "which the lock does not contain: run vwheel lock again"); !ok) {

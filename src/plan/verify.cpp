@@ -23,10 +23,10 @@ Result<void> verify_variant(const Selected& s, const wheel::Wheel& w) {
   if (!s.label) return {};
   const std::string index_file = s.variants_json_location.empty() ? "the index" : s.variants_json_location;
   auto doc = wheel::read_variant_json(w);
-  if (!doc) return fail(doc.error().with_context(s.wheel.location()));
+  if (!doc) return fail(doc.error().with_context(redact_url(s.wheel.location())));
   if (!*doc || (*doc)->metadata.variants.size() != 1 || (*doc)->metadata.variants.begin()->first != *s.label) {
     return fail(fmt::format("{}: the wheel's variant.json does not describe label `{}`, which {} gave it",
-                            s.wheel.location(), *s.label, index_file));
+                            redact_url(s.wheel.location()), *s.label, index_file));
   }
   auto own = property_strings((*doc)->metadata.variants.begin()->second);
   auto said = s.properties;
@@ -35,7 +35,7 @@ Result<void> verify_variant(const Selected& s, const wheel::Wheel& w) {
   if (own == said) return {};
   return fail(fmt::format("{}: the wheel's variant.json gives label `{}` the properties [{}] but {} says [{}]; "
                           "refusing a wheel that is not the variant described there",
-                          s.wheel.location(), *s.label, listed(own), index_file, listed(said)));
+                          redact_url(s.wheel.location()), *s.label, listed(own), index_file, listed(said)));
 }
 
 bool same_version(const std::string& a, const std::string& b) {
@@ -48,14 +48,14 @@ bool same_version(const std::string& a, const std::string& b) {
 Result<void> verify_metadata(const Selected& s, const wheel::Wheel& w) {
   if (!s.core_metadata) return {};
   const auto& used = *s.core_metadata;
-  const std::string used_at = s.wheel.core_metadata ? s.wheel.location() + ".metadata"
-                                                    : fmt::format("the METADATA read from {}", s.wheel.location());
+  const std::string used_at = s.wheel.core_metadata ? redact_url(s.wheel.location()) + ".metadata"
+                                                    : fmt::format("the METADATA read from {}", redact_url(s.wheel.location()));
   const std::string member = w.dist_info + "/METADATA";
   const auto* entry = w.archive.find(member);
-  if (!entry) return fail(fmt::format("{}: the wheel has no {}", s.wheel.location(), member));
+  if (!entry) return fail(fmt::format("{}: the wheel has no {}", redact_url(s.wheel.location()), member));
   auto text = w.archive.read(*entry, std::uint64_t{16} << 20);
-  if (!text) return fail(text.error().with_context(s.wheel.location()));
-  auto own = simple::parse_core_metadata(*text, fmt::format("{}: {}", s.wheel.location(), member));
+  if (!text) return fail(text.error().with_context(redact_url(s.wheel.location())));
+  auto own = simple::parse_core_metadata(*text, fmt::format("{}: {}", redact_url(s.wheel.location()), member));
   if (!own) return fail(own.error());
   std::string differs;
   if (wheel_name::canonicalize_name(own->name) != wheel_name::canonicalize_name(used.name)) {
@@ -81,7 +81,7 @@ Result<void> verify_metadata(const Selected& s, const wheel::Wheel& w) {
   }
   if (differs.empty()) return {};
   return fail(fmt::format("{}: the wheel's METADATA differs from {}, which the resolution used: {}",
-                          s.wheel.location(), used_at, differs));
+                          redact_url(s.wheel.location()), used_at, differs));
 }
 
 }  // namespace
@@ -92,12 +92,12 @@ Result<void> verify_wheel(const Selected& planned, const std::filesystem::path& 
   Result<wheel::Wheel> w = fail("not opened");
   if (read_from) {
     auto archive = zip::Archive::open(*read_from);
-    if (!archive) return fail(archive.error().with_context(planned.wheel.location()));
+    if (!archive) return fail(archive.error().with_context(redact_url(planned.wheel.location())));
     w = wheel::open_wheel(path, std::move(*archive));
   } else {
     w = wheel::open_wheel(path);
   }
-  if (!w) return fail(w.error().with_context(planned.wheel.location()));
+  if (!w) return fail(w.error().with_context(redact_url(planned.wheel.location())));
   if (auto ok = verify_variant(planned, *w); !ok) return ok;
   return verify_metadata(planned, *w);
 }

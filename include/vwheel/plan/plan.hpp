@@ -110,6 +110,9 @@ struct Selected {
   std::vector<std::string> compatible_labels;
   /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.
   std::vector<std::string> allowed_sha256;
+  /// Where a lock lists the wheel (`FILE packages[N].wheels[M]`): a file that is not what the lock
+  /// says (its `size`) is refused naming that entry. Empty for a wheel from an index.
+  std::string listed_at;
   std::vector<std::string> explain;        ///< lines for --explain
   /// The environment the wheel's Requires-Dist is evaluated in: the target's variables plus the
   /// chosen wheel's variant (label, and those of its properties the target supports).
