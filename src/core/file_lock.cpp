@@ -21,67 +21,49 @@ Result<FileLock> take(const std::filesystem::path& cache_dir, int operation, con
 }
 
 /// The lock file, opened (created when missing), or the error naming it.
-Result<int> open_lock_file(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), std::strerror(errno)));
+Result<UniqueFd> open_lock_file(const std::filesystem::path& file) {
+  UniqueFd fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd) return fail(fmt::format("{}: cannot create the lock file: {}", file.string(), errno_text(errno)));
   return fd;
 }
 
-/// The error of a failed flock(2) other than EWOULDBLOCK (`err`), after closing `fd`.
-tl::unexpected<Error> lock_failed(const std::filesystem::path& file, int fd, int err) {
-  ::close(fd);
-  return fail(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(err)));
+/// The error of a failed flock(2) other than EWOULDBLOCK (`err`).
+tl::unexpected<Error> lock_failed(const std::filesystem::path& file, int err) {
+  return fail(fmt::format("{}: cannot lock: {}", file.string(), errno_text(err)));
 }
 
 }  // namespace
-
-FileLock::FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-
-FileLock& FileLock::operator=(FileLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);
-}
 
 Result<FileLock> lock_file(const std::filesystem::path& file, int operation, bool wait, const std::function<void()>& on_wait) {
   auto fd = open_lock_file(file);
   if (!fd) return fail(fd.error());
   bool told = false;
-  while (::flock(*fd, operation | (told ? 0 : LOCK_NB)) != 0) {
+  while (::flock(fd->get(), operation | (told ? 0 : LOCK_NB)) != 0) {
     if (errno == EINTR) continue;
     if (errno == EWOULDBLOCK && wait && !told) {
       told = true;
       if (on_wait) on_wait();
       continue;
     }
-    if (errno != EWOULDBLOCK) return lock_failed(file, *fd, errno);
-    ::close(*fd);
+    if (errno != EWOULDBLOCK) return lock_failed(file, errno);
     return fail(fmt::format("{}: another vwheel process holds the lock", file.string()));
   }
-  return FileLock(*fd);
+  return FileLock(std::move(*fd));
 }
 
 Result<FileLock> lock_file_until(const std::filesystem::path& file, int operation,
                                  std::chrono::steady_clock::time_point deadline) {
   auto fd = open_lock_file(file);
   if (!fd) return fail(fd.error());
-  while (::flock(*fd, operation | LOCK_NB) != 0) {
+  while (::flock(fd->get(), operation | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK) return lock_failed(file, *fd, errno);
+    if (errno != EWOULDBLOCK) return lock_failed(file, errno);
     if (std::chrono::steady_clock::now() >= deadline) {
-      ::close(*fd);
       return fail(fmt::format("timed out waiting for another process that holds {}", file.string()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return FileLock(*fd);
+  return FileLock(std::move(*fd));
 }
 
 CacheLock CacheLock::shared(const std::filesystem::path& cache_dir, const std::function<void()>& on_wait) {

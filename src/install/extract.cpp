@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/interrupt.hpp"
 #include "vwheel/core/page_buffer.hpp"
@@ -75,12 +76,12 @@ class NewFile {
   NewFile(const NewFile&) = delete;
   NewFile& operator=(const NewFile&) = delete;
   ~NewFile() {
-    if (fd_ >= 0) ::close(fd_);
+    fd_.reset();
     if (!kept_) ::unlink(path_.c_str());
   }
   [[nodiscard]] Result<void> create(unsigned mode) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd_ < 0) {
+    fd_.reset(::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+    if (!fd_) {
       kept_ = true;  // not ours: never remove what another writer made
       return fail(io_error(path_, "cannot create", errno));
     }
@@ -90,33 +91,24 @@ class NewFile {
   // is laid out in one piece. File systems without fallocate just skip it.
   [[nodiscard]] Result<void> reserve(std::uint64_t size) {
     if (size == 0) return {};
-    const int rc = ::posix_fallocate(fd_, 0, static_cast<off_t>(size));
+    const int rc = ::posix_fallocate(fd_.get(), 0, static_cast<off_t>(size));
     if (rc == ENOSPC || rc == EDQUOT || rc == EFBIG) return fail(io_error(path_, "cannot write", rc));
     return {};
   }
   [[nodiscard]] Result<void> write(std::string_view data) {
     if (interrupted()) return fail(interrupted_error());  // SIGINT/SIGTERM/SIGHUP: stop a long member now
-    while (!data.empty()) {
-      const auto n = ::write(fd_, data.data(), data.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return fail(io_error(path_, "cannot write", errno));
-      }
-      data.remove_prefix(static_cast<std::size_t>(n));
-    }
+    if (const int err = write_all(fd_.get(), data); err != 0) return fail(io_error(path_, "cannot write", err));
     return {};
   }
   [[nodiscard]] Result<void> close_and_keep() {
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) return fail(io_error(path_, "cannot write", errno));
+    if (::close(fd_.release()) != 0) return fail(io_error(path_, "cannot write", errno));
     kept_ = true;
     return {};
   }
 
  private:
   fs::path path_;
-  int fd_ = -1;
+  UniqueFd fd_;
   bool kept_ = false;
 };
 

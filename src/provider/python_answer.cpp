@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "provider/python_detail.hpp"
+#include "vwheel/core/text.hpp"
 
 namespace vwheel::provider {
 using nlohmann::json;
@@ -19,30 +20,10 @@ std::string_view method_name(ProviderMethod method) noexcept {
 namespace python_detail {
 namespace {
 
-/// Shows untrusted text inside an error line: control characters escaped, at most 80 bytes.
-std::string shown_text(std::string_view text) {
-  std::string out;
-  for (const char ch : text) {
-    if (out.size() >= 80) {
-      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-      if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80) != 0) out.pop_back();
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
 /// A JSON value inside an error line.
 std::string shown(const json& value) {
-  if (value.is_string()) return "`" + shown_text(value.get_ref<const std::string&>()) + "`";
-  return shown_text(value.dump());
+  if (value.is_string()) return "`" + excerpt(value.get_ref<const std::string&>(), 80) + "`";
+  return excerpt(value.dump(), 80);
 }
 
 std::uint64_t fnv1a(std::string_view text, std::uint64_t seed) {
@@ -61,7 +42,7 @@ Result<std::vector<variant::FeatureConfig>> parse_answer(std::string_view ns, Pr
   const std::string where = fmt::format("python provider `{}`: {}()", ns, method_name(method));
   const json doc = json::parse(json_text.begin(), json_text.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return fail(fmt::format("{}: the answer is not the loader's JSON object: {}", where, shown_text(json_text)));
+    return fail(fmt::format("{}: the answer is not the loader's JSON object: {}", where, excerpt(json_text, 80)));
   }
   const auto reported = doc.find("namespace");
   if (reported == doc.end() || !reported->is_string()) {

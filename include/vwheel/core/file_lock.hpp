@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/fd.hpp"
 
 namespace vwheel {
 
@@ -18,20 +19,20 @@ namespace vwheel {
 class FileLock {
  public:
   FileLock() noexcept = default;
-  FileLock(FileLock&& other) noexcept;
-  FileLock& operator=(FileLock&& other) noexcept;
+  FileLock(FileLock&& other) noexcept = default;
+  FileLock& operator=(FileLock&& other) noexcept = default;
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
-  ~FileLock();
+  ~FileLock() = default;
 
   /// Whether a lock is held.
-  [[nodiscard]] bool held() const noexcept { return fd_ >= 0; }
+  [[nodiscard]] bool held() const noexcept { return static_cast<bool>(fd_); }
 
  private:
   friend Result<FileLock> lock_file(const std::filesystem::path&, int, bool, const std::function<void()>&);
   friend Result<FileLock> lock_file_until(const std::filesystem::path&, int, std::chrono::steady_clock::time_point);
-  explicit FileLock(int fd) noexcept : fd_(fd) {}
-  int fd_ = -1;
+  explicit FileLock(UniqueFd fd) noexcept : fd_(std::move(fd)) {}
+  UniqueFd fd_;  ///< closing it releases the lock
 };
 
 /// Opens `file` (creating it) and takes the flock(2) `operation` (LOCK_SH or LOCK_EX) on it: at

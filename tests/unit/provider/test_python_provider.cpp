@@ -153,7 +153,7 @@ TEST(PythonProviderPlugin, ValidatesTheAnswer) {
       {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a b"]}]})",
        "feature `gpu`: value `a b` is invalid (expected [a-z0-9_.]+)"},
       {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a\nb"]}]})",
-       "value `a\\x0ab` is invalid"},
+       "value `a\\nb` is invalid"},
       {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a", "a"]}]})",
        "feature `gpu`: value `a` is listed twice"},
       {R"({"namespace": "fictional_hw", "configs": [{"name": "gpu", "values": ["a"], "multi_value": 1}]})",
