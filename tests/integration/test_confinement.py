@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from wheelfactory import make_wheel
+from snapshot import tree
 
 PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 
@@ -23,21 +24,6 @@ def venv(tmp_path):
 
 def site_packages(venv):
     return next((venv / "lib").glob("python3*/site-packages"))
-
-
-def tree(root):
-    out = {}
-    for p in sorted(Path(root).rglob("*")):
-        rel = str(p.relative_to(root))
-        if "__pycache__" in rel or rel == ".vwheel.lock":
-            continue
-        if p.is_symlink():
-            out[rel] = "<link>"
-        elif p.is_dir():
-            out[rel] = "<dir>"
-        else:
-            out[rel] = p.read_bytes()
-    return out
 
 
 def one_line(err):

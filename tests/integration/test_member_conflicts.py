@@ -7,19 +7,9 @@ from pathlib import Path
 import pytest
 
 from wheelfactory import make_wheel
+from snapshot import tree
 
 PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
-
-
-def tree(root):
-    """Every path under root (relative) with file contents, for before/after comparisons."""
-    out = {}
-    for p in sorted(Path(root).rglob("*")):
-        rel = str(p.relative_to(root))
-        if ".vwheel.lock" in rel or "__pycache__" in rel:
-            continue
-        out[rel] = "<dir>" if p.is_dir() and not p.is_symlink() else (p.read_bytes() if p.is_file() else "<other>")
-    return out
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from wheelfactory import make_wheel
+from snapshot import tree as snapshot_tree
 
 PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 BIG = 1 << 30  # a zero-filled member this large takes seconds to inflate, hash and write
@@ -53,20 +54,6 @@ def big_wheel(directory):
             zf.writestr(p, d)
         zf.writestr("vwbig-1.0.dist-info/RECORD", "\n".join(record) + "\n")
     return path
-
-
-def tree(root):
-    """Every path under root with its type and size (the venv has no big files to read)."""
-    out = {}
-    for p in sorted(Path(root).rglob("*")):
-        rel = str(p.relative_to(root))
-        if p.is_symlink():
-            out[rel] = "<link " + os.readlink(p) + ">"
-        elif p.is_dir():
-            out[rel] = "<dir>"
-        else:
-            out[rel] = p.read_bytes()
-    return out
 
 
 def leftovers(venv):
@@ -193,3 +180,8 @@ def test_signal_before_any_change_exits_at_once(vwheel, vwheel_bin, venv, tmp_pa
         holder.wait()
     assert tree(venv) == before
     assert leftovers(venv) == []
+
+
+def tree(root):
+    """Everything, the run lock and compiled modules included."""
+    return snapshot_tree(root, skip=())

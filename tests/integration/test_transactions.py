@@ -15,24 +15,9 @@ from pathlib import Path
 import pytest
 
 from wheelfactory import make_wheel
+from snapshot import tree
 
 PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
-
-
-def tree(root):
-    """Every path under root (relative) with file contents, for before/after comparisons."""
-    out = {}
-    for p in sorted(Path(root).rglob("*")):
-        rel = str(p.relative_to(root))
-        if "__pycache__" in rel or rel == ".vwheel.lock":  # the run lock, created by the first run
-            continue
-        if p.is_symlink():
-            out[rel] = "<link " + os.readlink(p) + ">"
-        elif p.is_dir():
-            out[rel] = "<dir>"
-        else:
-            out[rel] = p.read_bytes()
-    return out
 
 
 @pytest.fixture(scope="module")
