@@ -27,8 +27,10 @@ Result<const CurlApi*> load_once() {
   void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* e = dlerror();
-    return fail(fmt::format("cannot load libcurl.so.4 ({}): install the libcurl4 package",
-                            e != nullptr ? e : "not found"));
+    // The machine lacks a library, not the input anything: an environmental failure (exit 3).
+    return fail(with_kind(Error(fmt::format("cannot load libcurl.so.4 ({}): install the libcurl4 package",
+                                            e != nullptr ? e : "not found")),
+                          ErrorKind::environment));
   }
   std::string missing;
   resolve(lib, "curl_global_init", api.global_init, missing);
@@ -57,8 +59,10 @@ Result<const CurlApi*> load_once() {
   resolve(lib, "curl_free", api.free, missing);
   if (!missing.empty()) {
     dlclose(lib);
-    return fail(fmt::format("cannot load libcurl.so.4 (missing {}; libcurl 7.68 or newer is needed): "
-                            "install the libcurl4 package", missing));
+    return fail(with_kind(Error(fmt::format("cannot load libcurl.so.4 (missing {}; libcurl 7.68 or newer is "
+                                            "needed): install the libcurl4 package",
+                                            missing)),
+                          ErrorKind::environment));
   }
   if (CURLcode rc = api.global_init(CURL_GLOBAL_DEFAULT); rc != CURLE_OK) {
     return fail(fmt::format("cannot initialize libcurl: {}", api.easy_strerror(rc)));

@@ -32,9 +32,11 @@ std::vector<std::string> wheel_filenames(const Plan& plan) {
 
 using detail::is_http_url;
 
-/// `error` about `s`'s file, naming the lock entry that lists it when it came from a lock.
+/// `error` about `s`'s file, naming the lock entry that lists it when it came from a lock. An
+/// environmental failure (no libcurl, a full disk) is not the entry's: it is left as it is.
 Error about(const Selected& s, Error error) {
-  return s.listed_at.empty() ? error : error.with_context(s.listed_at);
+  if (s.listed_at.empty() || error.kind == ErrorKind::environment) return error;
+  return error.with_context(s.listed_at);
 }
 
 /// A file in hand (given, or cached by its sha256) of another size than its source gives is
