@@ -71,7 +71,7 @@ vwheel_component(install DEPS selection wheel python LIBS nlohmann_json::nlohman
 vwheel_component(finder DEPS http simple wheel LIBS nlohmann_json::nlohmann_json)
 vwheel_component(build DEPS provider metadata markers install wheel LIBS nlohmann_json::nlohmann_json vwheel::toml)
 vwheel_component(plan DEPS finder resolve lock install selection simple zip LIBS nlohmann_json::nlohmann_json Threads::Threads)
-vwheel_component(api DEPS metadata target config variant provider python wheel selection install build plan index LIBS nlohmann_json::nlohmann_json)
+vwheel_component(api DEPS metadata target config variant provider python wheel selection install build plan index LIBS nlohmann_json::nlohmann_json Threads::Threads)
 
 add_library(libvwheel INTERFACE)
 add_library(vwheel::libvwheel ALIAS libvwheel)
