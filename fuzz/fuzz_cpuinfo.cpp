@@ -54,8 +54,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const auto arm_all = vwheel::provider::aarch64_all_configs();
   check_shape(x86, x86_all, "level");
   check_shape(arm, arm_all, "version");
-  // aarch64 always reports at least `version` for readable text.
-  if (!arm.microarchitecture.empty() && arm.supported.empty()) __builtin_trap();
+  // aarch64 reports at least `version` for readable text, unless its first block is an x86_64
+  // one (`vendor_id` or `flags`, and none of the lines an aarch64 kernel writes).
+  bool x86_block = false;
+  if (const auto block = vwheel::provider::cpu::parse_cpuinfo_first_block(text)) {
+    x86_block = (block->get("vendor_id") || block->get("flags")) && !block->get("Features") &&
+                !block->get("CPU implementer") && !block->get("CPU part") && !block->get("CPU architecture");
+  }
+  if (!arm.microarchitecture.empty() && arm.supported.empty() && !x86_block) __builtin_trap();
   if (x86.microarchitecture.empty() != arm.microarchitecture.empty()) __builtin_trap();
 
   // Feed the text in chunks (size from the first byte) as read_cpuinfo_file does; once the
