@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "vwheel/core/text.hpp"
 #include "vwheel/lock/pylock.hpp"
+#include "vwheel/metadata/document.hpp"
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
@@ -93,7 +95,27 @@ void compare_package(const LockedPackage& a, const LockedPackage& b, const std::
 }
 
 void compare_lock(const Lock& read, const Lock& again, const std::string& written) {
-  const Lock a = in_written_order(read);
+  Lock a = in_written_order(read);
+  // Credentials are never written (no secrets at rest): URLs lose their userinfo.
+  for (auto& package : a.packages) {
+    if (package.index) package.index = vwheel::url_without_userinfo(*package.index);
+    for (auto& wheel : package.wheels) {
+      if (wheel.url) wheel.url = vwheel::url_without_userinfo(*wheel.url);
+    }
+    if (package.sdist && package.sdist->url) package.sdist->url = vwheel::url_without_userinfo(*package.sdist->url);
+  }
+  // The one change the writer makes to a variants-json on purpose: a draft (0.0.2, 0.0.3, or no
+  // `$schema`, read as 0.0.3) is written as v0.0.3 with its URL, as every draft file vwheel
+  // writes; the data is kept. A PEP 825 or Providers-draft `$schema` is kept as read.
+  for (std::size_t i = 0; i < a.packages.size() && i < again.packages.size(); ++i) {
+    auto& first = a.packages[i].variants_json;
+    const auto& second = again.packages[i].variants_json;
+    if (first && second && vwheel::metadata::is_draft_schema(first->schema) &&
+        vwheel::metadata::is_draft_schema(second->schema)) {
+      first->schema = second->schema;
+      first->schema_url = second->schema_url;
+    }
+  }
   if (a.lock_version != again.lock_version) differs("lock-version", written);
   if (a.created_by != again.created_by) differs("created-by", written);
   if (a.requires_python != again.requires_python) differs("requires-python", written);
