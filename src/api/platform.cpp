@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vwheel/config/user_config.hpp"
+#include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/target/profile.hpp"
 
@@ -23,8 +24,12 @@ Result<PlatformReport> analyze_platform(const PlatformRequest& request) {
     exe = python::find_interpreter(request.python);
     if (exe) {
       asked = std::async(std::launch::async, [&request, path = *exe] {
-        return python::query_interpreter_cached(
-            path, request.no_cache ? std::nullopt : std::optional<std::filesystem::path>(default_cache_dir()));
+        // --no-cache asks the interpreter again, still from the query's compiled module.
+        if (request.no_cache) {
+          return python::query_interpreter(path, std::chrono::seconds(30),
+                                           CacheLayout(default_cache_dir()).area(CacheArea::interpreters));
+        }
+        return python::query_interpreter_cached(path, default_cache_dir());
       });
     }
   }

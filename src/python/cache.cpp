@@ -146,7 +146,9 @@ Result<Interpreter> query_interpreter_cached(const fs::path& executable, const s
       }
     }
   }
-  auto interp = query_interpreter(executable);
+  auto interp = query_interpreter(
+      executable, std::chrono::seconds(30),
+      cache_dir ? std::optional<fs::path>(CacheLayout(*cache_dir).area(CacheArea::interpreters)) : std::nullopt);
   if (!interp) return fail(interp.error());
   // Only a description whose prefix is the environment found here can be shared.
   if (cache && (!cache->venv || interp->prefix.lexically_normal() == cache->venv->lexically_normal())) {

@@ -47,9 +47,12 @@ struct Interpreter {
     const std::optional<std::filesystem::path>& explicit_path = {});
 
 /// Runs the interpreter once (with this process's environment, killed after `timeout`) and reads
-/// its description. Errors name the interpreter.
+/// its description. Errors name the interpreter. With `module_dir`, the query is imported from a
+/// file there (written when missing or different), so Python keeps its bytecode beside it for the
+/// next query; where that directory cannot be written, the query runs as `-c` text.
 [[nodiscard]] Result<Interpreter> query_interpreter(const std::filesystem::path& executable,
-                                                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                                                    std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                                                    const std::optional<std::filesystem::path>& module_dir = {});
 
 /// `query_interpreter` through a cache under `cache_dir / "interpreters"` (nullopt: no cache):
 /// entries are named by everything the description depends on (the file the executable resolves
@@ -57,7 +60,8 @@ struct Interpreter {
 /// environment its path there and the environment's `pyvenv.cfg`), so a changed interpreter is
 /// queried again, and every virtual environment made from one base interpreter shares one entry.
 /// A warm answer costs a few file reads (no process). An entry written before vwheel recorded
-/// `real_executable` (and the fields beside it) is queried again and replaced.
+/// `real_executable` (and the fields beside it) is queried again and replaced. The query's module
+/// (see `query_interpreter`) lives in `cache_dir / "interpreters"` too.
 [[nodiscard]] Result<Interpreter> query_interpreter_cached(const std::filesystem::path& executable,
                                                            const std::optional<std::filesystem::path>& cache_dir);
 

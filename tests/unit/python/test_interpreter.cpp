@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -61,6 +63,40 @@ TEST(Interpreter, QueriesARealInterpreter) {
   auto bad = query_interpreter("/nonexistent/python3");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("/nonexistent/python3"), std::string::npos);
+}
+
+// With a module directory the query is imported from a file there, and Python leaves its bytecode
+// beside it for the next query; the answer is the `-c` text's. A directory that cannot be
+// written (here: a regular file in the way) leaves the query as `-c` text, with the same answer.
+TEST(Interpreter, RunsTheQueryAsAModuleWithItsBytecodeKept) {
+  auto exe = find_interpreter();
+  if (!exe) GTEST_SKIP() << "no python3 on PATH";
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("vwheel-qm-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto plain = query_interpreter(*exe);
+  ASSERT_TRUE(plain) << plain.error().message;
+  auto first = query_interpreter(*exe, std::chrono::seconds(30), dir / "query");
+  ASSERT_TRUE(first) << first.error().message;
+  std::vector<std::string> modules;
+  for (const auto& e : fs::directory_iterator(dir / "query")) modules.push_back(e.path().filename().string());
+  std::sort(modules.begin(), modules.end());
+  ASSERT_EQ(modules.size(), 2U);
+  EXPECT_EQ(modules[0], "__pycache__");
+  EXPECT_EQ(modules[1].rfind("vwheel_query_", 0), 0U) << modules[1];
+  EXPECT_FALSE(fs::is_empty(dir / "query" / "__pycache__"));
+  EXPECT_EQ(fs::status(dir / "query").permissions() & fs::perms::all, fs::perms::owner_all);
+  // A changed module file is put back before it runs.
+  std::ofstream(dir / "query" / modules[1]) << "raise SystemExit(3)\n";
+  auto second = query_interpreter(*exe, std::chrono::seconds(30), dir / "query");
+  ASSERT_TRUE(second) << second.error().message;
+  std::ofstream(dir / "blocked") << "a file, not a directory\n";
+  auto fallback = query_interpreter(*exe, std::chrono::seconds(30), dir / "blocked" / "query");
+  ASSERT_TRUE(fallback) << fallback.error().message;
+  for (const auto* r : {&*first, &*second, &*fallback}) {
+    EXPECT_EQ(interpreter_report_json(*r), interpreter_report_json(*plain));
+  }
+  fs::remove_all(dir);
 }
 
 namespace {
