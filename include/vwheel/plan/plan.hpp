@@ -15,6 +15,7 @@
 /// variants (index priority): variant metadata of different sources is never combined. Within a
 /// label, the wheel with the best tag wins. The dependencies of the chosen wheel are evaluated
 /// with its label and those of its properties the target supports.
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -22,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vwheel/core/error.hpp"
@@ -40,12 +42,35 @@ class ProgressDisplay;
 
 namespace vwheel::plan {
 
+/// The synthetic dependency group (PEP 751 `default-groups`) that a project's lock gives what
+/// `[project].dependencies` needs, the project itself included: installed by default, left out by
+/// `vwheel sync --no-default-groups` / `--only-group`. A project may not name a group so.
+inline constexpr std::string_view kDefaultGroup = "default";
+
+/// Where a root requirement comes from when a project is locked: its `[project].dependencies`, one
+/// of its `optional-dependencies` extras, or one of its PEP 735 dependency groups. The lock marks
+/// what each needs with `'default' in dependency_groups`, `'E' in extras` or
+/// `'G' in dependency_groups` (PEP 751 markers).
+struct RootOrigin {
+  enum class Kind : std::uint8_t { dependencies, extra, group };
+  Kind kind = Kind::dependencies;
+  std::string name;  ///< the extra or group, normalized; empty for `dependencies`
+
+  bool operator==(const RootOrigin&) const = default;
+};
+
 /// The requirements of one run.
 struct Requirements {
   std::vector<markers::Requirement> roots;
   std::vector<markers::Requirement> constraints;
   /// `--hash` values from requirement files, per canonical name (`sha256:hex`, ...).
   std::map<std::string, std::vector<std::string>> hashes;
+  /// Parallel to `roots` when a project is locked (same size); empty: plain requirements, which a
+  /// lock needs unconditionally (no `extras`/`dependency_groups` markers).
+  std::vector<RootOrigin> origins;
+  /// The Pythons a lock covers: the project's `requires-python`, or `vwheel lock --python-version`.
+  /// Environments it excludes are not locked; it becomes the lock's `requires-python`.
+  std::optional<pep440::SpecifierSet> requires_python;
 };
 
 /// How to resolve and fetch.
