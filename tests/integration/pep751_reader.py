@@ -316,6 +316,23 @@ def ambiguous_names(lock, environment, extras=frozenset(), dependency_groups=Non
     return sorted(name for name, found in entries.items() if len(found) > 1)
 
 
+def _source(name, package, tags):
+    """(version, file name) of one entry: the wheel to take, else its sdist; None as the file
+    name for an entry that is built from a `directory`, `vcs` or `archive`."""
+    if any(k in package for k in ("vcs", "directory", "archive")):
+        return package.get("version"), None
+    filename = choose_wheel(package.get("wheels", []), tags)
+    if filename is None and "sdist" in package:
+        filename = _wheel_filename(package["sdist"])
+    if filename is None:
+        raise NoSource(f"{name} {package.get('version')}: no wheel fits the tags and there is no sdist")
+    return package.get("version"), filename
+
+
+def _tags(tags):
+    return [t if isinstance(t, Tag) else next(iter(parse_tag(t))) for t in tags]
+
+
 def install_set(lock_path, environment, tags, extras=frozenset(), dependency_groups=None):
     """name -> (version, wheel file name) that PEP 751's installation steps install.
 
@@ -323,20 +340,11 @@ def install_set(lock_path, environment, tags, extras=frozenset(), dependency_gro
     preferred first; `dependency_groups=None` means the lock's `default-groups`. An entry without
     wheels that fit gives its sdist's file name; a `directory`/`vcs`/`archive` entry gives None
     as its file name (it is built, not chosen)."""
-    tags = [t if isinstance(t, Tag) else next(iter(parse_tag(t))) for t in tags]
-    entries = applicable_entries(lock_path, environment, extras, dependency_groups)
+    tags = _tags(tags)
     chosen = {}
-    for name, found in entries.items():
+    for name, found in applicable_entries(lock_path, environment, extras, dependency_groups).items():
         if len(found) > 1:
             raise Ambiguity(name, [p.get("version") for p in found])
-        package = found[0]
-        if any(k in package for k in ("vcs", "directory", "archive")):
-            chosen[name] = (package.get("version"), None)
-            continue
-        filename = choose_wheel(package.get("wheels", []), tags)
-        if filename is None and "sdist" in package:
-            filename = _wheel_filename(package["sdist"])
-        if filename is None:
-            raise NoSource(f"{name} {package.get('version')}: no wheel fits the tags and there is no sdist")
-        chosen[name] = (package.get("version"), filename)
+        chosen[name] = _source(name, found[0], tags)
     return chosen
+
