@@ -14,12 +14,12 @@ import os
 import subprocess
 import tomllib
 import zipfile
-from pathlib import Path
 
 import pytest
 
 import pep751_reader as reader
 from profiles_matrix import matrix
+from test_lock_forks import links  # noqa: F401 (a fixture)
 from wheelfactory import make_wheel, record_hash
 
 MATRIX = matrix()
@@ -66,42 +66,42 @@ def wheel(directory, filename, requires=(), requires_python=None):
 
 # ---- scenarios: (wheels to make, root requirements) ----
 
-def scenario_platform_roots(links):
+def scenario_platform_roots(where):
     """(i) The issue's example: `a` needs c>=2 on Linux, d on macOS, e on Windows; `b` has a
     different version range per platform."""
-    wheel(links, "a-1.0-py3-none-any.whl",
+    wheel(where, "a-1.0-py3-none-any.whl",
           requires=['c>=2; sys_platform == "linux"', 'd; sys_platform == "darwin"', 'e; sys_platform == "win32"'])
     for version in ("1.5", "2.1"):
-        wheel(links, f"b-{version}-py3-none-any.whl")
+        wheel(where, f"b-{version}-py3-none-any.whl")
     for name, version in (("c", "1.0"), ("c", "2.0"), ("d", "1.0"), ("e", "1.0")):
-        wheel(links, f"{name}-{version}-py3-none-any.whl")
+        wheel(where, f"{name}-{version}-py3-none-any.whl")
     return ["a", 'b>=2; sys_platform == "linux"', 'b<2; sys_platform == "darwin"']
 
 
-def scenario_old_python(links):
+def scenario_old_python(where):
     """(ii) A dependency only on Python < 3.11 whose newest version requires Python >= 3.12: the
     lock must hold the older version, for Python 3.10 only."""
-    wheel(links, "app-1.0-py3-none-any.whl", requires=['backport; python_version < "3.11"'])
-    wheel(links, "backport-1.0-py3-none-any.whl", requires_python=">=3.8")
-    wheel(links, "backport-2.0-py3-none-any.whl", requires_python=">=3.12")
+    wheel(where, "app-1.0-py3-none-any.whl", requires=['backport; python_version < "3.11"'])
+    wheel(where, "backport-1.0-py3-none-any.whl", requires_python=">=3.8")
+    wheel(where, "backport-2.0-py3-none-any.whl", requires_python=">=3.12")
     return ["app"]
 
 
-def scenario_pypy_only(links):
+def scenario_pypy_only(where):
     """(iii) A dependency only on PyPy, another only on CPython."""
-    wheel(links, "app-1.0-py3-none-any.whl",
+    wheel(where, "app-1.0-py3-none-any.whl",
           requires=['pypyhelper; implementation_name == "pypy"', 'cext; implementation_name == "cpython"'])
-    wheel(links, "pypyhelper-1.0-py3-none-any.whl")
-    wheel(links, "cext-1.0-py3-none-any.whl")
+    wheel(where, "pypyhelper-1.0-py3-none-any.whl")
+    wheel(where, "cext-1.0-py3-none-any.whl")
     return ["app"]
 
 
-def scenario_platform_wheels(links):
+def scenario_platform_wheels(where):
     """(iv) One package with only platform wheels: Windows AMD64, macOS arm64, manylinux x86_64,
     and a CPython 3.13 manylinux wheel that CPython 3.13 on Linux must prefer."""
     for tag in ("py3-none-win_amd64", "py3-none-macosx_11_0_arm64",
                 "py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64", "cp313-cp313-manylinux_2_28_x86_64"):
-        wheel(links, f"native-1.0-{tag}.whl")
+        wheel(where, f"native-1.0-{tag}.whl")
     return ["native"]
 
 
@@ -129,10 +129,10 @@ def scenario_lock(vwheel_bin, tmp_path_factory):
     def make(name):
         if name not in _locks:
             d = tmp_path_factory.mktemp(name)
-            links = d / "links"
-            links.mkdir()
-            roots = SCENARIOS[name](links)
-            r = run_vwheel(vwheel_bin, d, "lock", *roots, "--no-index", "-f", links, "-o", d / "pylock.toml")
+            where = d / "links"
+            where.mkdir()
+            roots = SCENARIOS[name](where)
+            r = run_vwheel(vwheel_bin, d, "lock", *roots, "--no-index", "-f", where, "-o", d / "pylock.toml")
             assert r.returncode == 0, r.stderr
             _locks[name] = d / "pylock.toml"
         return _locks[name]
@@ -259,16 +259,16 @@ PROJECT_SELECTIONS = {
 
 @pytest.fixture
 def project_lock(vwheel_bin, tmp_path):
-    links = tmp_path / "links"
-    links.mkdir()
+    where = tmp_path / "links"
+    where.mkdir()
     for name in ("base", "winhelper", "cpukernels", "devtool", "testtool"):
-        wheel(links, f"{name}-1.0-py3-none-any.whl", requires_python=">=3.8")
+        wheel(where, f"{name}-1.0-py3-none-any.whl", requires_python=">=3.8")
     project = tmp_path / "proj"
     project.mkdir()
     (project / "pyproject.toml").write_text(PYPROJECT)
     (project / "proj").mkdir()
     (project / "proj" / "__init__.py").write_text("")
-    r = run_vwheel(vwheel_bin, tmp_path, "lock", "--no-index", "-f", links, "-o", project / "pylock.toml",
+    r = run_vwheel(vwheel_bin, tmp_path, "lock", "--no-index", "-f", where, "-o", project / "pylock.toml",
                    cwd=project)
     assert r.returncode == 0, r.stderr
     return project / "pylock.toml"
@@ -337,9 +337,8 @@ def test_a_lock_from_an_index_with_credentials_holds_no_password_and_reads_the_s
 # ---- the torch-shaped lock (test_lock_forks): variant forks and a variant-unaware reader ----
 
 @pytest.fixture(scope="module")
-def torch_links(vwheel_bin, tmp_path_factory):
-    from test_lock_forks import links
-    return links.__wrapped__(vwheel_bin, tmp_path_factory)
+def torch_links(links):  # noqa: F811 (test_lock_forks' find-links directory of the torch-shaped index)
+    return links
 
 
 def test_a_variant_unaware_reader_of_the_universal_torch_lock_meets_the_nvidia_ambiguity(vwheel_bin, torch_links,
