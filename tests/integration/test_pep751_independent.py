@@ -389,3 +389,50 @@ def test_a_one_machine_torch_lock_reads_one_entry_per_name_and_the_same_set(vwhe
         versions = {n: v[0]["version"] for n, v in entries.items()}
         assert versions == {n: v for n, (v, _) in theirs.items()}
         assert "-cu128" in theirs["torch"][1], theirs["torch"]
+
+
+# ---- the reader itself: each MUST-error of PEP 751's installation steps ----
+
+def _entry(name, version, marker=None, requires_python=None, wheels=("py3-none-any",)):
+    entry = {"name": name, "version": version,
+             "wheels": [{"name": f"{name}-{version}-{tag}.whl", "hashes": {"sha256": "0" * 64}} for tag in wheels]}
+    if marker:
+        entry["marker"] = marker
+    if requires_python:
+        entry["requires-python"] = requires_python
+    return entry
+
+
+@pytest.mark.parametrize("doc,error", [
+    ({"lock-version": "2.0", "packages": []}, reader.UnsupportedLockVersion),
+    ({"lock-version": "1.0", "requires-python": ">=3.11", "packages": []}, reader.LockRequiresPython),
+    ({"lock-version": "1.0", "environments": ["sys_platform == 'win32'"], "packages": []},
+     reader.NoEnvironmentMatches),
+    ({"lock-version": "1.0", "packages": [_entry("x", "1", requires_python=">=3.11")]}, reader.PackageRequiresPython),
+    ({"lock-version": "1.0", "packages": [_entry("x", "1"), _entry("X", "2", marker="os_name == 'posix'")]},
+     reader.Ambiguity),
+    ({"lock-version": "1.0", "packages": [_entry("x", "1", wheels=("cp313-cp313-win_amd64", "py3-none-any-cu128"))]},
+     reader.NoSource),
+    ({"lock-version": "1.0", "packages": [dict(_entry("x", "1"), directory={"path": "."})]},
+     reader.ConflictingSources),
+])
+def test_the_reader_raises_each_must_error(doc, error):
+    with pytest.raises(error):
+        reader.install_set(doc, ENV["linux-cp310"].environment, ENV["linux-cp310"].tags)
+
+
+def test_the_reader_evaluates_lock_markers_with_extras_and_groups():
+    doc = {"lock-version": "1.1", "default-groups": ["default"], "packages": [
+        _entry("base", "1", marker="'default' in dependency_groups"),
+        _entry("cpu", "1", marker="'cpu' in extras and platform_machine == 'x86_64'"),
+        _entry("dev", "1", marker="'dev' in dependency_groups or 'test' in dependency_groups"),
+        _entry("old", "1", marker="python_full_version < '3.11' and implementation_name == 'cpython'"),
+        _entry("null", "1", wheels=("py3-none-any", "py3-none-any-null", "py3-none-any-cu128")),
+    ]}
+    linux = ENV["linux-cp310"]
+    names = set(reader.install_set(doc, linux.environment, linux.tags))
+    assert names == {"base", "old", "null"}
+    names = set(reader.install_set(doc, linux.environment, linux.tags, frozenset({"CPU"}), frozenset({"test"})))
+    assert names == {"cpu", "dev", "old", "null"}
+    # The null variant sorts before the wheel without a label (PEP 825); other labels are skipped.
+    assert reader.install_set(doc, linux.environment, linux.tags)["null"] == ("1", "null-1-py3-none-any-null.whl")
