@@ -395,8 +395,9 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     // Each resolved fork's pins are preferred by the forks after it (with an existing lock's
     // versions): a dependency two forks both allow is locked at one version, not at the newest
     // each fork happens to reach first. On the torch-shaped graph of test_lock_forks.py this costs
-    // nothing (every fork takes the same typing-extensions and filelock either way) and keeps the
-    // lock at one entry per name outside the variant forks.
+    // nothing measurable (test_lock_forks.py's lock holds the same entries either way: its forks
+    // split on variant kinds and markers, not on versions) and, where forks could reach different
+    // versions, keeps the lock at one entry per name outside the variant forks.
     auto preferred = settings.preferred;
     provider.set_preferred(&preferred);
     resolve::Options options;
@@ -486,6 +487,24 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
         if (f->wheel->is_variant() && universal.no_variants) continue;
         wheels.push_back(f);
         if (f->wheel->is_variant()) variant_wheels.push_back(f);
+      }
+      // Wheels none of the entry's environments can install are left out (their tags say so); an
+      // entry keeps all its wheels rather than none.
+      {
+        std::vector<bool> members(environments.size(), false);
+        for (const auto& [origin, set] : needed[node].environments) {
+          for (std::size_t e = 0; e < set.size(); ++e) members[e] = members[e] || set[e];
+        }
+        auto usable = [&](const finder::File* f) {
+          for (std::size_t e = 0; e < environments.size(); ++e) {
+            if (members[e] && detail::wheel_may_fit(*f->wheel, environments[e])) return true;
+          }
+          return false;
+        };
+        if (std::any_of(wheels.begin(), wheels.end(), usable)) {
+          std::erase_if(wheels, [&](const finder::File* f) { return !usable(f); });
+          std::erase_if(variant_wheels, [&](const finder::File* f) { return !usable(f); });
+        }
       }
       std::optional<variant::VariantMetadata> md;
       if (!variant_wheels.empty()) {

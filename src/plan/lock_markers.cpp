@@ -129,6 +129,46 @@ std::string version_condition(const std::vector<std::pair<pep440::Version, bool>
 
 }  // namespace
 
+bool wheel_may_fit(const wheel_name::WheelName& wheel, const markers::Environment& env) {
+  const auto sys = variable(env, "sys_platform"), machine = variable(env, "platform_machine");
+  auto platform_fits = [&](const std::string& tag) {
+    if (tag.starts_with("manylinux") || tag.starts_with("musllinux") || tag.starts_with("linux_")) {
+      if (sys != "linux") return false;
+      for (const char* arch : {"x86_64", "aarch64", "i686"}) {
+        if (tag.ends_with(std::string("_") + arch)) return machine == arch;
+      }
+      return true;
+    }
+    if (tag == "win_amd64") return sys == "win32" && machine == "AMD64";
+    if (tag == "win32") return sys == "win32";  // a 32-bit Python runs on 64-bit Windows too
+    if (tag.starts_with("macosx_")) {
+      if (sys != "darwin") return false;
+      if (tag.ends_with("_arm64")) return machine == "arm64";
+      if (tag.ends_with("_x86_64") || tag.ends_with("_intel")) return machine == "x86_64";
+      return true;
+    }
+    return true;
+  };
+  const auto abis = wheel.abi_tags();
+  const bool stable_abi = std::any_of(abis.begin(), abis.end(), [](const auto& a) { return a == "abi3" || a == "none"; });
+  auto python_fits = [&](const std::string& tag) {
+    const auto impl = variable(env, "implementation_name");
+    if (tag.starts_with("pp")) return impl == "pypy";
+    if (tag.starts_with("cp3") && tag.size() > 3) {
+      if (impl != "cpython") return false;
+      auto wanted = pep440::Version::parse("3." + tag.substr(3));
+      auto have = pep440::Version::parse(variable(env, "python_version"));
+      if (!wanted || !have) return true;
+      return stable_abi ? *have >= *wanted : *have == *wanted;
+    }
+    return true;
+  };
+  const auto platforms = wheel.platform_tags();
+  const auto pythons = wheel.python_tags();
+  return std::any_of(platforms.begin(), platforms.end(), platform_fits) &&
+         std::any_of(pythons.begin(), pythons.end(), python_fits);
+}
+
 std::string marker_and(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   if (b.empty()) return a;

@@ -9,6 +9,7 @@
 #include "vwheel/core/error.hpp"
 #include "vwheel/markers/marker.hpp"
 #include "vwheel/pep440/specifier.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
 
 namespace vwheel::plan::detail {
 
@@ -31,6 +32,12 @@ namespace vwheel::plan::detail {
 /// universe's environments (each platform a consistent set of variables) never cause.
 [[nodiscard]] Result<std::optional<std::string>> environment_marker(const std::vector<markers::Environment>& universe,
                                                                     const std::vector<bool>& members);
+
+/// Whether `wheel`'s tags may install in `env`, by family: the platform tag's OS and machine
+/// (manylinux/musllinux/linux_ARCH, win_amd64/win32, macosx_*_arm64/x86_64; universal2 and any
+/// fit either) and the Python tag's implementation and version (ppXY: PyPy; cpXY: CPython XY, or
+/// XY and newer with abi3/none; pyX: any). Conservative: a tag it does not know fits.
+[[nodiscard]] bool wheel_may_fit(const wheel_name::WheelName& wheel, const markers::Environment& env);
 
 /// `a and b` with each side parenthesized where it is a disjunction; one side when the other is
 /// empty.

@@ -41,7 +41,8 @@ def links(tmp_path_factory):
     make_wheel(d, "old-1.0-py3-none-any.whl")
     make_wheel(d, "old-2.0-py3-none-any.whl", requires_python=">=3.12")
     make_wheel(d, "pyonly-1.0-py3-none-any.whl")
-    make_wheel(d, "i686dep-1.0-py3-none-any.whl")
+    make_wheel(d, "i686dep-1.0-py3-none-manylinux_2_17_i686.whl")
+    make_wheel(d, "i686dep-1.0-py3-none-win_amd64.whl")  # no environment that needs i686dep can use it
     return d
 
 
@@ -97,6 +98,8 @@ def test_every_environment_gets_exactly_what_it_needs(vwheel_bin, links, tmp_pat
     for env in grid():
         assert applying(doc, env) == expected(env), env
     assert "requires-python" not in doc
+    wheels = {norm(p["name"]): [w["name"] for w in p["wheels"]] for p in doc["packages"]}
+    assert wheels["i686dep"] == ["i686dep-1.0-py3-none-manylinux_2_17_i686.whl"], wheels
 
 
 def test_python_version_narrows_the_lock(vwheel_bin, links, tmp_path):

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plan/lock_markers.hpp"
+#include "vwheel/wheel_name/wheel_name.hpp"
 
 namespace vwheel::plan::detail {
 namespace {
@@ -156,6 +157,36 @@ TEST(EnvironmentMarker, ReadsAsWhatItMeans) {
                        }),
             "implementation_name == \"cpython\" and sys_platform != \"darwin\" or "
             "implementation_name == \"pypy\" and sys_platform == \"linux\"");
+}
+
+TEST(WheelMayFit, ByTagFamily) {
+  const auto envs = universe();
+  auto fits = [&](const char* file, const std::function<bool(const markers::Environment&)>& where) {
+    auto w = wheel_name::parse_wheel_name(file);
+    EXPECT_TRUE(w) << file;
+    for (const auto& e : envs) {
+      EXPECT_EQ(wheel_may_fit(*w, e), where(e)) << file << " " << var(e, "sys_platform") << " "
+                                                << var(e, "platform_machine") << " " << var(e, "python_version")
+                                                << " " << var(e, "implementation_name");
+    }
+  };
+  fits("p-1.0-py3-none-any.whl", [](const auto&) { return true; });
+  fits("p-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", [](const auto& e) {
+    return var(e, "sys_platform") == "linux" && var(e, "platform_machine") == "x86_64" && minor(e) == 12 &&
+           var(e, "implementation_name") == "cpython";
+  });
+  fits("p-1.0-cp310-abi3-win_amd64.whl", [](const auto& e) {
+    return var(e, "sys_platform") == "win32" && minor(e) >= 10 && var(e, "implementation_name") == "cpython";
+  });
+  fits("p-1.0-pp310-pypy310_pp73-macosx_11_0_arm64.whl", [](const auto& e) {
+    return var(e, "sys_platform") == "darwin" && var(e, "platform_machine") == "arm64" &&
+           var(e, "implementation_name") == "pypy";
+  });
+  fits("p-1.0-py3-none-macosx_10_9_universal2.whl", [](const auto& e) { return var(e, "sys_platform") == "darwin"; });
+  fits("p-1.0-py3-none-musllinux_1_2_i686.linux_aarch64.whl", [](const auto& e) {
+    return var(e, "sys_platform") == "linux" && var(e, "platform_machine") != "x86_64";
+  });
+  fits("p-1.0-py3-none-freebsd_14_amd64.whl", [](const auto&) { return true; });  // unknown: kept
 }
 
 }  // namespace
