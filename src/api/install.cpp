@@ -12,6 +12,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/http/client.hpp"
 #include "vwheel/http/preload.hpp"
+#include "vwheel/pep440/specifier.hpp"
 #include "vwheel/pep440/version.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
@@ -306,6 +307,15 @@ Result<LockReport> lock(const LockRequest& request) {
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to lock: give requirements or -r FILE");
   if (!requirements) return fail(requirements.error());
+  if (request.python_version) {
+    auto spec = pep440::SpecifierSet::parse(*request.python_version);
+    if (!spec || spec->empty()) {
+      return fail_as(Error(fmt::format("--python-version `{}`: expected a PEP 440 specifier set such as `>=3.11`",
+                                       *request.python_version)),
+                     ErrorKind::usage);
+    }
+    requirements->requires_python = std::move(*spec);
+  }
   auto head = plan::HeadStart::start(*requirements, settings);  // while the interpreter is queried
   auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());

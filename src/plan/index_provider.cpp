@@ -14,7 +14,19 @@ namespace vwheel::plan::detail {
 
 Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view name) {
   if (name == kPython) {
-    // The target's Python is a package with one version, so Requires-Python constrains it.
+    // The target's Python is a package with one version, so Requires-Python constrains it. A
+    // fork of a universal lock stands for several Pythons: its oldest, so that what it locks
+    // installs on each (a newest version that needs 3.12 is not locked for 3.9).
+    if (universal_ && fork_ && environments_ && !fork_->environments.empty()) {
+      std::optional<pep440::Version> oldest;
+      for (auto e : fork_->environments) {
+        const auto& vars = (*environments_)[e].variables;
+        auto it = vars.find("python_full_version");
+        auto v = it == vars.end() ? std::nullopt : std::optional(pep440::Version::parse(it->second));
+        if (v && *v && (!oldest || **v < *oldest)) oldest = **v;
+      }
+      if (oldest) return std::vector<pep440::Version>{*oldest};
+    }
     const auto python = target_.python_version();
     if (!python) return std::vector<pep440::Version>{};
     auto v = pep440::Version::parse(*python);

@@ -11,6 +11,7 @@
 #include "client_for.hpp"
 #include "finder_options.hpp"
 #include "lock_hashes.hpp"
+#include "lock_markers.hpp"
 #include "index_provider.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
@@ -29,6 +30,10 @@ using detail::IndexProvider;
 using detail::kPython;
 using detail::pinned_versions;
 using detail::finder_loader;
+using detail::environment_marker;
+using detail::lock_universe;
+using detail::marker_and;
+using detail::marker_or;
 
 namespace {
 
@@ -40,44 +45,6 @@ constexpr std::size_t kMaxForks = 512;
 std::string normalized_version(const std::string& version) {
   auto v = pep440::Version::parse(version);
   return v ? v->to_string() : version;
-}
-
-/// The environments a universal lock stands for: the lock's own (the interpreter's or profile's)
-/// first, then Linux (x86-64, aarch64), Windows and macOS, each with every Python minor version
-/// from 3.9 (or the lock's own, if older) up to 3.15. Markers on dependencies are evaluated in
-/// each; where they differ, the resolution forks.
-std::vector<markers::Environment> fork_environments(const markers::Environment& base) {
-  std::vector<markers::Environment> out{base};
-  int minor = 15;
-  if (auto it = base.variables.find("python_version"); it != base.variables.end()) {
-    auto v = pep440::Version::parse(it->second);
-    if (v && v->release().size() >= 2 && v->release()[0] == 3) {
-      minor = static_cast<int>(std::min<std::uint64_t>(v->release()[1].to_u64().value_or(15), 15));
-    }
-  }
-  struct Platform {
-    const char* sys_platform;
-    const char* platform_system;
-    const char* os_name;
-    const char* machine;
-  };
-  constexpr Platform platforms[] = {{"linux", "Linux", "posix", "x86_64"},
-                                    {"linux", "Linux", "posix", "aarch64"},
-                                    {"win32", "Windows", "nt", "AMD64"},
-                                    {"darwin", "Darwin", "posix", "arm64"}};
-  for (const auto& p : platforms) {
-    for (int m = std::min(minor, 9); m <= 15; ++m) {
-      auto env = base;
-      env.variables.insert_or_assign("sys_platform", p.sys_platform);
-      env.variables.insert_or_assign("platform_system", p.platform_system);
-      env.variables.insert_or_assign("os_name", p.os_name);
-      env.variables.insert_or_assign("platform_machine", p.machine);
-      env.variables.insert_or_assign("python_version", fmt::format("3.{}", m));
-      env.variables.insert_or_assign("python_full_version", fmt::format("3.{}.0", m));
-      out.push_back(std::move(env));
-    }
-  }
-  return out;
 }
 
 /// Children of `fork` when the root requirements' markers differ between its environments.
@@ -217,6 +184,109 @@ std::optional<std::string> lock_requires_python(const Requirements& requirements
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+
+/// The PEP 751 marker term of a root's origin.
+std::string origin_term(const RootOrigin& origin) {
+  switch (origin.kind) {
+    case RootOrigin::Kind::extra:
+      return fmt::format("\"{}\" in extras", origin.name);
+    case RootOrigin::Kind::group:
+      return fmt::format("\"{}\" in dependency_groups", origin.name);
+    case RootOrigin::Kind::dependencies:
+      break;
+  }
+  return fmt::format("\"{}\" in dependency_groups", kDefaultGroup);
+}
+
+/// The origin terms (origin_term) that reach each pin of one fork's resolution: a pin the roots
+/// name gets the origins of the roots that name it and apply in the fork (`environment`, one of
+/// its environments: the roots' markers agree in all of them, split_roots made sure), and what a
+/// pin requires gets at least its requirer's origins. Empty sets without origins (plain
+/// requirements).
+Result<std::map<std::string, std::set<std::string>>> pin_origins(const Requirements& requirements,
+                                                                 const std::vector<resolve::Pin>& pins,
+                                                                 markers::Environment environment) {
+  std::map<std::string, std::set<std::string>> out;
+  if (requirements.origins.empty()) return out;
+  environment.variables.insert_or_assign("extra", "");
+  for (std::size_t i = 0; i < requirements.roots.size() && i < requirements.origins.size(); ++i) {
+    const auto& r = requirements.roots[i];
+    auto applies = r.applies_to(environment);
+    if (!applies) return fail(applies.error().with_context(fmt::format("requirement `{}`", r.to_string())));
+    if (*applies) out[wheel_name::canonicalize_name(r.name)].insert(origin_term(requirements.origins[i]));
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& pin : pins) {
+      for (const auto& by : pin.required_by) {
+        auto eq = by.find("==");
+        if (eq == std::string::npos) continue;
+        auto parent = out.find(by.substr(0, eq));
+        if (parent == out.end()) continue;
+        auto& mine = out[pin.name];
+        const auto before = mine.size();
+        mine.insert(parent->second.begin(), parent->second.end());
+        changed = changed || mine.size() != before;
+      }
+    }
+  }
+  return out;
+}
+
+/// Where one locked (name, version) is needed: the universe's environments of the forks that
+/// pinned it, per origin term (one key, "", without origins), and those forks.
+struct Needed {
+  std::map<std::string, std::vector<bool>> environments;
+  std::vector<std::size_t> forks;
+};
+
+/// The entry's `marker`: each origin's term with the environments it needs the entry in (origins
+/// needing it in the same environments share one), nullopt where it holds everywhere.
+Result<std::optional<std::string>> entry_marker(const std::vector<markers::Environment>& universe, const Needed& needed) {
+  std::map<std::vector<bool>, std::vector<std::string>> by_environments;
+  for (const auto& [origin, members] : needed.environments) by_environments[members].push_back(origin);
+  std::vector<std::string> terms;
+  for (const auto& [members, origins] : by_environments) {
+    auto m = environment_marker(universe, members);
+    if (!m) return fail(m.error());
+    std::vector<std::string> named;
+    for (const auto& o : origins) {
+      if (!o.empty()) named.push_back(o);
+    }
+    const auto origin = named.empty() ? std::string() : marker_or(named);
+    if (origin.empty() && !*m) return std::nullopt;
+    terms.push_back(marker_and(origin, m->value_or("")));
+  }
+  if (terms.empty()) return std::nullopt;
+  return marker_or(terms);
+}
+
+/// Two entries of one name must not both apply in one environment of the universe, except where
+/// they come from variant forks (PEP 825: a variant of another package pins each, and the variant
+/// selected at install time tells them apart). A fork shares environments with another only when
+/// they follow different wheel kinds of some version; two forks that share one and follow the
+/// same kinds mean the markers would make an installer see two candidates: a bug, said loudly.
+Result<void> check_overlaps(const std::map<Node, Needed>& needed, const std::vector<IndexProvider::Fork>& forks) {
+  for (auto a = needed.begin(); a != needed.end(); ++a) {
+    for (auto b = std::next(a); b != needed.end() && b->first.first == a->first.first; ++b) {
+      for (auto fa : a->second.forks) {
+        for (auto fb : b->second.forks) {
+          const auto& ea = forks[fa].environments;
+          const auto& eb = forks[fb].environments;
+          const bool overlap = std::any_of(ea.begin(), ea.end(), [&](std::size_t e) {
+            return std::find(eb.begin(), eb.end(), e) != eb.end();
+          });
+          if (overlap && forks[fa].kinds == forks[fb].kinds) {
+            return fail(fmt::format("internal error: the lock entries {} {} and {} {} both apply in one environment "
+                                    "without being variant forks",
+                                    a->first.first, a->first.second, b->first.first, b->first.second));
+          }
+        }
+      }
+    }
+  }
+  return {};
+}
 }  // namespace
 
 Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
@@ -322,11 +392,24 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     auto& finder = head ? head->finder() : fresh.emplace(*client, settings.sources, detail::finder_options(settings));
     const auto pinned = pinned_versions(requirements);
     IndexProvider provider(finder, universal, pinned, true);
-    provider.set_preferred(&settings.preferred);
+    // Each resolved fork's pins are preferred by the forks after it (with an existing lock's
+    // versions): a dependency two forks both allow is locked at one version, not at the newest
+    // each fork happens to reach first. On the torch-shaped graph of test_lock_forks.py this costs
+    // nothing measurable (test_lock_forks.py's lock holds the same entries either way: its forks
+    // split on variant kinds and markers, not on versions) and, where forks could reach different
+    // versions, keeps the lock at one entry per name outside the variant forks.
+    auto preferred = settings.preferred;
+    provider.set_preferred(&preferred);
     resolve::Options options;
     options.pre = settings.pre;
     options.no_deps = settings.no_deps;
-    const auto environments = fork_environments(universal.marker_environment());
+    const auto environments = lock_universe(universal.marker_environment(), requirements.requires_python);
+    if (environments.empty()) {
+      return fail(fmt::format("requires-python `{}` excludes every Python the lock could cover (3.9 to 3.15)",
+                              requirements.requires_python->to_string()));
+    }
+    std::vector<IndexProvider::Fork> resolved;  // the forks that resolved
+    std::map<Node, Needed> needed;
     std::deque<IndexProvider::Fork> queue;
     queue.push_back({});
     for (std::size_t i = 0; i < environments.size(); ++i) queue.front().environments.push_back(i);
@@ -360,14 +443,28 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
         if (!fork.description.empty()) e = e.with_context(fmt::format("fork {}", fmt::join(fork.description, "; ")));
         return fail(std::move(e));
       }
+      const auto fork_index = resolved.size();
+      resolved.push_back(fork);
+      auto origins = pin_origins(requirements, resolution->pins, environments[fork.environments.front()]);
+      if (!origins) return fail(origins.error());
       for (const auto& pin : resolution->pins) {
         if (pin.name == kPython) continue;
+        preferred[pin.name].insert(pin.version.to_string());
+        auto& need = needed[Node{pin.name, pin.version.to_string()}];
+        need.forks.push_back(fork_index);
+        std::set<std::string> terms{""};
+        if (!requirements.origins.empty()) terms = (*origins)[pin.name];
+        for (const auto& term : terms) {
+          auto& members = need.environments.try_emplace(term, environments.size(), false).first->second;
+          for (auto e : fork.environments) members[e] = true;
+        }
         auto& entry = locked.try_emplace({pin.name, pin.version.to_string()}, pin.version, std::set<std::string>{})
                           .first->second;
         entry.second.insert(pin.extras.begin(), pin.extras.end());
         add_edges(pin.name, pin.version.to_string(), pin.required_by);
       }
     }
+    if (auto ok = check_overlaps(needed, resolved); !ok) return fail(ok.error());
     auto load = finder_loader(finder);
     for (const auto& [node, entry] : locked) {
       const auto& [name, version_text] = node;
@@ -391,6 +488,24 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
         wheels.push_back(f);
         if (f->wheel->is_variant()) variant_wheels.push_back(f);
       }
+      // Wheels none of the entry's environments can install are left out (their tags say so); an
+      // entry keeps all its wheels rather than none.
+      {
+        std::vector<bool> members(environments.size(), false);
+        for (const auto& [origin, set] : needed[node].environments) {
+          for (std::size_t e = 0; e < set.size(); ++e) members[e] = members[e] || set[e];
+        }
+        auto usable = [&](const finder::File* f) {
+          for (std::size_t e = 0; e < environments.size(); ++e) {
+            if (members[e] && detail::wheel_may_fit(*f->wheel, environments[e])) return true;
+          }
+          return false;
+        };
+        if (std::any_of(wheels.begin(), wheels.end(), usable)) {
+          std::erase_if(wheels, [&](const finder::File* f) { return !usable(f); });
+          std::erase_if(variant_wheels, [&](const finder::File* f) { return !usable(f); });
+        }
+      }
       std::optional<variant::VariantMetadata> md;
       if (!variant_wheels.empty()) {
         std::vector<std::string> notes;
@@ -406,6 +521,9 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
           !ok) {
         return fail(ok.error());
       }
+      auto marker = entry_marker(environments, needed[node]);
+      if (!marker) return fail(marker.error().with_context(fmt::format("{} {}", name, version)));
+      out.packages.back().marker = std::move(*marker);
       written[node] = version;
       auto& per_wheel = wheel_deps[node];
       for (const auto* f : wheels) {
@@ -415,7 +533,8 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
     }
     set_dependencies(out, edges, written, wheel_deps);
-    out.requires_python = lock_requires_python(requirements, out);
+    out.requires_python = requirements.requires_python ? requirements.requires_python->to_string()
+                                                       : lock_requires_python(requirements, out);
     for (const auto& [url, answer] : finder.head_answers()) {
       if (answer) answered.emplace(url, *answer);
     }

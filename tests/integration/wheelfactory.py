@@ -12,12 +12,12 @@ def record_hash(data: bytes) -> str:
 
 
 def make_wheel(directory, filename, files=None, *, dist_info=None, variant_json=None, extra_members=None,
-               record=True, scripts=None, compression=zipfile.ZIP_DEFLATED, requires=()):
+               record=True, scripts=None, compression=zipfile.ZIP_DEFLATED, requires=(), requires_python=None):
     """Writes `directory/filename`, a wheel with METADATA, WHEEL, RECORD and `files` (path -> bytes).
 
     `variant_json` (a dict or str) becomes `<dist-info>/variant.json`; `scripts` (name -> bytes)
     go into `.data/scripts` with mode 0755; `extra_members` are written as given (no RECORD line);
-    `requires` become the METADATA's Requires-Dist lines.
+    `requires` become the METADATA's Requires-Dist lines, `requires_python` its Requires-Python.
     """
     parts = filename[:-4].split("-")
     name, version = parts[0], parts[1]
@@ -29,6 +29,8 @@ def make_wheel(directory, filename, files=None, *, dist_info=None, variant_json=
     for sname, data in (scripts or {}).items():
         members.append((f"{name}-{version}.data/scripts/{sname}", data, 0o755))
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires)
+    if requires_python:
+        metadata += f"Requires-Python: {requires_python}\n"
     members.append((f"{dist_info}/METADATA", metadata.encode(), 0o644))
     members.append((f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: wheelfactory\nRoot-Is-Purelib: true\nTag: py3-none-any\n", 0o644))
     if variant_json is not None:

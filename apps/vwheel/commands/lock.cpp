@@ -15,6 +15,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
     std::vector<std::string> constraint_files;
     std::string output = "pylock.toml";
     std::string python;
+    std::string python_version;
     bool upgrade = false;
     std::vector<std::string> upgrade_packages;
     SelectionOptions selection;
@@ -35,6 +36,8 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
         ->allow_extra_args(false);
   add_selection_options(*cmd, o->selection, true);
   cmd->add_option("--python", o->python, "Interpreter whose markers the lock is for (default: $VIRTUAL_ENV, else python3)");
+  cmd->add_option("--python-version", o->python_version,
+                  "Pythons the lock covers, a PEP 440 specifier set (e.g. '>=3.11'); written as its requires-python");
   add_index_options(*cmd, o->index, true);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
@@ -44,6 +47,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
       r.constraint_files.assign(o->constraint_files.begin(), o->constraint_files.end());
       r.output = o->output;
       if (!o->python.empty()) r.python = o->python;
+      if (!o->python_version.empty()) r.python_version = o->python_version;
       r.selection = o->selection.to_request();
       r.profiles.assign(o->selection.targets.begin(), o->selection.targets.end());
       r.sources = o->index.request;

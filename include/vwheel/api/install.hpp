@@ -102,6 +102,10 @@ struct LockRequest {
   bool upgrade = false;
   std::vector<std::string> upgrade_packages;
   bool quiet = false;  ///< no progress output (wheels downloaded to hash them)
+  /// `--python-version`: the Pythons a universal lock covers, a PEP 440 specifier set (becomes
+  /// plan::Requirements::requires_python and the lock's `requires-python`); a bad one is a usage
+  /// error naming it.
+  std::optional<std::string> python_version;
 };
 
 struct LockReport {
