@@ -24,6 +24,8 @@ struct LockedEntry {
   /// The chosen wheel's Requires-Dist that apply (its variant, no extra): read only where some
   /// name has several applicable entries.
   std::optional<std::vector<markers::Requirement>> requirements;
+  /// Names its Requires-Dist asks for only under variant markers that the chosen variant fails.
+  std::set<std::string> variant_excluded;
   std::vector<std::string> requires_dist;  ///< as read
 };
 
@@ -157,7 +159,11 @@ Result<void> read_requirements(const std::string& name, LockedEntry& entry, cons
     if (wheel_name::canonicalize_name(r->name) == name) continue;
     auto applies = r->applies_to(env);
     if (!applies) return fail(applies.error().with_context(fmt::format("{}: Requires-Dist", c.wheel->filename)));
-    if (*applies) out.push_back(std::move(*r));
+    if (*applies) {
+      out.push_back(std::move(*r));
+    } else if (r->marker && r->marker->uses_variant_variables()) {
+      entry.variant_excluded.insert(wheel_name::canonicalize_name(r->name));
+    }
   }
   entry.requires_dist = std::move(*texts);
   entry.requirements = std::move(out);
@@ -201,6 +207,57 @@ Result<std::set<std::string>> narrow(const lock::Lock& lock, const selection::Se
     }
   }
   return named;
+}
+
+/// Whether `from` asks for `name` under markers that hold.
+bool requires_name(const LockedEntry& from, const std::string& name) {
+  return std::any_of(from.requirements->begin(), from.requirements->end(),
+                     [&](const markers::Requirement& r) { return wheel_name::canonicalize_name(r.name) == name; });
+}
+
+/// PEP 825 keeps variant markers out of `packages.marker`: an entry needed only under a variant
+/// marker (torch's `nvidia-cudnn; variant_label == "cu128"`) applies wherever some variant needs
+/// it. The condition is read where PEP 825 puts it, in the chosen wheels' Requires-Dist: an entry
+/// that some chosen wheel asks for only under a variant marker its variant fails, or that only
+/// entries left out ask for, and that no entry kept asks for, is left out (to a fixed point).
+/// The metadata of the chosen wheels is read only when some chosen variant wheel has such a
+/// requirement. Returns the names left out.
+Result<std::set<std::string>> variant_only(std::map<std::string, LockedEntry*>& chosen,
+                                           const RequiresDistReader& read) {
+  std::set<std::string> out;
+  bool any = false;
+  for (auto& [name, e] : chosen) {
+    if (!e->choice->label) continue;
+    if (auto ok = read_requirements(name, *e, read); !ok) return fail(ok.error());
+    any = any || !e->variant_excluded.empty();
+  }
+  if (!any) return out;
+  for (auto& [name, e] : chosen) {
+    if (auto ok = read_requirements(name, *e, read); !ok) return fail(ok.error());
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [name, e] : chosen) {
+      if (out.contains(name)) continue;
+      bool drop = false;
+      bool keep = false;
+      for (const auto& [from_name, from] : chosen) {
+        if (from_name == name) continue;
+        const bool asks = requires_name(*from, name);
+        if (out.contains(from_name)) {
+          drop = drop || asks || from->variant_excluded.contains(name);
+        } else {
+          drop = drop || from->variant_excluded.contains(name);
+          keep = keep || asks;
+        }
+      }
+      if (drop && !keep) {
+        out.insert(name);
+        changed = true;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -302,7 +359,15 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
                             kSource, name, candidates.size(), target.description, fmt::join(versions, ", ")));
   }
 
+  std::set<std::string> left_out;
+  if (read_requires && variant_lock) {
+    auto v = variant_only(chosen, read_requires);
+    if (!v) return fail(v.error());
+    left_out = std::move(*v);
+  }
+
   for (const auto& [name, entry] : chosen) {
+    if (left_out.contains(name)) continue;
     const auto& c = *entry->choice;
     Selected s;
     s.name = name;
