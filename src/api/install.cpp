@@ -220,12 +220,13 @@ Result<lock::Lock> read_lock(const SyncRequest& request) {
 }
 
 /// Chooses the lock's wheels for the selection.
-Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock& lock,
+Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock& lock, const plan::Settings& settings,
                                     const python::Interpreter* interpreter,
                                     const std::vector<std::pair<std::string, std::string>>& installed) {
   auto selection = make_selection(request.selection, interpreter, installed);
   if (!selection) return fail(selection.error());
-  auto p = plan::plan_from_lock(lock, fs::absolute(request.lock_file), *selection);
+  auto p = plan::plan_from_lock(lock, fs::absolute(request.lock_file), *selection, request.lock_selection,
+                                plan::lock_requires_reader(settings));
   if (!p) return fail(p.error().with_context(request.lock_file.string()));
   return p;
 }
@@ -406,7 +407,7 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
   if (!request.dry_run && plan::lock_may_download(*lock, settings)) curl = http::preload_curl();
   auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);
-  auto p = choose_from_lock(request, *lock, &opened->interpreter, installed_of(opened->env));
+  auto p = choose_from_lock(request, *lock, settings, &opened->interpreter, installed_of(opened->env));
   if (!p) return fail(p.error());
   if (observer.on_warning) {
     for (const auto& w : p->warnings) observer.on_warning(w);
@@ -431,7 +432,10 @@ Result<std::string> export_lock(const SyncRequest& request, const std::optional<
   if (!lock) return fail(lock.error());
   auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
-  auto p = choose_from_lock(request, *lock, *interpreter ? &**interpreter : nullptr, {});
+  auto settings = make_settings(request.sources);
+  auto scratch = no_cache_dir(request.sources, settings);
+  if (!scratch) return fail(scratch.error());
+  auto p = choose_from_lock(request, *lock, settings, *interpreter ? &**interpreter : nullptr, {});
   if (!p) return fail(p.error());
   auto text = plan::requirements_txt(*p);
   if (output) {

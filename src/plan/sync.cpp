@@ -6,7 +6,6 @@
 
 #include "choose.hpp"
 #include "vwheel/plan/plan.hpp"
-#include "vwheel/resolve/resolver.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::plan {
@@ -22,15 +21,13 @@ struct LockedEntry {
   pep440::Version version;
   std::vector<finder::File> files;
   std::optional<detail::Choice> choice;
-  bool chosen = false;  ///< `choice` was computed (it may be nullopt: no wheel fits)
-  std::string reason;   ///< why no wheel fits
-  std::vector<std::string> requirements;  ///< the chosen wheel's requirements (after `dependencies`)
+  /// The chosen wheel's Requires-Dist that apply (its variant, no extra): read only where some
+  /// name has several applicable entries.
+  std::optional<std::vector<markers::Requirement>> requirements;
+  /// Names its Requires-Dist asks for only under variant markers that the chosen variant fails.
+  std::set<std::string> variant_excluded;
+  std::vector<std::string> requires_dist;  ///< as read
 };
-
-std::string normalized(const std::string& version) {
-  auto v = pep440::Version::parse(version);
-  return v ? v->to_string() : version;
-}
 
 Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWheel& w, const fs::path& lock_dir) {
   finder::File f;
@@ -58,172 +55,6 @@ Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWhe
   return f;
 }
 
-/// The Requires-Dist of the wheel chosen for an entry.
-const std::vector<std::string>& requires_of(const lock::LockedPackage& package, const std::string& wheel) {
-  auto own = package.wheel_requires_dist.find(wheel);
-  return own != package.wheel_requires_dist.end() ? own->second : package.requires_dist;
-}
-
-/// Answers the resolver from the lock's entries: each version's dependencies are those of the wheel
-/// chosen for the target, evaluated with its variant. A dependency that no locked version of the
-/// project satisfies is remembered, so that a failed resolution names it.
-class LockProvider final : public resolve::Provider {
- public:
-  LockProvider(std::map<std::string, std::vector<LockedEntry>>& projects, const selection::Selection& target)
-      : projects_(projects), target_(target) {}
-
-  Result<std::vector<pep440::Version>> versions(std::string_view name) override {
-    std::vector<pep440::Version> out;
-    auto it = projects_.find(std::string(name));
-    if (it == projects_.end()) return out;
-    for (auto& entry : it->second) {
-      auto c = choose(std::string(name), entry);
-      if (!c) return fail(c.error());
-      if (*c) out.push_back(entry.version);
-    }
-    std::sort(out.begin(), out.end(), std::greater<>());
-    return out;
-  }
-
-  Result<resolve::Dependencies> dependencies(std::string_view name, const pep440::Version& version) override {
-    auto* entry = find(std::string(name), version);
-    if (!entry || !entry->choice) return fail(fmt::format("{}: package `{}` {}: no wheel chosen", kSource, name, version.to_string()));
-    const auto& c = *entry->choice;
-    resolve::Dependencies deps;
-    deps.environment = c.environment;
-    auto texts = requirements_of(*entry);
-    if (!texts) return fail(texts.error());
-    for (const auto& text : *texts) {
-      auto r = markers::Requirement::parse(text);
-      if (!r) return fail(r.error().with_context(fmt::format("{}: package `{}`: requires-dist", kSource, name)));
-      if (wheel_name::canonicalize_name(r->name) != name) {
-        auto env = c.environment;
-        env.variables.insert_or_assign("extra", "");
-        auto applies = r->applies_to(env);
-        if (!applies) return fail(applies.error().with_context(fmt::format("{}: package `{}`", kSource, name)));
-        if (*applies && !satisfiable(*r)) {
-          missing_.push_back(detail::unmet_requirement(name, entry->package->version, c.label, *r,
-                                                       "which the lock does not contain: run vwheel lock again"));
-        }
-      }
-      deps.requires_dist.push_back(std::move(*r));
-    }
-    entry->requirements = std::move(*texts);
-    return deps;
-  }
-
-  /// The requirements of an entry: from its `dependencies` (PEP 751) when it has them, each edge
-  /// group (same project, same marker) a requirement that admits exactly the group's locked
-  /// versions; else from `[packages.tool.vwheel]` (locks written before the edges carried markers).
-  Result<std::vector<std::string>> requirements_of(const LockedEntry& entry) {
-    const auto& package = *entry.package;
-    if (package.dependencies.empty()) return requires_of(package, entry.choice->wheel->filename);
-    std::map<std::pair<std::string, std::string>, std::set<std::string>> groups;  // (name, marker) -> versions
-    for (const auto& d : package.dependencies) {
-      auto n = d.find("name");
-      if (n == d.end()) continue;
-      auto v = d.find("version");
-      auto m = d.find("marker");
-      auto& versions = groups[{wheel_name::canonicalize_name(n->second), m == d.end() ? "" : m->second}];
-      if (v != d.end()) versions.insert(normalized(v->second));
-    }
-    std::vector<std::string> out;
-    for (const auto& [key, versions] : groups) {
-      const auto& [dep, marker] = key;
-      std::vector<std::string> excluded;
-      bool any = versions.empty();  // an edge without `version` (other tools): any locked version
-      if (auto it = projects_.find(dep); it != projects_.end() && !versions.empty()) {
-        for (const auto& e : it->second) {
-          if (versions.contains(e.version.to_string())) {
-            any = true;
-          } else {
-            excluded.push_back("!=" + e.version.to_string());
-          }
-        }
-      }
-      std::string text = dep;
-      if (!any) {
-        // No entry of the group is in the lock (for this target): a requirement nothing satisfies.
-        text += fmt::format("=={}", *versions.begin());
-      } else if (!excluded.empty()) {
-        text += fmt::format("{}", fmt::join(excluded, ","));
-      }
-      if (!marker.empty()) text += "; " + marker;
-      out.push_back(std::move(text));
-    }
-    return out;
-  }
-
-  LockedEntry* find(const std::string& name, const pep440::Version& version) {
-    auto it = projects_.find(name);
-    if (it == projects_.end()) return nullptr;
-    for (auto& e : it->second) {
-      if (e.version == version) return &e;
-    }
-    return nullptr;
-  }
-
-  const std::vector<std::string>& missing() const { return missing_; }
-
- private:
-  bool satisfiable(const markers::Requirement& r) const {
-    auto it = projects_.find(wheel_name::canonicalize_name(r.name));
-    if (it == projects_.end()) return false;
-    return std::any_of(it->second.begin(), it->second.end(),
-                       [&](const LockedEntry& e) { return r.specifier.contains(e.version, true); });
-  }
-
-  Result<bool> choose(const std::string& name, LockedEntry& entry) {
-    if (entry.chosen) return entry.choice.has_value();
-    detail::ChooseRequest request;
-    request.name = name;
-    request.version = entry.package->version;
-    for (const auto& f : entry.files) request.files.push_back(&f);
-    request.no_variants = target_.no_variants;
-    if (const auto* forced = target_.forced_label(name)) request.forced_label = *forced;
-    request.allow_yanked = true;
-    const auto* package = entry.package;
-    auto loader = [&](const finder::File*, const std::vector<const finder::File*>&,
-                      std::vector<std::string>&) -> Result<variant::VariantMetadata> {
-      if (!package->variants_json) {
-        return fail(fmt::format("{}: package `{}` lists variant wheels but no [packages.variants-json]", kSource, name));
-      }
-      return *package->variants_json;
-    };
-    auto c = detail::choose(request, target_, loader, entry.reason);
-    if (!c) return fail(c.error());
-    entry.chosen = true;
-    entry.choice = std::move(*c);
-    return entry.choice.has_value();
-  }
-
-  std::map<std::string, std::vector<LockedEntry>>& projects_;
-  const selection::Selection& target_;
-  std::vector<std::string> missing_;
-};
-
-
-
-/// `name==version` requirements for the roots of a lock without `[tool.vwheel] requirements`:
-/// lock::root_packages of the entries that apply to the target (the source components of their
-/// `dependencies` graph, so that a dependency cycle nothing else names is installed too).
-std::vector<markers::Requirement> roots_of(const std::map<std::string, std::vector<LockedEntry>>& projects) {
-  std::vector<const lock::LockedPackage*> packages;
-  std::vector<std::string> names;
-  for (const auto& [name, entries] : projects) {
-    for (const auto& e : entries) {
-      packages.push_back(e.package);
-      names.push_back(name);
-    }
-  }
-  std::vector<markers::Requirement> out;
-  for (auto i : lock::root_packages(packages)) {
-    auto r = markers::Requirement::parse(fmt::format("{}=={}", names[i], packages[i]->version));
-    if (r) out.push_back(std::move(*r));
-  }
-  return out;
-}
-
 /// Why an entry without wheels cannot be synced: what it has instead (PEP 751's other sources).
 std::string without_wheels(const lock::Lock& lock, const lock::LockedPackage& p) {
   std::vector<std::string> has;
@@ -237,20 +68,216 @@ std::string without_wheels(const lock::Lock& lock, const lock::LockedPackage& p)
                                  : fmt::format("only {}", fmt::join(has, " and ")));
 }
 
+
+/// `, `-joined, or `none`.
+std::string listed(const std::vector<std::string>& values) {
+  return values.empty() ? std::string("none") : fmt::format("{}", fmt::join(values, ", "));
+}
+
+/// Whether `offered` (as the lock writes them) holds `name` (canonical).
+bool offers(const std::vector<std::string>& offered, const std::string& name) {
+  return std::any_of(offered.begin(), offered.end(),
+                     [&](const std::string& o) { return wheel_name::canonicalize_name(o) == name; });
+}
+
+/// PEP 751's `extras` and `dependency_groups` marker sets for what is asked: the asked extras (all
+/// of the lock's with `all_extras`); the asked groups, with the lock's `default-groups` unless
+/// `no_default_groups`, or only `only_groups`. A name the lock does not offer is an input error.
+Result<void> add_extras_and_groups(const lock::Lock& lock, const LockSelection& asked, markers::Environment& env) {
+  for (const auto& e : asked.extras) {
+    const auto name = wheel_name::canonicalize_name(e);
+    if (!offers(lock.extras, name)) {
+      return fail(fmt::format("{}: extra `{}` is not among the lock's `extras` ({})", kSource, e, listed(lock.extras)));
+    }
+    env.extras.insert(name);
+  }
+  if (asked.all_extras) {
+    for (const auto& e : lock.extras) env.extras.insert(wheel_name::canonicalize_name(e));
+  }
+  // `default-groups` names synthetic groups that `dependency-groups` need not list.
+  auto groups = lock.dependency_groups;
+  groups.insert(groups.end(), lock.default_groups.begin(), lock.default_groups.end());
+  std::vector<std::string> chosen = asked.only_groups.empty() ? asked.groups : asked.only_groups;
+  for (const auto& g : chosen) {
+    const auto name = wheel_name::canonicalize_name(g);
+    if (!offers(groups, name)) {
+      return fail(fmt::format("{}: dependency group `{}` is not among the lock's `dependency-groups` ({})", kSource, g,
+                              listed(groups)));
+    }
+    env.dependency_groups.insert(name);
+  }
+  if (asked.only_groups.empty() && !asked.no_default_groups) {
+    for (const auto& g : lock.default_groups) env.dependency_groups.insert(wheel_name::canonicalize_name(g));
+  }
+  return {};
+}
+
+/// Chooses the entry's wheel for the target (PEP 825 order, `--variant`, `--no-variants`).
+Result<void> choose_wheel(const lock::Lock& lock, const std::string& name, LockedEntry& entry,
+                          const selection::Selection& target) {
+  const auto* package = entry.package;
+  if (entry.files.empty()) return fail(without_wheels(lock, *package));
+  detail::ChooseRequest request;
+  request.name = name;
+  request.version = package->version;
+  for (const auto& f : entry.files) request.files.push_back(&f);
+  request.no_variants = target.no_variants;
+  if (const auto* forced = target.forced_label(name)) request.forced_label = *forced;
+  request.allow_yanked = true;
+  auto loader = [&](const finder::File*, const std::vector<const finder::File*>&,
+                    std::vector<std::string>&) -> Result<variant::VariantMetadata> {
+    if (!package->variants_json) {
+      return fail(fmt::format("{}: package `{}` lists variant wheels but no [packages.variants-json]", kSource, name));
+    }
+    return *package->variants_json;
+  };
+  std::string reason;
+  auto c = detail::choose(request, target, loader, reason);
+  if (!c) return fail(c.error());
+  if (!*c) {
+    return fail(fmt::format("{}: package `{}` {}: no listed wheel fits {}: {}", kSource, name, package->version,
+                            target.description, reason));
+  }
+  entry.choice = std::move(**c);
+  return {};
+}
+
+/// The chosen wheel's own requirements on other projects that apply where it is installed: its
+/// core metadata's Requires-Dist (never the lock's `dependencies` or tool tables), evaluated with
+/// the wheel's variant and no extra. Read once.
+Result<void> read_requirements(const std::string& name, LockedEntry& entry, const RequiresDistReader& read) {
+  if (entry.requirements) return {};
+  const auto& c = *entry.choice;
+  auto texts = read(*c.wheel);
+  if (!texts) return fail(texts.error());
+  auto env = c.environment;
+  env.variables.insert_or_assign("extra", "");
+  std::vector<markers::Requirement> out;
+  for (const auto& text : *texts) {
+    auto r = markers::Requirement::parse(text);
+    if (!r) return fail(r.error().with_context(fmt::format("{}: Requires-Dist", c.wheel->filename)));
+    if (wheel_name::canonicalize_name(r->name) == name) continue;
+    auto applies = r->applies_to(env);
+    if (!applies) return fail(applies.error().with_context(fmt::format("{}: Requires-Dist", c.wheel->filename)));
+    if (*applies) {
+      out.push_back(std::move(*r));
+    } else if (r->marker && r->marker->uses_variant_variables()) {
+      entry.variant_excluded.insert(wheel_name::canonicalize_name(r->name));
+    }
+  }
+  entry.requires_dist = std::move(*texts);
+  entry.requirements = std::move(out);
+  return {};
+}
+
+/// PEP 825's narrowing of names with several applicable entries (variants of another package pin
+/// different versions; `packages.marker` cannot tell them apart): the entries whose version every
+/// applicable requirement of the wheels chosen so far admits. A name left with one entry is chosen
+/// and its wheel's requirements narrow the others in turn, to a fixed point. Returns the names
+/// that some chosen wheel requires; an error where the requirements leave no entry.
+Result<std::set<std::string>> narrow(const lock::Lock& lock, const selection::Selection& target,
+                                     std::map<std::string, LockedEntry*>& chosen,
+                                     std::map<std::string, std::vector<LockedEntry*>>& ambiguous,
+                                     const RequiresDistReader& read) {
+  std::set<std::string> named;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = ambiguous.begin(); it != ambiguous.end();) {
+      auto& [name, candidates] = *it;
+      for (auto& [from_name, from] : chosen) {
+        if (auto ok = read_requirements(from_name, *from, read); !ok) return fail(ok.error());
+        for (const auto& r : *from->requirements) {
+          if (wheel_name::canonicalize_name(r.name) != name) continue;
+          named.insert(name);
+          std::erase_if(candidates, [&](const LockedEntry* e) { return !r.specifier.contains(e->version, true); });
+          if (candidates.empty()) {
+            return fail(detail::unmet_requirement(from_name, from->package->version, from->choice->label, r,
+                                                  "which the lock does not contain: run vwheel lock again"));
+          }
+        }
+      }
+      if (candidates.size() != 1) {
+        ++it;
+        continue;
+      }
+      if (auto ok = choose_wheel(lock, name, *candidates.front(), target); !ok) return fail(ok.error());
+      chosen.emplace(name, candidates.front());
+      it = ambiguous.erase(it);
+      changed = true;
+    }
+  }
+  return named;
+}
+
+/// Whether `from` asks for `name` under markers that hold.
+bool requires_name(const LockedEntry& from, const std::string& name) {
+  return std::any_of(from.requirements->begin(), from.requirements->end(),
+                     [&](const markers::Requirement& r) { return wheel_name::canonicalize_name(r.name) == name; });
+}
+
+/// PEP 825 keeps variant markers out of `packages.marker`: an entry needed only under a variant
+/// marker (torch's `nvidia-cudnn; variant_label == "cu128"`) applies wherever some variant needs
+/// it. The condition is read where PEP 825 puts it, in the chosen wheels' Requires-Dist: an entry
+/// that some chosen wheel asks for only under a variant marker its variant fails, or that only
+/// entries left out ask for, and that no entry kept asks for, is left out (to a fixed point).
+/// The metadata of the chosen wheels is read only when some chosen variant wheel has such a
+/// requirement. Returns the names left out.
+Result<std::set<std::string>> variant_only(std::map<std::string, LockedEntry*>& chosen,
+                                           const RequiresDistReader& read) {
+  std::set<std::string> out;
+  bool any = false;
+  for (auto& [name, e] : chosen) {
+    if (!e->choice->label) continue;
+    if (auto ok = read_requirements(name, *e, read); !ok) return fail(ok.error());
+    any = any || !e->variant_excluded.empty();
+  }
+  if (!any) return out;
+  for (auto& [name, e] : chosen) {
+    if (auto ok = read_requirements(name, *e, read); !ok) return fail(ok.error());
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [name, e] : chosen) {
+      if (out.contains(name)) continue;
+      bool drop = false;
+      bool keep = false;
+      for (const auto& [from_name, from] : chosen) {
+        if (from_name == name) continue;
+        const bool asks = requires_name(*from, name);
+        if (out.contains(from_name)) {
+          drop = drop || asks || from->variant_excluded.contains(name);
+        } else {
+          drop = drop || from->variant_excluded.contains(name);
+          keep = keep || asks;
+        }
+      }
+      if (drop && !keep) {
+        out.insert(name);
+        changed = true;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, const selection::Selection& target) {
+Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, const selection::Selection& target,
+                            const LockSelection& asked, const RequiresDistReader& read_requires) {
   const fs::path lock_dir = lock_file.parent_path();
-  auto base = target.marker_environment();
-  // PEP 751: markers may test the extras and dependency groups being installed (none asked: the
-  // lock's default groups).
-  for (const auto& g : lock.default_groups) base.dependency_groups.insert(wheel_name::canonicalize_name(g));
   Plan plan;
   plan.target = target.description;
-  // PEP 751's installer rules: the lock's requires-python and environments must admit the target.
+  // PEP 751 "Installation", in its order. The lock-version: a newer minor is read as 1.0.
+  if (lock.lock_version != "1.0") {
+    plan.warnings.push_back(fmt::format("{}: lock-version `{}` is newer than the 1.0 vwheel knows; reading it as 1.0",
+                                        kSource, lock.lock_version));
+  }
+  // The lock's requires-python and environments must admit the target.
   if (lock.requires_python) {
     if (auto ok = target.check_requires_python(*lock.requires_python, kSource); !ok) return fail(ok.error());
   }
+  auto base = target.marker_environment();
+  if (auto ok = add_extras_and_groups(lock, asked, base); !ok) return fail(ok.error());
   if (!lock.environments.empty()) {
     bool any = false;
     for (const auto& text : lock.environments) {
@@ -265,31 +292,30 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
                               fmt::join(lock.environments, "; ")));
     }
   }
-  if (lock.lock_version != "1.0") {
-    plan.warnings.push_back(fmt::format("{}: lock-version `{}` is newer than the 1.0 vwheel knows; reading it as 1.0",
-                                        kSource, lock.lock_version));
-  }
-  // PEP 751: an entry whose marker is false for the target is not installed; several entries of one
-  // project (other versions, other markers) are allowed as long as one version is listed once.
+  // Each entry whose `marker` holds (with the extras and groups asked) and whose own
+  // `requires-python` admits the target applies; the entries of a project are collected by name.
   std::map<std::string, std::vector<LockedEntry>> projects;
   for (const auto& p : lock.packages) {
+    const auto where = fmt::format("{}: package `{}`", kSource, p.name);
     if (p.marker) {
       auto m = markers::Marker::parse(*p.marker);
-      if (!m) return fail(m.error().with_context(fmt::format("{}: package `{}`: marker", kSource, p.name)));
+      if (!m) return fail(m.error().with_context(where + ": marker"));
       auto v = m->evaluate(base);
-      if (!v) return fail(v.error().with_context(fmt::format("{}: package `{}`: marker", kSource, p.name)));
+      if (!v) return fail(v.error().with_context(where + ": marker"));
       if (!*v) continue;
     }
-    auto version = pep440::Version::parse(p.version);
-    if (!version) return fail(version.error().with_context(fmt::format("{}: package `{}`", kSource, p.name)));
-    auto name = wheel_name::canonicalize_name(p.name);
-    auto& entries = projects[name];
-    for (const auto& e : entries) {
-      if (e.version == *version) {
-        return fail(fmt::format("{}: package `{}` {} is listed twice for {}", kSource, p.name, p.version,
-                                target.description));
-      }
+    if (p.requires_python) {
+      auto ok = target.check_requires_python(*p.requires_python, fmt::format("{} {}", where, p.version));
+      if (!ok) return fail(ok.error());
     }
+    if (p.wheels.empty() && !p.sdist && p.other_sources == std::vector<std::string>{"directory"}) {
+      plan.warnings.push_back(fmt::format("{}: the project {} {} is a directory entry: vwheel sync installs its "
+                                          "dependencies, not the project itself",
+                                          kSource, p.name, p.version));
+      continue;
+    }
+    auto version = pep440::Version::parse(p.version);
+    if (!version) return fail(version.error().with_context(where));
     LockedEntry entry;
     entry.package = &p;
     entry.version = std::move(*version);
@@ -298,98 +324,69 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
       if (!f) return fail(f.error());
       entry.files.push_back(std::move(*f));
     }
-    entries.push_back(std::move(entry));
+    projects[wheel_name::canonicalize_name(p.name)].push_back(std::move(entry));
   }
 
-  std::vector<markers::Requirement> roots;
-  if (!lock.requirements.empty()) {
-    for (const auto& text : lock.requirements) {
-      auto r = markers::Requirement::parse(text);
-      if (!r) return fail(r.error().with_context(fmt::format("{}: [tool.vwheel] requirements", kSource)));
-      roots.push_back(std::move(*r));
+  // A name with one applicable entry is installed from it; several are narrowed (PEP 825), and
+  // the core metadata is read only then.
+  std::map<std::string, LockedEntry*> chosen;
+  std::map<std::string, std::vector<LockedEntry*>> ambiguous;
+  for (auto& [name, entries] : projects) {
+    if (entries.size() == 1) {
+      if (auto ok = choose_wheel(lock, name, entries.front(), target); !ok) return fail(ok.error());
+      chosen.emplace(name, &entries.front());
+      continue;
     }
-  } else {
-    roots = roots_of(projects);
+    for (auto& e : entries) ambiguous[name].push_back(&e);
   }
-  for (const auto& r : roots) {
-    auto applies = r.applies_to(base);
-    if (!applies) return fail(applies.error().with_context(fmt::format("{}: requirement `{}`", kSource, r.to_string())));
-    if (!*applies) continue;
-    auto it = projects.find(wheel_name::canonicalize_name(r.name));
-    const bool found = it != projects.end() && std::any_of(it->second.begin(), it->second.end(), [&](const auto& e) {
-                         return r.specifier.contains(e.version, true);
-                       });
-    if (!found) {
-      return fail(fmt::format("{}: `{}` (required by root) is not in the lock; run vwheel lock again", kSource,
-                              r.to_string()));
-    }
+  std::set<std::string> named;
+  if (!ambiguous.empty() && read_requires) {
+    auto n = narrow(lock, target, chosen, ambiguous, read_requires);
+    if (!n) return fail(n.error());
+    named = std::move(*n);
   }
-
-  // Sync walks the lock's graph with the resolver: from the roots, each project's version is one
-  // the lock holds, its wheel is chosen for the target, and its requirements (evaluated with that
-  // wheel's variant) lead to the locked versions that satisfy them.
-  LockProvider provider(projects, target);
-  resolve::Options options;
-  options.pre = true;
-  auto resolution = resolve::resolve(provider, roots, {}, base, options);
-  if (!resolution) {
-    if (!provider.missing().empty()) return fail(provider.missing().front());
-    // A project whose only locked version has no wheel for the target: say why.
-    for (const auto& r : roots) {
-      auto it = projects.find(wheel_name::canonicalize_name(r.name));
-      if (it == projects.end()) continue;
-      for (const auto& e : it->second) {
-        if (e.chosen && !e.choice && e.files.empty()) return fail(without_wheels(lock, *e.package));
-        if (e.chosen && !e.choice) {
-          return fail(fmt::format("{}: package `{}` {}: no listed wheel fits {}: {}", kSource, it->first,
-                                  e.package->version, target.description, e.reason));
-        }
-      }
-    }
-    // A dependency none of whose locked versions can be installed because it has no wheels.
-    for (const auto& [name, entries] : projects) {
-      if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return e.choice.has_value(); })) continue;
-      for (const auto& e : entries) {
-        if (e.chosen && e.files.empty()) return fail(without_wheels(lock, *e.package));
-      }
-    }
-    return fail(resolution.error().with_context(kSource));
+  // In a lock with variant wheels, several entries of a name that no chosen wheel requires are
+  // there for other variants (torch's CUDA runtime libraries on a machine without a GPU): none is
+  // needed. Elsewhere, PEP 751 refuses to guess.
+  const bool variant_lock =
+      std::any_of(lock.packages.begin(), lock.packages.end(), [](const auto& p) { return p.variants_json.has_value(); });
+  for (const auto& [name, candidates] : ambiguous) {
+    if (read_requires && variant_lock && !named.contains(name)) continue;
+    std::vector<std::string> versions;
+    for (const auto* e : candidates) versions.push_back(e->package->version);
+    return fail(fmt::format("{}: package `{}` has {} entries that apply to {} (versions {}) and nothing tells them "
+                            "apart; a lock must leave at most one per name (PEP 751)",
+                            kSource, name, candidates.size(), target.description, fmt::join(versions, ", ")));
   }
 
-  for (const auto& pin : resolution->pins) {
-    auto* entry = provider.find(pin.name, pin.version);
-    if (!entry || !entry->choice) return fail(fmt::format("{}: package `{}`: no wheel chosen", kSource, pin.name));
+  std::set<std::string> left_out;
+  if (read_requires && variant_lock) {
+    auto v = variant_only(chosen, read_requires);
+    if (!v) return fail(v.error());
+    left_out = std::move(*v);
+  }
+
+  for (const auto& [name, entry] : chosen) {
+    if (left_out.contains(name)) continue;
     const auto& c = *entry->choice;
-    if (entry->package->requires_python) {
-      auto ok = target.check_requires_python(*entry->package->requires_python,
-                                             fmt::format("{}: package `{}` {}", kSource, pin.name, entry->package->version));
-      if (!ok) return fail(ok.error());
-    }
     Selected s;
-    s.name = pin.name;
+    s.name = name;
     s.version = entry->package->version;
     s.wheel = *c.wheel;
     s.label = c.label;
     s.properties = detail::property_strings(c.properties);
     s.why = c.why;
     s.other_variants = c.others;
-    s.requested = pin.requested;
-    s.required_by = pin.required_by;
-    s.extras = pin.extras;
-    s.requires_dist = entry->requirements;
+    // What a lock lists is asked for, as every line of a requirements file is.
+    s.requested = true;
+    s.requires_dist = entry->requires_dist;
     s.environment = c.environment;
     s.explain = c.explain;
-    if (c.label) {
-      s.variants_json_location =
-          fmt::format("{} packages[{}].variants-json", lock_file.string(), entry->package - lock.packages.data());
-    }
+    const auto index = entry->package - lock.packages.data();
+    if (c.label) s.variants_json_location = fmt::format("{} packages[{}].variants-json", lock_file.string(), index);
     if (auto sha = s.wheel.sha256()) s.allowed_sha256.push_back(*sha);
-    s.listed_at = fmt::format("{} packages[{}].wheels[{}]", lock_file.string(), entry->package - lock.packages.data(),
-                              c.wheel - entry->files.data());
+    s.listed_at = fmt::format("{} packages[{}].wheels[{}]", lock_file.string(), index, c.wheel - entry->files.data());
     plan.packages.push_back(std::move(s));
-  }
-  if (auto ok = detail::check_complete(plan, "which the lock does not contain: run vwheel lock again"); !ok) {
-    return fail(ok.error());
   }
   // An exact sync of an empty plan uninstalls everything: from a lock with packages, that is never
   // what was meant, and is refused with the reason.
@@ -397,7 +394,7 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
     return fail(fmt::format("{}: none of the lock's {} package{} applies to {}: {}; refusing to empty the environment",
                             kSource, lock.packages.size(), lock.packages.size() == 1 ? "" : "s", target.description,
                             projects.empty() ? "every package's `marker` is false there"
-                                             : "no `[tool.vwheel] requirements` applies there"));
+                                             : "none of those whose `marker` holds is installed there"));
   }
   return plan;
 }

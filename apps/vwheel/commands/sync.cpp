@@ -1,6 +1,7 @@
-// `vwheel sync pylock.toml [--target PROFILE] [--python PY]` and
-// `vwheel export pylock.toml --format requirements.txt [--target PROFILE]`: the wheels of a lock
-// chosen for one machine, installed exactly or written out.
+// `vwheel sync pylock.toml [--target PROFILE] [--python PY] [--extra E] [--group G] ...` and
+// `vwheel export pylock.toml --format requirements.txt [--target PROFILE] [--extra E] ...`: the
+// wheels of a lock chosen for one machine (PEP 751's installation steps), installed exactly or
+// written out.
 
 #include <fmt/format.h>
 
@@ -23,6 +24,7 @@ struct LockOptions {
   bool explain = false;
   bool compile = false;
   bool no_cache = false;
+  plan::LockSelection asked;
   WheelCacheOptions wheel_cache;
   SelectionOptions selection;
   IndexOptions index;
@@ -30,6 +32,7 @@ struct LockOptions {
   [[nodiscard]] api::SyncRequest request() const {
     api::SyncRequest r;
     r.lock_file = lock_file;
+    r.lock_selection = asked;
     if (!python.empty()) r.python = python;
     r.selection = selection.to_request();
     r.selection.no_cache = no_cache;
@@ -44,6 +47,20 @@ struct LockOptions {
   }
 };
 
+/// PEP 751's `extras` and `dependency_groups`: what of the lock to install besides its default.
+void add_lock_selection_options(CLI::App& cmd, plan::LockSelection& asked) {
+  auto* extra = cmd.add_option("--extra", asked.extras, "Install what the lock marks for this extra (repeatable)");
+  auto* all = cmd.add_flag("--all-extras", asked.all_extras, "Install what the lock marks for any of its extras");
+  all->excludes(extra);
+  auto* group = cmd.add_option("--group", asked.groups,
+                               "Install what the lock marks for this dependency group too (repeatable)");
+  auto* no_default = cmd.add_flag("--no-default-groups", asked.no_default_groups,
+                                  "Leave out the lock's default-groups");
+  auto* only = cmd.add_option("--only-group", asked.only_groups,
+                              "Install only what the lock marks for this group (repeatable; no default groups)");
+  only->excludes(group)->excludes(no_default);
+}
+
 }  // namespace
 
 void add_sync_command(CLI::App& app, Dispatch& dispatch) {
@@ -53,6 +70,7 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("lock", o->lock_file, "The lock file (pylock.toml)")->required();
   cmd->add_option("--python", o->python, "Interpreter whose environment to sync (default: $VIRTUAL_ENV, else python3)");
   add_selection_options(*cmd, o->selection);
+  add_lock_selection_options(*cmd, o->asked);
   cmd->add_flag("--dry-run", o->dry_run, "Print what would change; change nothing");
   cmd->add_option("--report", o->report, "Write a JSON report of the choice");
   cmd->add_flag("--explain", o->explain, "Explain each variant choice");
@@ -89,6 +107,7 @@ void add_export_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--format", o->format, "Output format (requirements.txt)")->check(CLI::IsMember({"requirements.txt"}));
   cmd->add_option("--python", o->python, "Interpreter whose markers and tags to use (default: $VIRTUAL_ENV, else python3)");
   add_selection_options(*cmd, o->selection);
+  add_lock_selection_options(*cmd, o->asked);
   cmd->add_option("-o,--output", o->output, "File to write (default: stdout)");
   add_index_options(*cmd, o->index, false);
   cmd->callback([o, &dispatch] {

@@ -120,6 +120,8 @@ struct LockReport {
 /// `vwheel sync` and `vwheel export`.
 struct SyncRequest {
   std::filesystem::path lock_file;
+  /// The extras and dependency groups to install (PEP 751 `extras` / `dependency_groups`).
+  plan::LockSelection lock_selection;
   std::optional<std::filesystem::path> python;
   SelectionRequest selection;
   SourceRequest sources;

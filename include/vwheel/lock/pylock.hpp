@@ -142,19 +142,6 @@ struct Lock {
 /// Unknown keys (other tools' `tool` tables, future PEP 751 keys) are ignored, never an error.
 [[nodiscard]] Result<Lock> parse_pylock(std::string_view text, const std::string& source);
 
-/// The entries a lock without `[tool.vwheel] requirements` is installed from: `vwheel sync` walks
-/// the `dependencies` edges from them. `packages` are the entries that apply to the target; an
-/// edge names an entry by `name` (compared normalized) and `version` (compared as PEP 440
-/// versions; an edge without `version` names every entry of the project), and edges to entries
-/// not in `packages` are ignored. The roots are the entries of the *source components* of the
-/// graph: its strongly connected components that no edge enters from outside. Every entry is
-/// reachable from one of them, and none of them from an entry outside its component, so they are
-/// what nothing else in the lock asked for. A component of one entry is an entry no edge names
-/// (every entry when there are no edges); a cycle (`sphinx` <-> `sphinxcontrib-*`) that nothing
-/// else names is a source component of several entries, all of them roots. Returns indexes into
-/// `packages`, ascending; never empty when `packages` is not.
-[[nodiscard]] std::vector<std::size_t> root_packages(const std::vector<const LockedPackage*>& packages);
-
 /// PEP 825: keeps the `variants` entries whose labels are in `used_labels` (each in full) and
 /// drops the others, then drops the namespaces no kept variant uses from
 /// `default-priorities.namespace`, and their `default-priorities.feature`/`property`,

@@ -235,22 +235,46 @@ class HeadStart {
                                            const std::vector<selection::Selection>& targets, bool quiet = false,
                                            HeadStart* head = nullptr);
 
-/// Chooses, from a lock alone, the wheel of every package the lock's roots reach on `target`:
-/// the resolver runs over the lock's entries (those whose `marker` holds), choosing each entry's
-/// wheel for the target (PEP 825 order, `--variant`, `--no-variants`) and taking its requirements
-/// from its `dependencies` edges (else `[packages.tool.vwheel]`), evaluated with the selected
-/// wheel's variant. Roots: `[tool.vwheel] requirements`, else lock::root_packages (the entries
-/// nothing outside their dependency cycle, if any, reaches). PEP 751's installer rules apply
-/// (`requires-python`, `environments`, a package's own `requires-python`; a newer minor
-/// `lock-version` is a warning in `Plan::warnings`). Errors: a requirement of a chosen wheel that no
-/// locked entry satisfies (`torch 2.9.0 [cu128] requires nv-lib==12.8.0, which the lock does not
-/// contain: run vwheel lock again`), a package whose wheels none fits or that has no wheels (only
-/// an sdist, vcs, directory or archive source), an unknown label, a missing hash, and a plan with
-/// nothing in it from a lock that has packages (a sync would empty the environment). `lock_file`
-/// is where the lock was read: wheel paths are relative to its directory, and the planned variant
-/// wheels name its `packages[N].variants-json` as where their properties come from.
+/// What a lock is installed with: PEP 751's `extras` and `dependency_groups` marker sets.
+struct LockSelection {
+  std::vector<std::string> extras;  ///< `--extra`
+  bool all_extras = false;          ///< every extra of the lock's `extras`
+  std::vector<std::string> groups;  ///< `--group`, besides the default groups
+  bool no_default_groups = false;   ///< without the lock's `default-groups`
+  std::vector<std::string> only_groups;  ///< `--only-group`: these groups alone
+};
+
+/// The Requires-Dist lines of a wheel's core metadata (its METADATA).
+using RequiresDistReader = std::function<Result<std::vector<std::string>>(const finder::File&)>;
+
+/// Chooses, from a lock alone, the wheel of every package to install on `target`, following PEP
+/// 751's "Installation" steps: the `lock-version` (a newer minor is a warning in `Plan::warnings`),
+/// the top-level `requires-python` and `environments`, then each `[[packages]]` entry whose
+/// `marker` holds (evaluated with `extras` and `dependency_groups` from `asked`: by default the
+/// lock's `default-groups`; an extra or group the lock does not offer is an error) and whose own
+/// `requires-python` admits the target (else an error). Each applicable entry is installed: its
+/// wheel chosen for the target (PEP 825 order, `--variant`, `--no-variants`). A name with several
+/// applicable entries (PEP 825: variants of another package pin different versions) is narrowed
+/// by the Requires-Dist of the wheels chosen for the other packages, read with `read_requires`
+/// (only then), evaluated with each wheel's variant: the entries every applicable requirement
+/// admits, to a fixed point. Still several: PEP 751's ambiguity error, except in a lock with
+/// variant wheels, where a name that no chosen wheel requires is not installed. Neither
+/// `dependencies` nor tool tables decide anything. An entry whose only source is `directory` (a
+/// project's own) is skipped with a warning. Errors: a requirement that leaves a name no entry
+/// (`torch 2.9.0 [cu128] requires nv-lib==12.8.0, which the lock does not contain: run vwheel lock
+/// again`), an applicable entry whose wheels none fits or that has no wheels (only an sdist, vcs
+/// or archive source), an unknown label, a missing hash, and a plan with nothing in it from a lock
+/// that has packages (a sync would empty the environment). `lock_file` is where the lock was read:
+/// wheel paths are relative to its directory, and the planned variant wheels name its
+/// `packages[N].variants-json` as where their properties come from.
 [[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_file,
-                                          const selection::Selection& target);
+                                          const selection::Selection& target, const LockSelection& asked = {},
+                                          const RequiresDistReader& read_requires = {});
+
+/// The RequiresDistReader of `vwheel sync`: a wheel's METADATA as the finder reads it (a local
+/// wheel from its zip; a remote one by HTTP range requests, kept in the wheel-members cache), with
+/// an HTTP client made on the first call only.
+[[nodiscard]] RequiresDistReader lock_requires_reader(const Settings& settings);
 
 /// Whether resolving `requirements` starts with a request that needs libcurl: a root's project
 /// page on an index, or a find-links page, that the HTTP cache cannot answer alone
