@@ -25,14 +25,6 @@ from wheelfactory import make_wheel, record_hash
 MATRIX = matrix()
 ENV = {e.name: e for e in MATRIX}
 
-NO_MARKERS = "the lock writer does not write packages.marker yet (issue 52, point 1): "
-WAITING = {
-    "platform-roots": NO_MARKERS + "both versions of b apply everywhere (the reader's ambiguity error), and c, d, "
-                                   "e apply on every platform",
-    "old-python": NO_MARKERS + "backport 1.0 applies on Python 3.12/3.13 too, where vwheel export leaves it out",
-    "pypy-only": "the universal lock does not fork over PyPy yet (issue 52, point 1): pypyhelper is not in the "
-                 "lock, so neither reader nor export install it on PyPy",
-}
 NO_PROJECT_LOCK = ("`vwheel lock` of a pyproject.toml project (issue 52, point 4) and export's "
                    "--extra/--group/--only-group/--no-default-groups (point 3) are not merged yet")
 
@@ -194,12 +186,7 @@ def compare(vwheel_bin, home, lock, profiles, environments, extras=frozenset(), 
     return problems, compared
 
 
-def scenario_params():
-    return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=WAITING[name])) if name in WAITING
-            else name for name in SCENARIOS]
-
-
-@pytest.mark.parametrize("name", scenario_params())
+@pytest.mark.parametrize("name", list(SCENARIOS))
 def test_every_environment_narrows_to_one_entry_and_reader_equals_export(vwheel_bin, scenario_lock, profiles,
                                                                          tmp_path, name):
     lock = scenario_lock(name)
@@ -290,7 +277,6 @@ def test_project_extras_and_groups_read_the_same(vwheel_bin, project_lock, profi
     assert set(windows) == expected | ({"winhelper"} if "base" in expected else set())
 
 
-@pytest.mark.xfail(strict=True, reason=WAITING["pypy-only"] + "; " + NO_MARKERS + "cext applies on PyPy too")
 def test_pypy_only_dependency_reads_per_implementation(scenario_lock):
     lock = scenario_lock("pypy-only")
     for e in MATRIX:
@@ -299,7 +285,6 @@ def test_pypy_only_dependency_reads_per_implementation(scenario_lock):
                          else {"app", "cext"}), e.name
 
 
-@pytest.mark.xfail(strict=True, reason=WAITING["old-python"])
 def test_old_python_dependency_reads_per_python(scenario_lock):
     lock = scenario_lock("old-python")
     for e in MATRIX:
