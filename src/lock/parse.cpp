@@ -253,8 +253,8 @@ class Reader {
     const auto name = string_key(table, "name", where);
     const auto version = string_key(table, "version", where);
     if (!table.contains("name")) error(fmt::format("packages[{}]: `name` is missing", index));
-    const bool source_tree = table.contains("directory") || table.contains("vcs") || table.contains("archive");
-    if (!table.contains("version") && !source_tree) {
+    // PEP 751 leaves `version` out where it may not match the code: a source tree.
+    if (!table.contains("version") && !table.contains("directory")) {
       error(fmt::format("packages[{}]{}: `version` is missing", index, name ? " " + backquoted(*name) : std::string()));
     }
     package.name = name.value_or("");

@@ -74,7 +74,7 @@ struct LockedPackage {
   std::string name;  ///< as written (PEP 751 wants it normalized; not enforced)
   /// As written; empty when the entry has none, which PEP 751 allows (and wants, where the version
   /// may not match the code) for a source tree: vwheel reads an entry without `version` only when it
-  /// has a `directory`, `vcs` or `archive` source, and writes none when it is empty.
+  /// has a `directory` (the one source tree it writes), and writes none when it is empty.
   std::string version;
   std::optional<std::string> marker;           ///< PEP 508 marker; never a variant marker (PEP 825)
   std::optional<std::string> requires_python;  ///< a PEP 440 specifier set
@@ -145,8 +145,7 @@ struct Lock {
 ///   256 dotted key parts outside strings (toml++ would overflow the stack on such nesting);
 /// * `lock-version` missing, not `major.minor`, or with a major other than 1
 ///   ("unsupported lock-version `2.0`: vwheel reads 1.x");
-/// * a package without `name`, or without `version` and without a `directory`, `vcs` or `archive`
-///   source; an invalid project name or PEP 440 version; a `directory` without a string `path`,
+/// * a package without `name`, or without `version` and without `directory`; an invalid project name or PEP 440 version; a `directory` without a string `path`,
 ///   or whose `editable` is not a boolean;
 /// * a wheel or sdist without `url` and `path`, or without `hashes`; a hash that is not hex, or
 ///   not of the right length for `sha256`/`sha384`/`sha512`/`sha1`/`md5`;
