@@ -95,6 +95,7 @@ def test_lock_written_elsewhere_points_back_at_the_project(vwheel, tmp_path, lin
     project = tmp_path / "app"
     project.mkdir()
     (project / "pyproject.toml").write_text(PYPROJECT)
+    (tmp_path / "locks").mkdir()
     r = vwheel("lock", "-q", "--no-index", "--find-links", links, "--python", PY, "-o", tmp_path / "locks" / "x.toml",
                cwd=project)
     assert r.rc == 0, r.err
