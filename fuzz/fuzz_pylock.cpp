@@ -92,6 +92,7 @@ void compare_package(const LockedPackage& a, const LockedPackage& b, const std::
   if (a.requires_dist != b.requires_dist) differs(where + ".tool.vwheel.requires-dist", written);
   if (a.wheel_requires_dist != b.wheel_requires_dist) differs(where + ".tool.vwheel.wheel-requires-dist", written);
   if (a.extras != b.extras) differs(where + ".tool.vwheel.extras", written);
+  if (a.directory != b.directory) differs(where + ".directory", written);
 }
 
 void compare_lock(const Lock& read, const Lock& again, const std::string& written) {
@@ -124,6 +125,7 @@ void compare_lock(const Lock& read, const Lock& again, const std::string& writte
   if (a.dependency_groups != again.dependency_groups) differs("dependency-groups", written);
   if (a.default_groups != again.default_groups) differs("default-groups", written);
   if (a.requirements != again.requirements) differs("tool.vwheel.requirements", written);
+  if (a.project_inputs != again.project_inputs) differs("tool.vwheel.project-inputs", written);
   if (a.packages.size() != again.packages.size()) differs("packages (count)", written);
   for (std::size_t i = 0; i < a.packages.size(); ++i) {
     compare_package(a.packages[i], again.packages[i], "packages[" + std::to_string(i) + "]", written);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "vwheel/api/project.hpp"
 #include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/http/client.hpp"
@@ -305,8 +306,13 @@ Result<LockReport> lock(const LockRequest& request) {
   settings.quiet = request.quiet;
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
-  auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
-                                 "nothing to lock: give requirements or -r FILE");
+  // No requirements: the project of the current directory's pyproject.toml, if any.
+  auto project = request.items.empty() && request.requirement_files.empty() ? find_project(".")
+                                                                             : Result<std::optional<ProjectToLock>>();
+  if (!project) return fail(project.error());
+  auto requirements = *project ? project_requirements((*project)->project, request.constraint_files, settings)
+                               : load_roots(request.items, request.requirement_files, request.constraint_files,
+                                            settings, "nothing to lock: give requirements or -r FILE");
   if (!requirements) return fail(requirements.error());
   if (request.python_version) {
     auto spec = pep440::SpecifierSet::parse(*request.python_version);
@@ -374,6 +380,7 @@ Result<LockReport> lock(const LockRequest& request) {
     }
     return fail(Error(fmt::format("--upgrade-package {}: no package {} in the lock or its resolution", n, name)));
   }
+  if (*project) add_project(*made, **project, request.output);
   if (auto ok = write_file_atomic(request.output, lock::write_pylock(*made)); !ok) {
     return fail_as(ok.error(), ErrorKind::environment);
   }

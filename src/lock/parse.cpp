@@ -121,6 +121,7 @@ class Reader {
     lock.default_groups = string_list(doc, "default-groups", "");
     if (const auto* vwheel = tool_table(doc, "")) {
       lock.requirements = string_list(*vwheel, "requirements", "tool.vwheel.");
+      lock.project_inputs = string_key(*vwheel, "project-inputs", "tool.vwheel.");
       for (std::size_t i = 0; i < lock.requirements.size(); ++i) {
         check_requirement(lock.requirements[i], fmt::format("tool.vwheel.requirements[{}]", i));
       }
@@ -252,7 +253,8 @@ class Reader {
     const auto name = string_key(table, "name", where);
     const auto version = string_key(table, "version", where);
     if (!table.contains("name")) error(fmt::format("packages[{}]: `name` is missing", index));
-    if (!table.contains("version")) {
+    // PEP 751 leaves `version` out where it may not match the code: a source tree.
+    if (!table.contains("version") && !table.contains("directory")) {
       error(fmt::format("packages[{}]{}: `version` is missing", index, name ? " " + backquoted(*name) : std::string()));
     }
     package.name = name.value_or("");
@@ -286,6 +288,13 @@ class Reader {
     }
     for (const char* key : {"vcs", "directory", "archive"}) {
       if (table.contains(key)) package.other_sources.emplace_back(key);
+    }
+    if (const toml::node* directory = table.get("directory")) {
+      if (const auto* t = directory->as_table()) {
+        package.directory = read_directory(*t, ctx + ": directory");
+      } else {
+        error(fmt::format("{}: directory: expected a table, got {}", ctx, type_name(*directory)));
+      }
     }
 
     // wheels
@@ -379,6 +388,23 @@ class Reader {
       }
       package.dependencies.push_back(std::move(dependency));
     }
+  }
+
+  LockedDirectory read_directory(const toml::table& table, const std::string& where) {
+    LockedDirectory directory;
+    if (auto path = string_key(table, "path", where + ".")) {
+      directory.path = std::move(*path);
+    } else if (!table.contains("path")) {
+      error(fmt::format("{}: `path` is missing (PEP 751 requires it)", where));
+    }
+    if (const toml::node* editable = table.get("editable")) {
+      if (const auto* b = editable->as_boolean()) {
+        directory.editable = b->get();
+      } else {
+        error(fmt::format("{}.editable: expected a boolean, got {}", where, type_name(*editable)));
+      }
+    }
+    return directory;
   }
 
   LockedFile read_file(const toml::table& table, const std::string& where) {

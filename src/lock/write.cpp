@@ -195,7 +195,7 @@ struct PackageKey {
 void write_package(std::string& out, const LockedPackage& package) {
   out += "\n[[packages]]\n";
   out += "name = " + toml_string(package.name) + "\n";
-  out += "version = " + toml_string(package.version) + "\n";
+  if (!package.version.empty()) out += "version = " + toml_string(package.version) + "\n";
   write_string_key(out, "marker", package.marker);
   write_string_key(out, "requires-python", package.requires_python);
   if (package.index) {
@@ -205,6 +205,11 @@ void write_package(std::string& out, const LockedPackage& package) {
     out += "dependencies = [\n";
     for (const auto& dependency : package.dependencies) out += "    " + inline_table(dependency) + ",\n";
     out += "]\n";
+  }
+  if (package.directory) {
+    out += "directory = { path = " + toml_string(package.directory->path);
+    if (package.directory->editable) out += *package.directory->editable ? ", editable = true" : ", editable = false";
+    out += " }\n";
   }
   if (package.sdist) out += "sdist = " + inline_file(*package.sdist) + "\n";
   if (!package.wheels.empty()) {
@@ -250,8 +255,9 @@ std::string write_pylock(const Lock& lock) {
   std::stable_sort(packages.begin(), packages.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [key, package] : packages) write_package(out, *package);
 
-  if (!lock.requirements.empty()) {
+  if (!lock.requirements.empty() || lock.project_inputs) {
     out += "\n[tool.vwheel]\n";
+    write_string_key(out, "project-inputs", lock.project_inputs);
     write_string_list(out, "requirements", lock.requirements);
   }
   return out;

@@ -11,8 +11,9 @@
 ///   the root requirements the lock was made for). Other tools' `[tool.*]` tables are ignored.
 /// * `[[packages]]`: `name`, `version`, `marker`, `requires-python`, `index`, `dependencies` (the
 ///   string-valued keys of each entry), `wheels`, `sdist`, `[packages.variants-json]` and
-///   `[packages.tool.vwheel]` (`requires-dist`, `extras`). Of `vcs`, `directory` and `archive`
-///   only their presence is kept (for messages); they and `attestation-identities` are not read.
+///   `[packages.tool.vwheel]` (`requires-dist`, `extras`), `directory` (`path`, `editable`: a
+///   locked project's own source tree). Of `vcs` and `archive` only their presence is kept (for
+///   messages); they and `attestation-identities` are not read.
 /// * wheels and sdist: `name`, `url`, `path`, `upload-time`, `size`, `hashes`.
 ///
 /// `[packages.variants-json]` is the index-level `{name}-{version}-variants.json` document with
@@ -60,10 +61,21 @@ using LockedSdist = LockedFile;
 /// edges say which one each package needs; `vwheel sync` follows them.
 using LockedDependency = std::map<std::string, std::string>;
 
+/// `packages.directory`: a source tree on local disk (a locked project itself).
+struct LockedDirectory {
+  std::string path;               ///< relative to the lock file's directory (POSIX separators), or absolute
+  std::optional<bool> editable;   ///< written only when set
+
+  bool operator==(const LockedDirectory&) const = default;
+};
+
 /// One `[[packages]]` entry.
 struct LockedPackage {
-  std::string name;                            ///< as written (PEP 751 wants it normalized; not enforced)
-  std::string version;                         ///< as written
+  std::string name;  ///< as written (PEP 751 wants it normalized; not enforced)
+  /// As written; empty when the entry has none, which PEP 751 allows (and wants, where the version
+  /// may not match the code) for a source tree: vwheel reads an entry without `version` only when it
+  /// has a `directory` (the one source tree it writes), and writes none when it is empty.
+  std::string version;
   std::optional<std::string> marker;           ///< PEP 508 marker; never a variant marker (PEP 825)
   std::optional<std::string> requires_python;  ///< a PEP 440 specifier set
   std::optional<std::string> index;            ///< the index's base URL
@@ -81,9 +93,11 @@ struct LockedPackage {
   std::map<std::string, std::vector<std::string>> wheel_requires_dist;
   /// `[packages.tool.vwheel] extras`: the extras requested of this package.
   std::vector<std::string> extras;
-  /// Which of the keys `vcs`, `directory` and `archive` the entry has, in that order: sources
-  /// vwheel neither installs from nor writes, kept so that `vwheel sync` can say what an entry
-  /// without wheels has instead.
+  /// `[packages.directory]`, which `write_pylock` writes.
+  std::optional<LockedDirectory> directory;
+  /// Which of the keys `vcs`, `directory` and `archive` the entry has, in that order (set when
+  /// reading; not written): sources vwheel does not install from, kept so that `vwheel sync` can
+  /// say what an entry without wheels has instead.
   std::vector<std::string> other_sources;
 
   bool operator==(const LockedPackage&) const = default;
@@ -100,6 +114,10 @@ struct Lock {
   std::vector<std::string> default_groups;     ///< `default-groups`
   /// `[tool.vwheel] requirements`: the root requirements the lock was made for.
   std::vector<std::string> requirements;
+  /// `[tool.vwheel] project-inputs`: for a project's lock, `sha256:<hex>` of what it was made from
+  /// (`metadata::project_inputs_digest`), so that `vwheel sync --locked` can tell whether the
+  /// project's pyproject.toml changed since.
+  std::optional<std::string> project_inputs;
   /// The packages; `write_pylock` sorts them by normalized name, then version, then marker.
   std::vector<LockedPackage> packages;
 
@@ -127,7 +145,8 @@ struct Lock {
 ///   256 dotted key parts outside strings (toml++ would overflow the stack on such nesting);
 /// * `lock-version` missing, not `major.minor`, or with a major other than 1
 ///   ("unsupported lock-version `2.0`: vwheel reads 1.x");
-/// * a package without `name` or `version`, an invalid project name or PEP 440 version;
+/// * a package without `name`, or without `version` and without `directory`; an invalid project name or PEP 440 version; a `directory` without a string `path`,
+///   or whose `editable` is not a boolean;
 /// * a wheel or sdist without `url` and `path`, or without `hashes`; a hash that is not hex, or
 ///   not of the right length for `sha256`/`sha384`/`sha512`/`sha1`/`md5`;
 /// * a wheel file name that does not parse, or whose name/version do not match the package's
