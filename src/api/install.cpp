@@ -397,6 +397,9 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
   if (!scratch) return fail(scratch.error());
   auto lock = read_lock(request);
   if (!lock) return fail(lock.error());
+  if (request.locked) {
+    if (auto ok = check_locked(*lock, request.lock_file); !ok) return fail(ok.error());
+  }
   http::CurlPreload curl;  // while the interpreter is queried, when wheels are to be downloaded
   // A cold run used to spend its first tens of milliseconds serially: querying the interpreter
   // (running it), then loading libcurl (dlopen of libcurl.so.4 and the ~30 libraries it pulls in,
@@ -437,6 +440,9 @@ Result<std::string> export_lock(const SyncRequest& request, const std::optional<
   const auto cache_lock = use_cache(request.sources);
   auto lock = read_lock(request);
   if (!lock) return fail(lock.error());
+  if (request.locked) {
+    if (auto ok = check_locked(*lock, request.lock_file); !ok) return fail(ok.error());
+  }
   auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
   auto settings = make_settings(request.sources);

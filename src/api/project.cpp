@@ -62,7 +62,7 @@ void add_project(lock::Lock& lock, const ProjectToLock& project, const fs::path&
   lock::LockedPackage entry;
   entry.name = project.project.name;
   entry.version = project.project.version.value_or("");
-  entry.marker = fmt::format("'{}' in dependency_groups", plan::kDefaultGroup);
+  entry.marker = fmt::format("\"{}\" in dependency_groups", plan::kDefaultGroup);
   // PEP 751: relative to the lock file's directory, POSIX separators.
   const fs::path from = fs::absolute(lock_file).parent_path().lexically_normal();
   const std::string path = fs::absolute(project.directory).lexically_normal().lexically_relative(from).generic_string();
@@ -74,9 +74,19 @@ void add_project(lock::Lock& lock, const ProjectToLock& project, const fs::path&
 
 Result<void> check_locked(const lock::Lock& lock, const fs::path& lock_path) {
   if (!lock.project_inputs) return {};
-  auto project = find_project(lock_path.parent_path());
+  // The project is the source tree the lock itself names (`vwheel lock -o elsewhere/pylock.toml`
+  // writes a relative path to it), else the lock's own directory.
+  fs::path dir = lock_path.parent_path();
+  for (const auto& p : lock.packages) {
+    if (p.directory && p.marker && p.marker->find(plan::kDefaultGroup) != std::string::npos) {
+      const fs::path where(p.directory->path);
+      dir = where.is_absolute() ? where : (dir / where).lexically_normal();
+      break;
+    }
+  }
+  auto project = find_project(dir);
   if (!project) return fail(project.error());
-  const fs::path pyproject = lock_path.parent_path() / kPyproject;
+  const fs::path pyproject = dir / kPyproject;
   if (!*project) {
     return fail(fmt::format("{} has no [project] table, but {} was made from a project: run vwheel lock",
                             pyproject.string(), lock_path.string()));

@@ -388,9 +388,11 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
     s.listed_at = fmt::format("{} packages[{}].wheels[{}]", lock_file.string(), index, c.wheel - entry->files.data());
     plan.packages.push_back(std::move(s));
   }
-  // An exact sync of an empty plan uninstalls everything: from a lock with packages, that is never
-  // what was meant, and is refused with the reason.
-  if (plan.packages.empty() && !lock.packages.empty()) {
+  // An exact sync of an empty plan uninstalls everything: from a lock with packages and the lock's
+  // own default selection, that is never what was meant, and is refused with the reason. Left out
+  // on purpose (`--no-default-groups`, `--only-group`), it is what was asked.
+  const bool narrowed = asked.no_default_groups || !asked.only_groups.empty();
+  if (plan.packages.empty() && !lock.packages.empty() && !narrowed) {
     return fail(fmt::format("{}: none of the lock's {} package{} applies to {}: {}; refusing to empty the environment",
                             kSource, lock.packages.size(), lock.packages.size() == 1 ? "" : "s", target.description,
                             projects.empty() ? "every package's `marker` is false there"

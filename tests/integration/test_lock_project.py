@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from conftest import ROOT
-from example_site import PY
+from example_site import PY, venv  # noqa: F401 (a fixture)
 
 sys.path.insert(0, str(ROOT / "examples"))
 import make_example_index as example  # noqa: E402
@@ -62,14 +62,14 @@ def test_lock_of_a_project(vwheel, tmp_path, links):
     me = names["my-app"]
     assert me["directory"] == {"path": "."}
     assert me["version"] == "0.3"
-    assert me["marker"] == "'default' in dependency_groups"
+    assert me["marker"] == '"default" in dependency_groups'
     assert "wheels" not in me
     inputs = doc["tool"]["vwheel"]["project-inputs"]
     assert inputs.startswith("sha256:") and len(inputs) == 7 + 64
-    # After merging the writer's markers (issue 52, point 1), enable:
-    # assert names["fast-json"]["marker"] == "'cli' in extras or 'fast' in extras"
-    # assert names["ruff-ish"]["marker"] == "'dev' in dependency_groups or 'test' in dependency_groups"
-    # assert names["base"]["marker"] == "'default' in dependency_groups"
+    assert names["fast-json"]["marker"] == '"cli" in extras or "fast" in extras'
+    assert names["ruff-ish"]["marker"] == '"dev" in dependency_groups or "test" in dependency_groups'
+    # base: the project's dependency, and what click-ish (extra cli) and pytest-ish (group test) need
+    assert names["base"]["marker"] == '"cli" in extras or "default" in dependency_groups or "test" in dependency_groups'
 
 
 def test_project_inputs_follow_the_inputs_not_the_formatting(vwheel, tmp_path, links):
@@ -89,6 +89,47 @@ def test_project_inputs_follow_the_inputs_not_the_formatting(vwheel, tmp_path, l
     doc = tomllib.loads(lock(vwheel, project, links))
     assert doc["tool"]["vwheel"]["project-inputs"] != first
     assert "other" in {p["name"] for p in doc["packages"]}
+
+
+def installed(venv):
+    site = next((venv.parents[1] / "lib").glob("python3*/site-packages"))
+    return {d.name.split("-")[0].lower().replace("_", "-") for d in site.glob("*.dist-info")} - {"pip", "setuptools"}
+
+
+def test_sync_installs_what_extras_and_groups_ask_and_locked_follows_the_project(vwheel, venv, tmp_path, links):
+    project = tmp_path / "app"
+    project.mkdir()
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(PYPROJECT)
+    lock(vwheel, project, links)
+    lockfile = project / "pylock.toml"
+    # name -> what `vwheel sync` installs (the project itself, a directory entry, is not built)
+    for flags, expected in [
+        ((), {"base"}),
+        (("--extra", "cli"), {"base", "click-ish", "fast-json"}),
+        (("--group", "test"), {"base", "pytest-ish", "ruff-ish"}),
+        (("--only-group", "dev"), {"ruff-ish"}),
+        (("--all-extras", "--no-default-groups"), {"base", "click-ish", "fast-json"}),  # click-ish needs base
+    ]:
+        r = vwheel("sync", lockfile, "--python", venv, "--locked", *flags)
+        assert r.rc == 0, (flags, r.err)
+        # The project's own entry is in the default group: said to be left out only where it applies.
+        default = "--only-group" not in flags and "--no-default-groups" not in flags
+        assert ("my-app" in r.err and "directory" in r.err) == default, (flags, r.err)
+        assert installed(venv) == expected, flags
+    # A reformatted pyproject.toml is still the lock's project; a new dependency is not.
+    pyproject.write_text("# comment\n" + PYPROJECT)
+    assert vwheel("sync", lockfile, "--python", venv, "--locked", "--dry-run").rc == 0
+    pyproject.write_text(PYPROJECT.replace('dependencies = ["base>=1"]', 'dependencies = ["base>=1", "other"]'))
+    r = vwheel("sync", lockfile, "--python", venv, "--locked")
+    assert r.rc == 1, r.err
+    assert r.err.strip().count("\n") == 0 and "pyproject.toml changed since" in r.err and "run vwheel lock" in r.err
+    assert installed(venv) == {"base", "click-ish", "fast-json"}  # nothing changed
+    r = vwheel("export", lockfile, "--python", venv, "--locked")
+    assert r.rc == 1 and "pyproject.toml changed since" in r.err, r.err
+    # Without --locked, the lock is what it is.
+    assert vwheel("sync", lockfile, "--python", venv).rc == 0
+    assert installed(venv) == {"base"}
 
 
 def test_lock_written_elsewhere_points_back_at_the_project(vwheel, tmp_path, links):

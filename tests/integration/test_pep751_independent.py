@@ -6,8 +6,6 @@ writes one universal lock (no --target); then in each of the 12 environments of
 `pep751_reader` (PEP 751's installation steps, tomllib + packaging, no vwheel code) must install
 exactly what `vwheel export --target PROFILE` selects: the same names, versions and wheel files.
 
-Tests marked xfail(strict=True) depend on the other parts of issue 52 that are not merged yet
-(their reasons say which); they turn into failures (XPASS) once those land, and then lose the mark.
 """
 import json
 import os
@@ -24,9 +22,6 @@ from wheelfactory import make_wheel, record_hash
 
 MATRIX = matrix()
 ENV = {e.name: e for e in MATRIX}
-
-NO_PROJECT_LOCK = ("`vwheel lock` of a pyproject.toml project (issue 52, point 4) and export's "
-                   "--extra/--group/--only-group/--no-default-groups (point 3) are not merged yet")
 
 
 def run_vwheel(vwheel_bin, home, *args, cwd=None):
@@ -261,7 +256,6 @@ def project_lock(vwheel_bin, tmp_path):
     return project / "pylock.toml"
 
 
-@pytest.mark.xfail(strict=True, reason=NO_PROJECT_LOCK)
 @pytest.mark.parametrize("selection", list(PROJECT_SELECTIONS))
 def test_project_extras_and_groups_read_the_same(vwheel_bin, project_lock, profiles, tmp_path, selection):
     doc = tomllib.loads(project_lock.read_text())

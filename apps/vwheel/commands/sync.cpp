@@ -21,6 +21,7 @@ struct LockOptions {
   std::string format = "requirements.txt";
   std::string output;
   bool dry_run = false;
+  bool locked = false;
   bool explain = false;
   bool compile = false;
   bool no_cache = false;
@@ -39,6 +40,7 @@ struct LockOptions {
     r.sources = index.request;
     r.sources.no_cache = no_cache;
     r.dry_run = dry_run;
+    r.locked = locked;
     r.quiet = index.quiet;
     if (!report.empty()) r.report_file = report;
     r.options.compile = compile;
@@ -71,6 +73,8 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--python", o->python, "Interpreter whose environment to sync (default: $VIRTUAL_ENV, else python3)");
   add_selection_options(*cmd, o->selection);
   add_lock_selection_options(*cmd, o->asked);
+  cmd->add_flag("--locked", o->locked,
+                "Fail when the lock was made from a project whose pyproject.toml changed since (run vwheel lock)");
   cmd->add_flag("--dry-run", o->dry_run, "Print what would change; change nothing");
   cmd->add_option("--report", o->report, "Write a JSON report of the choice");
   cmd->add_flag("--explain", o->explain, "Explain each variant choice");
@@ -108,6 +112,8 @@ void add_export_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--python", o->python, "Interpreter whose markers and tags to use (default: $VIRTUAL_ENV, else python3)");
   add_selection_options(*cmd, o->selection);
   add_lock_selection_options(*cmd, o->asked);
+  cmd->add_flag("--locked", o->locked,
+                "Fail when the lock was made from a project whose pyproject.toml changed since (run vwheel lock)");
   cmd->add_option("-o,--output", o->output, "File to write (default: stdout)");
   add_index_options(*cmd, o->index, false);
   cmd->callback([o, &dispatch] {

@@ -127,6 +127,8 @@ struct SyncRequest {
   SourceRequest sources;
   bool dry_run = false;
   bool quiet = false;
+  /// `--locked`: refuse a lock made from a project whose pyproject.toml changed since (check_locked).
+  bool locked = false;
   std::optional<std::filesystem::path> report_file;
   /// How to install; `cache_dir` is set from `sources` (none with `no_cache`).
   install::InstallOptions options;

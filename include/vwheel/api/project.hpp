@@ -38,11 +38,12 @@ struct ProjectToLock {
 /// Records the project in its lock, written to `lock_file`: every extra and group (normalized,
 /// sorted), `default-groups = ["default"]` (plan::kDefaultGroup), the project as a `[[packages]]`
 /// entry with `directory = { path = ... }` relative to the lock file's directory, its version
-/// when static, and the marker `'default' in dependency_groups`, and `project-inputs`.
+/// when static, and the marker `"default" in dependency_groups`, and `project-inputs`.
 void add_project(lock::Lock& lock, const ProjectToLock& project, const std::filesystem::path& lock_file);
 
-/// For `vwheel sync --locked`: fails (one line, an input error) when the pyproject.toml next to
-/// `lock_path` no longer gives the lock's `[tool.vwheel] project-inputs` ("pyproject.toml changed
+/// For `vwheel sync --locked`: fails (one line, an input error) when the pyproject.toml of the
+/// lock's project (its `directory` entry, relative to `lock_path`'s directory; else next to
+/// `lock_path`) no longer gives the lock's `[tool.vwheel] project-inputs` ("pyproject.toml changed
 /// since pylock.toml was written: run vwheel lock"), or no longer has a `[project]` table. A lock
 /// without `project-inputs` was not made from a project: nothing to check.
 [[nodiscard]] Result<void> check_locked(const lock::Lock& lock, const std::filesystem::path& lock_path);

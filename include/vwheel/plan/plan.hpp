@@ -264,7 +264,8 @@ using RequiresDistReader = std::function<Result<std::vector<std::string>>(const 
 /// (`torch 2.9.0 [cu128] requires nv-lib==12.8.0, which the lock does not contain: run vwheel lock
 /// again`), an applicable entry whose wheels none fits or that has no wheels (only an sdist, vcs
 /// or archive source), an unknown label, a missing hash, and a plan with nothing in it from a lock
-/// that has packages (a sync would empty the environment). `lock_file` is where the lock was read:
+/// that has packages under the lock's default selection (a sync would empty the environment; with
+/// `no_default_groups` or `only_groups`, an empty plan is what was asked). `lock_file` is where the lock was read:
 /// wheel paths are relative to its directory, and the planned variant wheels name its
 /// `packages[N].variants-json` as where their properties come from.
 [[nodiscard]] Result<Plan> plan_from_lock(const lock::Lock& lock, const std::filesystem::path& lock_file,

@@ -68,7 +68,7 @@ TEST_F(ProjectTest, LockRecordsTheProject) {
   ASSERT_EQ(lock.packages.size(), 1U);
   EXPECT_EQ(lock.packages[0].name, "app");
   EXPECT_EQ(lock.packages[0].version, "1.0");
-  EXPECT_EQ(lock.packages[0].marker, "'default' in dependency_groups");
+  EXPECT_EQ(lock.packages[0].marker, "\"default\" in dependency_groups");
   ASSERT_TRUE(lock.packages[0].directory);
   EXPECT_EQ(lock.packages[0].directory->path, ".");
   ASSERT_TRUE(lock.project_inputs);
