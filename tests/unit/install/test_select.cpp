@@ -124,7 +124,10 @@ TEST(InterpreterCache, ReportRoundTripsAndTheCacheIsUsed) {
   auto fresh = open_environment(fs::path("/usr/bin/python3"), cache);
   ASSERT_TRUE(fresh) << fresh.error().message;
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(cache / "interpreters")) files.push_back(e.path());
+  // Entries are the .json files; the query's module and its bytecode lie beside them.
+  for (const auto& e : fs::directory_iterator(cache / "interpreters")) {
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  }
   ASSERT_EQ(files.size(), 1U);
   // Read back from the cache: the same description.
   auto cached = open_environment(fs::path("/usr/bin/python3"), cache);
@@ -169,7 +172,7 @@ TEST(InterpreterCache, VirtualEnvironmentsOfOneBaseShareAnEntry) {
   auto b = open_environment(root / "b" / "bin" / "python", cache);
   ASSERT_TRUE(b) << b.error().message;
   std::size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(cache / "interpreters")) ++entries;
+  for (const auto& e : fs::directory_iterator(cache / "interpreters")) entries += e.path().extension() == ".json" ? 1 : 0;
   EXPECT_EQ(entries, 1U);
   // What b got from a's entry is what querying b says.
   auto queried = python::query_interpreter(root / "b" / "bin" / "python");
