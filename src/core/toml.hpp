@@ -27,6 +27,33 @@
 
 namespace vwheel {
 
+/// How errors name a TOML value's type, the same in every reader of TOML input (`pyproject.toml`,
+/// `pylock.toml`): "a table", "an array", "a string", ..., "a date-time"; "nothing" for none.
+[[nodiscard]] inline std::string_view toml_type_name(const toml::node& node) noexcept {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    default:
+      return "nothing";
+  }
+}
+
 /// More `.` than this on one line outside strings and comments is refused (see below).
 inline constexpr std::size_t kTomlMaxDotsPerLine = 256;
 

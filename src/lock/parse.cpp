@@ -45,30 +45,6 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
-std::string_view type_name(const toml::node& node) noexcept {
-  switch (node.type()) {
-    case toml::node_type::table:
-      return "a table";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a float";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::date:
-      return "a date";
-    case toml::node_type::time:
-      return "a time";
-    case toml::node_type::date_time:
-      return "a date-time";
-    default:
-      return "nothing";
-  }
-}
 
 // `https://host/a/numpy-2.0-py3-none-any.whl?x#sha256=...` -> `numpy-2.0-py3-none-any.whl`
 std::string last_segment(std::string_view location, bool is_url) {
@@ -134,11 +110,11 @@ class Reader {
           if (const auto* table = node.as_table()) {
             lock.packages.push_back(read_package(*table, i));
           } else {
-            error(fmt::format("packages[{}]: expected a table, got {}", i, type_name(node)));
+            error(fmt::format("packages[{}]: expected a table, got {}", i, toml_type_name(node)));
           }
         }
       } else {
-        error(fmt::format("packages: expected an array of tables, got {}", type_name(*packages)));
+        error(fmt::format("packages: expected an array of tables, got {}", toml_type_name(*packages)));
       }
     }
     return finish(std::move(lock));
@@ -162,7 +138,7 @@ class Reader {
     }
     const auto* value = node->as_string();
     if (value == nullptr) {
-      error(fmt::format("lock-version: expected a string, got {}", type_name(*node)));
+      error(fmt::format("lock-version: expected a string, got {}", toml_type_name(*node)));
       return false;
     }
     const std::string& text = value->get();
@@ -189,7 +165,7 @@ class Reader {
     const toml::node* node = table.get(key);
     if (node == nullptr) return std::nullopt;
     if (const auto* value = node->as_string()) return value->get();
-    error(fmt::format("{}{}: expected a string, got {}", where, key, type_name(*node)));
+    error(fmt::format("{}{}: expected a string, got {}", where, key, toml_type_name(*node)));
     return std::nullopt;
   }
 
@@ -199,7 +175,7 @@ class Reader {
     if (node == nullptr) return out;
     const auto* array = node->as_array();
     if (array == nullptr) {
-      error(fmt::format("{}{}: expected an array of strings, got {}", where, key, type_name(*node)));
+      error(fmt::format("{}{}: expected an array of strings, got {}", where, key, toml_type_name(*node)));
       return out;
     }
     for (std::size_t i = 0; i < array->size(); ++i) {
@@ -207,7 +183,7 @@ class Reader {
       if (const auto* value = item.as_string()) {
         out.push_back(value->get());
       } else {
-        error(fmt::format("{}{}[{}]: expected a string, got {}", where, key, i, type_name(item)));
+        error(fmt::format("{}{}[{}]: expected a string, got {}", where, key, i, toml_type_name(item)));
       }
     }
     return out;
@@ -220,7 +196,7 @@ class Reader {
     const toml::node* vwheel = tool->as_table()->get("vwheel");
     if (vwheel == nullptr) return nullptr;
     if (const auto* t = vwheel->as_table()) return t;
-    error(fmt::format("{}tool.vwheel: expected a table, got {}", where, type_name(*vwheel)));
+    error(fmt::format("{}tool.vwheel: expected a table, got {}", where, toml_type_name(*vwheel)));
     return nullptr;
   }
 
@@ -283,7 +259,7 @@ class Reader {
       if (const auto* t = sdist->as_table()) {
         package.sdist = read_file(*t, ctx + ": sdist");
       } else {
-        error(fmt::format("{}: sdist: expected a table, got {}", ctx, type_name(*sdist)));
+        error(fmt::format("{}: sdist: expected a table, got {}", ctx, toml_type_name(*sdist)));
       }
     }
     for (const char* key : {"vcs", "directory", "archive"}) {
@@ -293,7 +269,7 @@ class Reader {
       if (const auto* t = directory->as_table()) {
         package.directory = read_directory(*t, ctx + ": directory");
       } else {
-        error(fmt::format("{}: directory: expected a table, got {}", ctx, type_name(*directory)));
+        error(fmt::format("{}: directory: expected a table, got {}", ctx, toml_type_name(*directory)));
       }
     }
 
@@ -307,7 +283,7 @@ class Reader {
           const std::string wheel_where = fmt::format("{}: wheels[{}]", ctx, i);
           const auto* t = node.as_table();
           if (t == nullptr) {
-            error(fmt::format("{}: expected a table, got {}", wheel_where, type_name(node)));
+            error(fmt::format("{}: expected a table, got {}", wheel_where, toml_type_name(node)));
             continue;
           }
           LockedWheel wheel = read_file(*t, wheel_where);
@@ -319,7 +295,7 @@ class Reader {
           parsed_wheels.push_back(std::move(parsed));
         }
       } else {
-        error(fmt::format("{}: wheels: expected an array of tables, got {}", ctx, type_name(*wheels)));
+        error(fmt::format("{}: wheels: expected an array of tables, got {}", ctx, toml_type_name(*wheels)));
       }
     }
 
@@ -327,7 +303,7 @@ class Reader {
       if (const auto* t = variants->as_table()) {
         package.variants_json = read_variants_json(*t, ctx);
       } else {
-        error(fmt::format("{}: variants-json: expected a table, got {}", ctx, type_name(*variants)));
+        error(fmt::format("{}: variants-json: expected a table, got {}", ctx, toml_type_name(*variants)));
       }
     }
     const bool variants_json_present = table.contains("variants-json");
@@ -360,7 +336,7 @@ class Reader {
             package.wheel_requires_dist[wheel] = std::move(deps);
           }
         } else {
-          error(fmt::format("{}: tool.vwheel.wheel-requires-dist: expected a table, got {}", ctx, type_name(*per)));
+          error(fmt::format("{}: tool.vwheel.wheel-requires-dist: expected a table, got {}", ctx, toml_type_name(*per)));
         }
       }
     }
@@ -372,14 +348,14 @@ class Reader {
     if (node == nullptr) return;
     const auto* array = node->as_array();
     if (array == nullptr) {
-      error(fmt::format("{}: dependencies: expected an array of tables, got {}", ctx, type_name(*node)));
+      error(fmt::format("{}: dependencies: expected an array of tables, got {}", ctx, toml_type_name(*node)));
       return;
     }
     for (std::size_t i = 0; i < array->size(); ++i) {
       const auto& item = *array->get(i);
       const auto* t = item.as_table();
       if (t == nullptr) {
-        error(fmt::format("{}: dependencies[{}]: expected a table, got {}", ctx, i, type_name(item)));
+        error(fmt::format("{}: dependencies[{}]: expected a table, got {}", ctx, i, toml_type_name(item)));
         continue;
       }
       LockedDependency dependency;
@@ -401,7 +377,7 @@ class Reader {
       if (const auto* b = editable->as_boolean()) {
         directory.editable = b->get();
       } else {
-        error(fmt::format("{}.editable: expected a boolean, got {}", where, type_name(*editable)));
+        error(fmt::format("{}.editable: expected a boolean, got {}", where, toml_type_name(*editable)));
       }
     }
     return directory;
@@ -426,14 +402,14 @@ class Reader {
       if (const auto* dt = upload->as_date_time()) {
         file.upload_time = detail::format_date_time(dt->get());
       } else {
-        error(fmt::format("{}: upload-time: expected a date-time, got {}", where, type_name(*upload)));
+        error(fmt::format("{}: upload-time: expected a date-time, got {}", where, toml_type_name(*upload)));
       }
     }
     if (const toml::node* size = table.get("size")) {
       const auto* integer = size->as_integer();
       if (integer == nullptr || integer->get() < 0) {
         error(fmt::format("{}: size: expected a non-negative integer, got {}", where,
-                          integer == nullptr ? std::string(type_name(*size)) : fmt::format("{}", integer->get())));
+                          integer == nullptr ? std::string(toml_type_name(*size)) : fmt::format("{}", integer->get())));
       } else {
         file.size = static_cast<std::uint64_t>(integer->get());
       }
@@ -446,7 +422,7 @@ class Reader {
         const std::string algorithm(key.str());
         const auto* digest = value.as_string();
         if (digest == nullptr) {
-          error(fmt::format("{}: hashes.{}: expected a string, got {}", where, algorithm, type_name(value)));
+          error(fmt::format("{}: hashes.{}: expected a string, got {}", where, algorithm, toml_type_name(value)));
           continue;
         }
         std::string hex = digest->get();
@@ -463,7 +439,7 @@ class Reader {
         file.hashes.emplace(algorithm, ascii_lower(hex));
       }
     } else {
-      error(fmt::format("{}: hashes: expected a table, got {}", where, type_name(*hashes)));
+      error(fmt::format("{}: hashes: expected a table, got {}", where, toml_type_name(*hashes)));
     }
     return file;
   }
@@ -517,7 +493,7 @@ class Reader {
     if (const auto* i = node.as_integer()) return Json(i->get());
     if (const auto* f = node.as_floating_point()) return Json(f->get());
     if (const auto* b = node.as_boolean()) return Json(b->get());
-    error(fmt::format("{}: {} has no JSON form (variants-json holds JSON data)", path, type_name(node)));
+    error(fmt::format("{}: {} has no JSON form (variants-json holds JSON data)", path, toml_type_name(node)));
     return std::nullopt;
   }
 

@@ -30,24 +30,6 @@ constexpr std::string_view kDefaultGroup = "default";
 
 std::string shown(std::string_view text) { return "`" + printable(excerpt(text, 80)) + "`"; }
 
-std::string_view type_name(const toml::node& node) noexcept {
-  switch (node.type()) {
-    case toml::node_type::table:
-      return "a table";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a float";
-    case toml::node_type::boolean:
-      return "a boolean";
-    default:
-      return "a date or time";
-  }
-}
 
 // `a and b` of two optional markers.
 std::optional<markers::Marker> both(const std::optional<markers::Marker>& a, const std::optional<markers::Marker>& b) {
@@ -81,7 +63,7 @@ class Reader {
     const toml::node* node = doc.get("project");
     if (node == nullptr) return std::optional<Project>();
     const auto* project = node->as_table();
-    if (project == nullptr) return error("project", fmt::format("expected a table, got {}", type_name(*node)));
+    if (project == nullptr) return error("project", fmt::format("expected a table, got {}", toml_type_name(*node)));
     Project out;
     if (auto ok = read_identity(*project, out); !ok) return fail(ok.error());
     if (auto ok = read_requires_python(*project, out); !ok) return fail(ok.error());
@@ -121,7 +103,7 @@ class Reader {
     const toml::node* node = table.get(key);
     if (node == nullptr) return std::optional<std::string>();
     if (const auto* s = node->as_string()) return std::optional<std::string>(s->get());
-    return error(where, fmt::format("expected a string, got {}", type_name(*node)));
+    return error(where, fmt::format("expected a string, got {}", toml_type_name(*node)));
   }
 
   Result<void> read_identity(const toml::table& project, Project& out) {
@@ -136,11 +118,11 @@ class Reader {
     std::set<std::string> dynamic;
     if (const toml::node* node = project.get("dynamic")) {
       const auto* array = node->as_array();
-      if (array == nullptr) return error("project.dynamic", fmt::format("expected an array of strings, got {}", type_name(*node)));
+      if (array == nullptr) return error("project.dynamic", fmt::format("expected an array of strings, got {}", toml_type_name(*node)));
       for (std::size_t i = 0; i < array->size(); ++i) {
         const auto* s = array->get(i)->as_string();
         if (s == nullptr) {
-          return error(fmt::format("project.dynamic[{}]", i), fmt::format("expected a string, got {}", type_name(*array->get(i))));
+          return error(fmt::format("project.dynamic[{}]", i), fmt::format("expected a string, got {}", toml_type_name(*array->get(i))));
         }
         dynamic.insert(s->get());
       }
@@ -189,11 +171,11 @@ class Reader {
     const toml::node* node = table.get(key);
     if (node == nullptr) return out;
     const auto* array = node->as_array();
-    if (array == nullptr) return error(where, fmt::format("expected an array of strings, got {}", type_name(*node)));
+    if (array == nullptr) return error(where, fmt::format("expected an array of strings, got {}", toml_type_name(*node)));
     for (std::size_t i = 0; i < array->size(); ++i) {
       const std::string at = fmt::format("{}[{}]", where, i);
       const auto* s = array->get(i)->as_string();
-      if (s == nullptr) return error(at, fmt::format("expected a string, got {}", type_name(*array->get(i))));
+      if (s == nullptr) return error(at, fmt::format("expected a string, got {}", toml_type_name(*array->get(i))));
       auto r = requirement(s->get(), at);
       if (!r) return fail(r.error());
       out.push_back(std::move(*r));
@@ -219,7 +201,7 @@ class Reader {
     if (node == nullptr) return {};
     const auto* table = node->as_table();
     if (table == nullptr) {
-      return error("project.optional-dependencies", fmt::format("expected a table, got {}", type_name(*node)));
+      return error("project.optional-dependencies", fmt::format("expected a table, got {}", toml_type_name(*node)));
     }
     std::set<std::string> seen;
     for (const auto& [key, value] : *table) {
@@ -240,7 +222,7 @@ class Reader {
     const toml::node* node = doc.get("dependency-groups");
     if (node == nullptr) return {};
     const auto* table = node->as_table();
-    if (table == nullptr) return error("dependency-groups", fmt::format("expected a table, got {}", type_name(*node)));
+    if (table == nullptr) return error("dependency-groups", fmt::format("expected a table, got {}", toml_type_name(*node)));
     std::set<std::string> seen;
     for (const auto& [key, value] : *table) {
       auto name = table_name(key.str(), "dependency-groups", seen, "group");
@@ -252,7 +234,7 @@ class Reader {
       }
       const auto* array = value.as_array();
       if (array == nullptr) {
-        return error(where, fmt::format("expected an array of strings and include-group tables, got {}", type_name(value)));
+        return error(where, fmt::format("expected an array of strings and include-group tables, got {}", toml_type_name(value)));
       }
       auto& entries = groups_[*name];
       for (std::size_t i = 0; i < array->size(); ++i) {
@@ -268,7 +250,7 @@ class Reader {
         const toml::node* target = include == nullptr ? nullptr : include->get("include-group");
         if (target == nullptr || include->size() != 1 || !target->is_string()) {
           return error(at, fmt::format("expected a requirement string or {{include-group = \"NAME\"}}, got {}",
-                                       include == nullptr ? std::string(type_name(item)) : "another table"));
+                                       include == nullptr ? std::string(toml_type_name(item)) : "another table"));
         }
         const std::string& included = target->as_string()->get();
         if (!wheel_name::is_valid_project_name(included)) {
