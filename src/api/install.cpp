@@ -366,6 +366,34 @@ Result<LockReport> lock(const LockRequest& request) {
     }
   }
   auto made = plan::make_lock(*requirements, settings, *universal, targets, request.quiet, head.get());
+  LockReport report;
+  if (!made && targets.empty() && !requirements->requires_python) {
+    // A requirement whose every version needs a newer Python than 3.9 (`numpy` today) makes the
+    // oldest environments unsolvable. Nobody asked for them: start later, no later than the
+    // interpreter's own Python, and say so.
+    const auto base = universal->marker_environment();
+    const auto& env = base.variables;
+    const auto own = env.find("python_version");
+    std::uint64_t own_minor = 0;
+    if (own != env.end()) {
+      if (auto v = pep440::Version::parse(own->second); v && v->release().size() >= 2) {
+        own_minor = v->release()[1].to_u64().value_or(0);
+      }
+    }
+    for (std::uint64_t minor = 10; minor <= own_minor && !made; ++minor) {
+      auto narrower = *requirements;
+      auto range = pep440::SpecifierSet::parse(fmt::format(">=3.{}", minor));
+      if (!range) break;
+      narrower.requires_python = std::move(*range);
+      auto again = plan::make_lock(narrower, settings, *universal, targets, request.quiet, nullptr);
+      if (!again) continue;
+      report.warnings.push_back(fmt::format(
+          "the requirements do not resolve for Python 3.{}: the lock covers Python >=3.{} (give --python-version, "
+          "or requires-python in pyproject.toml, to choose)",
+          minor - 1 == 9 ? std::string("9") : fmt::format("9-3.{}", minor - 1), minor));
+      made = std::move(again);
+    }
+  }
   if (!made) {
     auto e = made.error();
     e.explained = true;
@@ -384,7 +412,6 @@ Result<LockReport> lock(const LockRequest& request) {
   if (auto ok = write_file_atomic(request.output, lock::write_pylock(*made)); !ok) {
     return fail_as(ok.error(), ErrorKind::environment);
   }
-  LockReport report;
   for (const auto& p : made->packages) report.wheels += p.wheels.size();
   report.lock = std::move(*made);
   return report;

@@ -118,3 +118,35 @@ def test_bad_python_version_is_refused(vwheel_bin, links, tmp_path):
     assert r.returncode == 2, r.stderr
     assert "`three`" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "x.toml").exists()
+
+
+def interpreter_minor():
+    import subprocess
+    out = subprocess.run([str(PY), "-c", "import sys; print(sys.version_info[1])"], capture_output=True, text=True)
+    return int(out.stdout)
+
+
+def test_without_a_range_the_lock_starts_where_the_requirements_resolve(vwheel_bin, tmp_path):
+    # newonly 1.0 needs Python >= 3.10, 2.0 >= 3.12: nothing resolves on 3.9. Nobody asked for 3.9
+    # (no requires-python, no --python-version): the lock covers >= 3.10, says so, and is exact there.
+    if interpreter_minor() < 10:
+        pytest.skip("the interpreter is older than Python 3.10: the fallback stops at its own Python")
+    d = tmp_path / "links"
+    d.mkdir()
+    make_wheel(d, "newonly-1.0-py3-none-any.whl", requires_python=">=3.10")
+    make_wheel(d, "newonly-2.0-py3-none-any.whl", requires_python=">=3.12")
+    out = tmp_path / "pylock.toml"
+    r = run_vwheel(vwheel_bin, tmp_path, "lock", "newonly", "--no-index", "--find-links", d, "-o", out, "--python", PY)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip() == ("vwheel: warning: the requirements do not resolve for Python 3.9: the lock covers "
+                                "Python >=3.10 (give --python-version, or requires-python in pyproject.toml, to "
+                                "choose)"), r.stderr
+    doc = tomllib.loads(out.read_text())
+    assert doc["requires-python"] == ">=3.10"
+    # One version wherever one fits (nothing forks here): 1.0 installs on every Python the lock covers.
+    assert [(p["version"], p.get("marker")) for p in doc["packages"]] == [("1.0", None)]
+    # Asked for explicitly, 3.9 is an error, not a narrower lock.
+    r = run_vwheel(vwheel_bin, tmp_path, "lock", "newonly", "--no-index", "--find-links", d, "-o", tmp_path / "x.toml",
+                   "--python", PY, "--python-version", ">=3.9")
+    assert r.returncode == 1, r.stderr
+    assert "python" in r.stderr and not (tmp_path / "x.toml").exists()

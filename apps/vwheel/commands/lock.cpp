@@ -56,6 +56,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
       r.quiet = o->index.quiet;
       auto done = api::lock(r);
       if (!done) return report_failure(done.error());
+      for (const auto& w : done->warnings) report_warning(w);
       if (!o->index.quiet) {
         fmt::print("locked {} packages ({} wheels) in {}\n", done->lock.packages.size(), done->wheels, o->output);
       }

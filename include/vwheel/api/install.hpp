@@ -111,9 +111,17 @@ struct LockRequest {
 struct LockReport {
   lock::Lock lock;
   std::size_t wheels = 0;
+  /// What the lock leaves out that was not asked for: the oldest Pythons, when the requirements
+  /// do not resolve there and no range was given (see `lock`).
+  std::vector<std::string> warnings;
 };
 
-/// Resolves and writes the lock file atomically. An unknown name in `upgrade_packages` (in
+/// Resolves and writes the lock file atomically. Without a Python range (a project's
+/// `requires-python`, `python_version`), a universal lock covers Python 3.9 onwards; where the
+/// requirements do not resolve for the oldest of those Pythons, the lock starts at the first minor
+/// version (up to the interpreter's or profile's own) from which they do, says so in
+/// `LockReport::warnings`, and writes that range as its `requires-python`, as a locker given
+/// `--python-version` would. Otherwise the error of the whole range is reported. An unknown name in `upgrade_packages` (in
 /// neither the existing lock nor the new resolution) is an input error; nothing is written.
 [[nodiscard]] Result<LockReport> lock(const LockRequest& request);
 
