@@ -4,7 +4,8 @@ For each scenario (wheels made here into a --find-links directory, packse-style)
 writes one universal lock (no --target); then in each of the 12 environments of
 `profiles_matrix` (3 platforms x CPython 3.10/3.12/3.13 and PyPy 3.10) the independent reader
 `pep751_reader` (PEP 751's installation steps, tomllib + packaging, no vwheel code) must install
-exactly what `vwheel export --target PROFILE` selects: the same names, versions and wheel files.
+exactly what `vwheel export --target PROFILE` selects, and `vwheel sync --target PROFILE --dry-run`
+would install: the same names, versions and wheel files.
 
 """
 import json
@@ -157,6 +158,21 @@ def export(vwheel_bin, home, lock, profile, *flags):
     return parse_export(r.stdout), None
 
 
+def synced(vwheel_bin, home, lock, profile, *flags):
+    """What `vwheel sync --dry-run` would install for the target profile (its --report), into an
+    empty virtual environment made once per home: (name -> (version, file), None) or (None, error)."""
+    python = home / "sync-venv" / "bin" / "python"
+    if not python.exists():
+        r = run_vwheel(vwheel_bin, home, "venv", home / "sync-venv", "--python", "/usr/bin/python3")
+        assert r.returncode == 0, r.stderr
+    report = home / "sync-report.json"
+    r = run_vwheel(vwheel_bin, home, "sync", lock, "--python", python, "--target", profile, "--dry-run", "--report",
+                   report, *flags)
+    if r.returncode != 0:
+        return None, f"vwheel sync failed ({r.returncode}): {r.stderr.strip()}"
+    return {p["name"]: (p["version"], p["wheel"]) for p in json.loads(report.read_text())["install"]}, None
+
+
 def read(lock, environment, extras=frozenset(), dependency_groups=None):
     """The reader's set (name -> (version, file), built entries left out), or (None, error)."""
     try:
@@ -167,13 +183,17 @@ def read(lock, environment, extras=frozenset(), dependency_groups=None):
 
 
 def compare(vwheel_bin, home, lock, profiles, environments, extras=frozenset(), dependency_groups=None, flags=()):
-    """The environments where reader and export disagree (a list of messages), and how many
+    """The environments where reader, export and sync disagree (a list of messages), and how many
     environments were compared."""
     problems, compared = [], 0
     for e in environments:
         compared += 1
         mine, my_error = read(lock, e, extras, dependency_groups)
         theirs, their_error = export(vwheel_bin, home, lock, profiles[e.name], *flags)
+        # `vwheel sync` makes the same choice as export (the same PEP 751 steps): checked as well.
+        synced_set, sync_error = synced(vwheel_bin, home, lock, profiles[e.name], *flags)
+        if (synced_set, bool(sync_error)) != (theirs, bool(their_error)):
+            problems.append(f"{e.name}: vwheel sync {synced_set or sync_error} != vwheel export {theirs or their_error}")
         if my_error and their_error:
             continue  # both refuse (e.g. a requires-python the environment misses)
         if mine != theirs:
