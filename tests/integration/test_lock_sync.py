@@ -313,6 +313,12 @@ def _wrong_hash(doc):
     _wheel(packages(doc), "torch", "cu128")["hashes"]["sha256"] = "0" * 64
 
 
+def _lying_size(doc):
+    # The right sha256, a size that is not the file's: downloaded, then refused (PEP 751: validate
+    # the file size and hash).
+    _wheel(packages(doc), "torch", "cu128")["size"] += 1
+
+
 def _unknown_label(doc):
     del packages(doc)["torch"]["variants-json"]["variants"]["cu128"]
 
@@ -348,7 +354,7 @@ def test_the_rewritten_lock_syncs_like_the_original(vwheel, lockfile, venv, tmp_
 
 
 @pytest.mark.parametrize("breakage", [_missing_hash_of_a_dependency, _missing_hash_of_the_selected_variant, _wrong_hash,
-                                      _unknown_label, _priorities_miss_a_namespace, _property_values_not_a_list,
+                                      _lying_size, _unknown_label, _priorities_miss_a_namespace, _property_values_not_a_list,
                                       _lock_version_2], ids=lambda f: f.__name__.strip("_"))
 def test_a_broken_lock_installs_nothing(vwheel, lockfile, venv, tmp_path, breakage):
     doc = load(lockfile)
@@ -367,6 +373,8 @@ def test_a_broken_lock_installs_nothing(vwheel, lockfile, venv, tmp_path, breaka
     assert tree(venv) == before
     if breakage is _lock_version_2:
         assert lines[-1] == f"vwheel: error: {broken}: unsupported lock-version `2.0`: vwheel reads 1.x", r.err
+    if breakage is _lying_size:
+        assert "size" in lines[-1] and "packages[" in lines[-1], r.err
     if breakage is _unknown_label:
         assert lines[-1] == (f"vwheel: error: {broken}: package `torch` `2.13.0`: wheel `torch-2.13.0-py3-none-any-cu128.whl`: "
                              "unknown variant label `cu128` (not in variants-json.variants)"), r.err
