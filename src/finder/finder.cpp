@@ -32,6 +32,21 @@ std::optional<std::pair<std::string, std::string>> split_variants_json(std::stri
   return std::pair{std::string(stem.substr(0, dash)), std::string(stem.substr(dash + 1))};
 }
 
+/// The version in the file name of a source distribution of `name` (canonical):
+/// `{name}-{version}.tar.gz` or `.zip`, where a legacy name may hold dashes too (the first split
+/// whose name part is `name` counts). nullopt for another project's file or another kind of file.
+std::optional<pep440::Version> sdist_version(std::string_view filename, std::string_view name) {
+  std::string_view stem;
+  for (std::string_view suffix : {".tar.gz", ".zip"}) {
+    if (filename.ends_with(suffix)) stem = filename.substr(0, filename.size() - suffix.size());
+  }
+  for (auto dash = stem.find('-'); dash != std::string_view::npos; dash = stem.find('-', dash + 1)) {
+    if (wheel_name::canonicalize_name(stem.substr(0, dash)) != name) continue;
+    if (auto version = pep440::Version::parse(stem.substr(dash + 1))) return std::move(*version);
+  }
+  return std::nullopt;
+}
+
 /// Whether the index gave the sha256 of the wheel's metadata file: such files are kept in the
 /// cache by that hash (not also in the HTTP cache).
 bool has_metadata_hash(const File& wheel) {
@@ -286,7 +301,9 @@ Result<const std::vector<File>*> Finder::find_links_files(std::size_t source) {
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       auto name = it->path().filename().string();
-      if (!name.ends_with(".whl") && !name.ends_with("-variants.json")) continue;
+      if (!name.ends_with(".whl") && !name.ends_with("-variants.json") && !name.ends_with(".tar.gz") &&
+          !name.ends_with(".zip"))
+        continue;
       add(name, "", fs::absolute(it->path()), nullptr);
     }
     if (ec) return fail(fmt::format("--find-links {}: cannot list the directory: {}", dir.string(), ec.message()));
@@ -343,9 +360,18 @@ Result<std::vector<File>> Finder::load_source(std::size_t source, std::string_vi
       if (!version) continue;
       f.version = std::move(*version);
       out.push_back(std::move(f));
+    } else if (auto version = sdist_version(f.filename, name)) {
+      f.version = std::move(*version);
+      sdists_[std::string(name)].push_back(std::move(f));
     }
   }
   return out;
+}
+
+const std::vector<File>& Finder::sdists(std::string_view name) const {
+  static const std::vector<File> none;
+  auto it = sdists_.find(name);
+  return it == sdists_.end() ? none : it->second;
 }
 
 Result<const std::vector<File>*> Finder::files(std::string_view raw_name) {

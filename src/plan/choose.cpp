@@ -14,6 +14,61 @@ bool python_fits(const finder::File& file, const selection::Selection& target) {
   return !file.requires_python || target.check_requires_python(*file.requires_python, file.filename).has_value();
 }
 
+std::string why_unusable(const std::vector<const finder::File*>& files, const selection::Selection& target,
+                         bool allow_yanked, bool check_tags) {
+  std::vector<const finder::File*> dists;
+  for (const auto* f : files) {
+    if (f->is_wheel() || f->is_sdist()) dists.push_back(f);
+  }
+  if (dists.empty()) return "no wheel and no source distribution";
+  std::vector<const finder::File*> live;
+  std::string yank_reason;
+  for (const auto* f : dists) {
+    if (!f->yanked || allow_yanked) {
+      live.push_back(f);
+    } else if (yank_reason.empty()) {
+      yank_reason = *f->yanked;
+    }
+  }
+  if (live.empty()) {
+    return fmt::format("yanked{}; a yanked version is installed only when pinned with ==",
+                       yank_reason.empty() ? std::string() : fmt::format(" ({})", yank_reason));
+  }
+  std::vector<const finder::File*> fitting;
+  std::vector<std::string> excluding;  // the Requires-Python values that rule files out
+  for (const auto* f : live) {
+    if (python_fits(*f, target)) {
+      fitting.push_back(f);
+    } else if (std::find(excluding.begin(), excluding.end(), *f->requires_python) == excluding.end()) {
+      excluding.push_back(*f->requires_python);
+    }
+  }
+  if (fitting.empty()) {
+    return fmt::format("Requires-Python {} excludes Python {} (the target's)", fmt::join(excluding, " / "),
+                       target.python_version().value_or("?"));
+  }
+  std::vector<const finder::File*> wheels;
+  for (const auto* f : fitting) {
+    if (f->is_wheel()) wheels.push_back(f);
+  }
+  if (wheels.empty()) return "only a source distribution (vwheel installs wheels from indexes)";
+  if (!check_tags || std::any_of(wheels.begin(), wheels.end(), [&](const auto* f) { return target.tag_rank(*f->wheel); }))
+    return {};
+  std::vector<std::string> tags;
+  for (const auto* f : wheels) {
+    auto tag = fmt::format("{}-{}-{}", f->wheel->python_tag, f->wheel->abi_tag, f->wheel->platform_tag);
+    if (std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.push_back(std::move(tag));
+  }
+  constexpr std::size_t shown = 5;
+  if (tags.size() > shown) {
+    const auto more = tags.size() - (shown - 1);
+    tags.resize(shown - 1);
+    tags.push_back(fmt::format("{} more", more));
+  }
+  return fmt::format("no wheel for the target's tags: the wheels are {}; the target's best tag is {}",
+                     fmt::join(tags, ", "), target.tags().empty() ? std::string("unknown") : target.tags().front());
+}
+
 std::vector<std::string> property_strings(const variant::PropertySet& properties) {
   std::vector<std::string> out;
   out.reserve(properties.size());

@@ -56,6 +56,19 @@ struct Choice {
 // unparsable value never admits it).
 [[nodiscard]] bool python_fits(const finder::File& file, const selection::Selection& target);
 
+// Why none of a version's files can be installed on `target`, as one phrase for an error that
+// names the version before it (`x 2.0: ...`); empty when some wheel passes these checks (then the
+// variant choice says why, or nothing is wrong). `files` are every file of the version: wheels,
+// sdists (Finder::sdists) and `*-variants.json` (ignored). The checks go in pip's order, and the
+// first that rules out every file is the reason:
+// - yanked, unless `allow_yanked` (pinned with `==`/`===`): `yanked (REASON); ...`;
+// - Requires-Python: `Requires-Python >=3.12 excludes Python 3.11.2 (the target's)`;
+// - no wheel: `only a source distribution (vwheel installs wheels from indexes)`;
+// - tags (when `check_tags`; a universal lock has no tags): the wheels' tag triples, then the
+//   target's best tag.
+[[nodiscard]] std::string why_unusable(const std::vector<const finder::File*>& files,
+                                       const selection::Selection& target, bool allow_yanked, bool check_tags);
+
 // `ns :: feature :: value` strings.
 [[nodiscard]] std::vector<std::string> property_strings(const variant::PropertySet& properties);
 

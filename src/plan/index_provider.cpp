@@ -78,10 +78,38 @@ Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view na
     out.push_back(version);
   }
   files_[std::string(name)] = std::move(by_version);
+  offered_[std::string(name)] = {out.begin(), out.end()};
   if (preferred_) {
     if (auto it = preferred_->find(std::string(name)); it != preferred_->end()) {
       std::stable_partition(out.begin(), out.end(), [&](const pep440::Version& v) { return it->second.contains(v.to_string()); });
     }
+  }
+  return out;
+}
+
+std::vector<resolve::Unusable> IndexProvider::unusable(std::string_view name) {
+  if (name == kPython) return {};
+  const std::string project(name);
+  // Versions with only sdists are not among files_: the finder keeps those apart.
+  auto all = files_[project];
+  for (const auto& f : finder_.sdists(name)) all[f.version].push_back(&f);
+  const auto& offered = offered_[project];
+  std::vector<resolve::Unusable> out;
+  constexpr std::size_t kNamed = 3;  // the closest candidates; older ones rarely matter
+  for (const auto& [version, list] : all) {
+    if (out.size() == kNamed) break;
+    if (offered.contains(version)) continue;
+    const Key key{project, version.to_string()};
+    auto reason = why_unusable(list, target_, pinned_.contains(key), !universal_);
+    if (reason.empty()) {
+      auto it = reasons_.find(key);
+      if (it != reasons_.end() && !it->second.empty()) {
+        reason = it->second;
+      } else {
+        reason = target_.no_variants ? "only variant wheels, and --no-variants is set" : "no wheel fits the target";
+      }
+    }
+    out.push_back({version, std::move(reason)});
   }
   return out;
 }

@@ -44,6 +44,10 @@ class IndexProvider final : public resolve::Provider {
 
   Result<resolve::Dependencies> dependencies(std::string_view name, const pep440::Version& version) override;
 
+  /// The newest three versions `versions` left out (wheels and sdists alike), each with
+  /// why_unusable's reason, else the variant choice's.
+  std::vector<resolve::Unusable> unusable(std::string_view name) override;
+
   /// The metadata the resolver most likely reads next, read together (one round trip, not one
   /// each): for each of `requirements` that holds in `environment` (without extras), the wheel
   /// chosen for the target of the newest version that satisfies it. Torch's wheels pin a version
@@ -179,6 +183,8 @@ class IndexProvider final : public resolve::Provider {
   MetadataLoader load_;
   std::map<std::string, std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>>> files_;
   std::map<Key, std::optional<Choice>> choices_;
+  /// The versions `versions` returned, by project.
+  std::map<std::string, std::set<pep440::Version>> offered_;
   /// Each project's files by version, newest first, for prefetch_metadata.
   std::map<std::string, std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>>> likely_;
   std::map<Key, std::string> reasons_;

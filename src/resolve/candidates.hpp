@@ -48,6 +48,9 @@ class Cache {
   // requirement applies with the extra and not without it.
   Result<bool> declares_extra(const std::string& name, std::size_t idx, const std::string& extra);
 
+  /// The provider's left-out versions of `name` (Provider::unusable), for an explanation.
+  [[nodiscard]] std::vector<Unusable> unusable(const std::string& name) const { return provider_.unusable(name); }
+
  private:
   Provider& provider_;
   std::map<std::string, std::unique_ptr<Project>, std::less<>> projects_;

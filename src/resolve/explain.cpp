@@ -34,6 +34,38 @@ std::string Solver::describe_set(int id, const VersionSet& set, bool positive) c
   return positive ? out : "not " + out;
 }
 
+std::vector<std::string> Solver::unusable_lines(int id, const std::vector<const pep440::SpecifierSet*>& asked,
+                                                bool newer) const {
+  const Package& p = pkg(id);
+  const auto& candidates = p.project->versions;
+  const auto newest = std::max_element(candidates.begin(), candidates.end());
+  std::vector<std::pair<std::vector<std::string>, std::string>> groups;  // versions, reason
+  for (auto& u : s_.cache.unusable(p.name)) {
+    const bool named = (newer && (newest == candidates.end() || u.version > *newest)) ||
+                       std::any_of(asked.begin(), asked.end(), [&](const auto* s) { return s->contains(u.version, true); });
+    if (!named) continue;
+    if (!groups.empty() && groups.back().second == u.reason) {
+      groups.back().first.push_back(u.version.to_string());
+    } else {
+      groups.push_back({{u.version.to_string()}, std::move(u.reason)});
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [versions, reason] : groups)
+    out.push_back(fmt::format("`{}` {}: {}", p.name, fmt::join(versions, ", "), reason));
+  return out;
+}
+
+std::vector<const pep440::SpecifierSet*> Solver::unmet_specs(const std::vector<int>& externals,
+                                                              const std::string& name) const {
+  std::vector<const pep440::SpecifierSet*> out;
+  for (int id : externals) {
+    const Incompat& inc = incompats_[static_cast<std::size_t>(id)];
+    if (inc.cause == Cause::dependency && inc.empty_set && inc.target == name) out.push_back(&inc.spec);
+  }
+  return out;
+}
+
 bool Solver::gated(int id) const {
   const Incompat& inc = incompats_[static_cast<std::size_t>(id)];
   if (inc.cause != Cause::no_versions) return false;
@@ -49,8 +81,10 @@ std::string Solver::describe(int id) const {
     case Cause::dependency:
       if (inc.empty_set) {
         const Package& t = pkg(by_name_.at(inc.target));
-        if (t.n == 0)
+        if (t.n == 0 && s_.cache.unusable(inc.target).empty())
           return fmt::format("{} requires `{}` but no versions of `{}` exist", inc.source, inc.text, inc.target);
+        if (t.n == 0)
+          return fmt::format("{} requires `{}` but no version of `{}` can be used", inc.source, inc.text, inc.target);
         return fmt::format("{} requires `{}` but no version of `{}` matches it", inc.source, inc.text, inc.target);
       }
       return fmt::format("{} requires `{}`", inc.source, inc.text);
@@ -143,8 +177,11 @@ Error Solver::explain(int failure) const {
             std::find(by.begin(), by.end(), o.source) == by.end())
           by.push_back(o.source);
       }
-      summary =
-          fmt::format("cannot resolve: no versions of `{}` found (required by {})", inc.target, fmt::join(by, ", "));
+      const auto why = unusable_lines(by_name_.at(inc.target), {});
+      summary = why.empty() ? fmt::format("cannot resolve: no versions of `{}` found (required by {})", inc.target,
+                                          fmt::join(by, ", "))
+                            : fmt::format("cannot resolve: no usable version of `{}` (required by {}): {}", inc.target,
+                                          fmt::join(by, ", "), why.front());
       break;
     }
   }
@@ -174,6 +211,9 @@ Error Solver::explain(int failure) const {
       const Incompat& inc = incompats_[static_cast<std::size_t>(id)];
       if (inc.cause == Cause::dependency && inc.empty_set) {
         summary = fmt::format("cannot resolve: no version of `{}` satisfies {}", inc.target, entry(inc));
+        // The versions it asks for that the provider left out say why.
+        if (const auto why = unusable_lines(by_name_.at(inc.target), {&inc.spec}, false); !why.empty())
+          summary += "; " + why.front();
         break;
       }
       if (inc.cause == Cause::no_versions && gated(id)) {
@@ -202,6 +242,7 @@ Error Solver::explain(int failure) const {
   // Versions tried.
   for (int b : order) {
     const Package& p = pkg(b);
+    for (auto& line : unusable_lines(b, unmet_specs(externals, p.name))) lines.push_back(std::move(line));
     std::vector<std::string> avail;
     for (std::size_t i = 0; i < p.n && i < 10; ++i) avail.push_back(p.project->versions[i].to_string());
     if (p.n > 10) avail.push_back(fmt::format("... ({} versions)", p.n));

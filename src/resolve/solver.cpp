@@ -339,6 +339,7 @@ Result<const std::vector<int>*> Solver::dependency_incompats(int id, std::size_t
     inc.source = source;
     inc.target = pkg(target).name;
     inc.text = d.text;
+    inc.spec = d.spec;
     inc.empty_set = set.empty();
     inc.link = link;
     const int added = add_incompat(std::move(inc));

@@ -29,6 +29,7 @@ struct Incompat {
   std::string source;      // "root" or "pkg==ver" (dependency)
   std::string target;      // canonical base name of the required project
   std::string text;        // the requirement as written
+  pep440::SpecifierSet spec;  // dependency: its specifier (which left-out versions it asked for)
   bool empty_set = false;  // dependency: no candidate matches
   bool link = false;       // dependency of `foo[extra]==v` on `foo==v`
 };
@@ -141,6 +142,13 @@ class Solver {
   // Whether a no_versions incompatibility is due to the pre-release gate.
   bool gated(int id) const;
   std::string describe(int id) const;
+  // The provider's left-out versions of `id` (a base package) worth naming: those newer than its
+  // newest candidate (all when it has none) unless not `newer`, and those `asked` admits (a
+  // requirement that no candidate meets), grouped: `x` 2.0, 1.9: REASON.
+  std::vector<std::string> unusable_lines(int id, const std::vector<const pep440::SpecifierSet*>& asked,
+                                          bool newer = true) const;
+  // The specifiers of the requirements in `externals` on `name` that no candidate meets.
+  std::vector<const pep440::SpecifierSet*> unmet_specs(const std::vector<int>& externals, const std::string& name) const;
   // The error for the failure `failure`: a summary line, the derivation, the versions tried.
   Error explain(int failure) const;
 

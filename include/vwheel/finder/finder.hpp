@@ -38,7 +38,8 @@ struct Source {
   [[nodiscard]] std::string describe() const;
 };
 
-/// One distribution file of a project (a wheel or a `{name}-{version}-variants.json`).
+/// One distribution file of a project (a wheel, a `{name}-{version}-variants.json`, or, from
+/// `Finder::sdists` only, a source distribution).
 struct File {
   std::size_t source = 0;  ///< index into the Finder's sources
   std::string filename;
@@ -54,6 +55,10 @@ struct File {
   /// The parsed wheel file name; nullopt for a `*-variants.json` file.
   std::optional<wheel_name::WheelName> wheel;
   [[nodiscard]] bool is_wheel() const noexcept { return wheel.has_value(); }
+  /// A source distribution (`.tar.gz`, `.zip`).
+  [[nodiscard]] bool is_sdist() const noexcept {
+    return !wheel && (filename.ends_with(".tar.gz") || filename.ends_with(".zip"));
+  }
   /// The URL to fetch, or the local path as a string.
   [[nodiscard]] std::string location() const;
   /// The expected sha256 (lowercase hex), if the source gave one.
@@ -92,8 +97,13 @@ class Finder {
   /// Every wheel and `*-variants.json` of the project (canonical name) in every source, in source
   /// order; fetched once per name (index pages concurrently). A project unknown to an index (404)
   /// has no files there; other failures are errors naming the URL. File names that do not parse are
-  /// skipped and reported in `warnings()`; sdists are ignored.
+  /// skipped and reported in `warnings()`; sdists are left out (see `sdists`).
   [[nodiscard]] Result<const std::vector<File>*> files(std::string_view name);
+
+  /// The source distributions (`{name}-{version}.tar.gz` / `.zip`) that `files(name)` (canonical
+  /// name) met and left out, in source order: an installer that cannot build them still names
+  /// them when they are all a version has.
+  [[nodiscard]] const std::vector<File>& sdists(std::string_view name) const;
 
   /// Fetches the project pages of several projects at once (a prefetch for `files`), then what a
   /// resolver most likely reads next from them, also at once: the core metadata of each one's
@@ -171,6 +181,7 @@ class Finder {
   std::map<std::string, std::vector<File>, std::less<>> projects_;
   std::map<std::string, Result<http::Response>, std::less<>> prefetched_;
   std::map<std::size_t, std::vector<File>> find_links_;
+  std::map<std::string, std::vector<File>, std::less<>> sdists_;
   std::map<std::string, std::string, std::less<>> metadata_;  ///< prefetched `.metadata` bodies by wheel URL
   std::map<std::string, std::string, std::less<>> texts_;     ///< bodies of small files by URL, kept for the run
   /// Wheels downloaded whole by options_.download (their server ignores ranges), by URL: their

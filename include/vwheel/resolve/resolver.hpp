@@ -37,6 +37,14 @@ struct Dependencies {
   std::vector<std::string> provides_extra;
 };
 
+/// A version of a project that the provider left out of its candidates, and why: one phrase that
+/// reads after `name version: `, e.g. `only a source distribution (vwheel installs wheels from
+/// indexes)`.
+struct Unusable {
+  pep440::Version version;
+  std::string reason;
+};
+
 /// The source of candidate versions and their dependencies.
 class Provider {
  public:
@@ -49,6 +57,14 @@ class Provider {
   /// The dependencies of one version returned by `versions(name)`. An error aborts resolution.
   /// Called at most once per (name, version) during one `resolve`.
   virtual Result<Dependencies> dependencies(std::string_view name, const pep440::Version& version) = 0;
+  /// The newest few versions of a project (canonical name, after `versions(name)`) that
+  /// `versions` left out, newest first, each with why; asked only to explain a failure, which
+  /// names those newer than every candidate (all of them when there is none) and those a failing
+  /// requirement asks for. Default: none known.
+  virtual std::vector<Unusable> unusable(std::string_view name) {
+    static_cast<void>(name);
+    return {};
+  }
 };
 
 /// Resolver options.
@@ -93,8 +109,11 @@ struct Resolution {
 /// that fails to evaluate (naming the package and the requirement); a provider error (as is); no
 /// solution. For no solution, `Error::message` is a one-line summary, e.g.
 /// "cannot resolve: no version of `b` satisfies `b>=2` (from a==1.0) and `b<2` (from root)", or
-/// "cannot resolve: no versions of `x` found (required by a==1.0)", and `Error::details` holds the
-/// chain of requirements involved and the versions tried, one line each.
+/// "cannot resolve: no versions of `x` found (required by a==1.0)" (a project without any files),
+/// or, when the provider names versions it left out (`Provider::unusable`), "cannot resolve: no
+/// usable version of `x` (required by root): `x` 2.0: REASON". `Error::details` holds the chain of
+/// requirements involved, the left-out versions with their reasons (`x` 2.0, 1.9: REASON; versions
+/// with the same reason together), and the versions tried, one line each.
 [[nodiscard]] Result<Resolution> resolve(Provider& provider, const std::vector<markers::Requirement>& requirements,
                                          const std::vector<markers::Requirement>& constraints,
                                          const markers::Environment& root_environment, const Options& options);
