@@ -258,4 +258,81 @@ TEST(Choose, ExplainsTheLoadersNotesAndWhereEachNamespaceCameFrom) {
   for (const auto& l : lines) EXPECT_EQ(l.find("namespace x86_64"), std::string::npos) << l;
 }
 
+namespace {
+
+finder::File sdist(const std::string& filename) {
+  finder::File f;
+  f.filename = filename;
+  f.url = "http://127.0.0.1/files/" + filename;
+  f.version = *pep440::Version::parse("1.0");
+  return f;
+}
+
+std::string why(const std::vector<finder::File>& files, bool allow_yanked = false, bool check_tags = true) {
+  std::vector<const finder::File*> list;
+  for (const auto& f : files) list.push_back(&f);
+  return why_unusable(list, make_target({}), allow_yanked, check_tags);
+}
+
+TEST(WhyUnusable, OnlyASourceDistribution) {
+  EXPECT_EQ(why({sdist("x-1.0.tar.gz")}), "only a source distribution (vwheel installs wheels from indexes)");
+  // A `*-variants.json` beside it changes nothing.
+  auto json = sdist("x-1.0-variants.json");
+  EXPECT_EQ(why({json, sdist("x-1.0.zip")}), "only a source distribution (vwheel installs wheels from indexes)");
+}
+
+TEST(WhyUnusable, RequiresPythonNamesTheSpecifierAndTheTargetsPython) {
+  auto w = wheel("x-1.0-py3-none-any.whl");
+  w.requires_python = ">=3.13";
+  auto s = sdist("x-1.0.tar.gz");
+  s.requires_python = ">=3.13";
+  EXPECT_EQ(why({w, s}), "Requires-Python >=3.13 excludes Python 3.12.1 (the target's)");
+  // Different values are each named once; one that admits the target makes it no reason.
+  auto old = wheel("x-1.0-cp27-cp27m-manylinux1_x86_64.whl");
+  old.requires_python = "<3";
+  EXPECT_EQ(why({w, old, w}), "Requires-Python >=3.13 / <3 excludes Python 3.12.1 (the target's)");
+  w.requires_python = ">=3.8";
+  EXPECT_EQ(why({w, s}), "");
+  // Past Requires-Python, only the sdist is left.
+  s.requires_python.reset();
+  w.requires_python = ">=3.13";
+  EXPECT_EQ(why({w, s}), "only a source distribution (vwheel installs wheels from indexes)");
+}
+
+TEST(WhyUnusable, YankedWithTheIndexsReasonUnlessPinned) {
+  auto w = wheel("x-1.0-py3-none-any.whl");
+  w.yanked = "";
+  auto s = sdist("x-1.0.tar.gz");
+  s.yanked = "broken build";
+  EXPECT_EQ(why({w, s}), "yanked (broken build); a yanked version is installed only when pinned with ==");
+  EXPECT_EQ(why({w}), "yanked; a yanked version is installed only when pinned with ==");
+  // Pinned (`==`), yanked files count: the wheel fits.
+  EXPECT_EQ(why({w, s}, true), "");
+  // One file not yanked: the next check decides.
+  EXPECT_EQ(why({w, sdist("x-1.0.zip")}), "only a source distribution (vwheel installs wheels from indexes)");
+}
+
+TEST(WhyUnusable, TagsOfTheFilesAndTheTargetsBest) {
+  const auto win = wheel("x-1.0-cp312-cp312-win_amd64.whl");
+  const auto mac = wheel("x-1.0-cp312-cp312-macosx_11_0_arm64.whl");
+  EXPECT_EQ(why({win, mac, win}),
+            "no wheel for the target's tags: the wheels are cp312-cp312-win_amd64, cp312-cp312-macosx_11_0_arm64; "
+            "the target's best tag is cp312-cp312-manylinux_2_36_x86_64");
+  // Compressed tag sets stay as the file names write them; past five, a count.
+  std::vector<finder::File> many;
+  for (const auto* p : {"win32", "win_amd64", "win_arm64", "macosx_11_0_arm64", "macosx_10_9_x86_64", "linux_armv7l"}) {
+    many.push_back(wheel(std::string("x-1.0-cp311.cp312-abi3-") + p + ".whl"));
+  }
+  EXPECT_EQ(why(many),
+            "no wheel for the target's tags: the wheels are cp311.cp312-abi3-win32, cp311.cp312-abi3-win_amd64, "
+            "cp311.cp312-abi3-win_arm64, cp311.cp312-abi3-macosx_11_0_arm64, 2 more; the target's best tag is "
+            "cp312-cp312-manylinux_2_36_x86_64");
+  // A universal lock has no tags to check; a wheel for the tags is no reason either.
+  EXPECT_EQ(why({win}, false, false), "");
+  EXPECT_EQ(why({win, wheel("x-1.0-py3-none-any.whl")}), "");
+  // Variant wheels that fit the tags: the variant choice says why (not this).
+  EXPECT_EQ(why({wheel("x-1.0-py3-none-any-cu128.whl")}), "");
+}
+
+}  // namespace
 }  // namespace vwheel::plan::detail

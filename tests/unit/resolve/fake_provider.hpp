@@ -106,6 +106,17 @@ class FakeProvider : public Provider {
     return vwheel::fail("unknown version " + key);
   }
 
+  /// Versions left out of `versions`, with why (Provider::unusable), newest first.
+  FakeProvider& left_out(const std::string& name, const std::string& version, const std::string& reason) {
+    left_out_[name].push_back({ver(version), reason});
+    return *this;
+  }
+
+  std::vector<vwheel::resolve::Unusable> unusable(std::string_view name) override {
+    auto it = left_out_.find(std::string(name));
+    return it == left_out_.end() ? std::vector<vwheel::resolve::Unusable>{} : it->second;
+  }
+
   std::map<std::string, int> version_calls;
   std::map<std::string, int> dependency_calls;
   std::set<std::string> fail_versions;
@@ -113,6 +124,7 @@ class FakeProvider : public Provider {
 
  private:
   std::map<std::string, std::vector<Release>> releases_;
+  std::map<std::string, std::vector<vwheel::resolve::Unusable>> left_out_;
 };
 
 inline Result<Resolution> run(FakeProvider& p, const std::vector<std::string>& roots,

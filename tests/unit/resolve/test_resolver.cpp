@@ -121,6 +121,49 @@ TEST(Resolve, NoVersionsAtAll) {
   EXPECT_EQ(r2.error().message, "cannot resolve: no versions of `ghost` found (required by root)");
 }
 
+TEST(Resolve, LeftOutVersionsSayWhyFirst) {
+  // Files, but none usable: the summary names the newest version's reason; the details list each
+  // reason once, with the versions that share it.
+  FakeProvider p;
+  p.add("a", "1.0", {"src>=1"});
+  p.left_out("src", "2.0", "only a source distribution").left_out("src", "1.5", "only a source distribution");
+  p.left_out("src", "1.0", "yanked");
+  auto r = run(p, {"a"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "cannot resolve: no usable version of `src` (required by a==1.0): `src` 2.0, 1.5: only a source distribution");
+  EXPECT_EQ(all_text(r.error()),
+            "cannot resolve: no usable version of `src` (required by a==1.0): `src` 2.0, 1.5: only a source distribution\n"
+            "(1) `a` cannot be used, because a==1.0 requires `src>=1` but no version of `src` can be used and "
+            "root requires `a`\n"
+            "`a`: available 1.0; tried 1.0\n"
+            "`src` 2.0, 1.5: only a source distribution\n"
+            "`src` 1.0: yanked\n"
+            "`src`: available none; tried none");
+}
+
+TEST(Resolve, LeftOutVersionsNamedWhenNewerOrAskedFor) {
+  // 1.0 is usable: 3.0 (newer) is named in the details, 0.9 (older, not asked for) is not; a
+  // requirement that only a left-out version meets gets its reason in the summary.
+  FakeProvider p;
+  p.add("x", "1.0");
+  p.left_out("x", "3.0", "Requires-Python >=4 excludes Python 3.12.0 (the target's)");
+  p.left_out("x", "2.0", "yanked");
+  p.left_out("x", "0.9", "only a source distribution");
+  auto r = run(p, {"x==2.0"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "cannot resolve: no version of `x` satisfies `x==2.0` (from root); `x` 2.0: yanked");
+  const auto text = all_text(r.error());
+  EXPECT_NE(text.find("\n`x` 3.0: Requires-Python >=4 excludes Python 3.12.0 (the target's)\n`x` 2.0: yanked\n"
+                      "`x`: available 1.0; tried none"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("0.9"), std::string::npos) << text;
+  // The left-out versions do not keep the usable one from being chosen.
+  auto ok = run(p, {"x"});
+  ASSERT_TRUE(ok) << ok.error().message;
+}
+
 TEST(Resolve, NoMatchingVersion) {
   FakeProvider p;
   p.add("x", "1.0").add("x", "2.0");
