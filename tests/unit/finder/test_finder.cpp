@@ -586,5 +586,32 @@ TEST(Finder, FindLinksDirectory) {
   EXPECT_EQ(wheels, 1U);
 }
 
+TEST(Finder, SourceDistributionsAreKeptApartFromTheFiles) {
+  // files() stays wheels and `*-variants.json`; sdists() names the sdists it met, legacy names
+  // with dashes and another project's sharing a prefix told apart.
+  TempDir tmp;
+  make_wheel(tmp.path / "pkg-1.0-py3-none-any.whl");
+  std::ofstream(tmp.path / "pkg-1.0.tar.gz") << "x";
+  std::ofstream(tmp.path / "pkg-2.0.zip") << "x";
+  std::ofstream(tmp.path / "pkg-extra-3.0.tar.gz") << "x";
+  std::ofstream(tmp.path / "pkg-notaversion!.tar.gz") << "x";
+  auto client = *http::Client::create(http::Options{});
+  Finder finder(client, {{Source::Kind::find_links, tmp.path.string()}}, {tmp.path / "cache"});
+  EXPECT_TRUE(finder.sdists("pkg").empty()) << "known only after files()";
+  auto files = finder.files("pkg");
+  ASSERT_TRUE(files) << files.error().message;
+  ASSERT_EQ((*files)->size(), 1U);
+  std::vector<std::string> seen;
+  for (const auto& f : finder.sdists("pkg")) {
+    EXPECT_TRUE(f.is_sdist() && !f.is_wheel() && f.path) << f.filename;
+    seen.push_back(f.filename + " " + f.version.to_string());
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"pkg-1.0.tar.gz 1.0", "pkg-2.0.zip 2.0"}));
+  ASSERT_TRUE(finder.files("pkg-extra"));
+  ASSERT_EQ(finder.sdists("pkg-extra").size(), 1U);
+  EXPECT_EQ(finder.sdists("pkg-extra").front().version.to_string(), "3.0");
+}
+
 }  // namespace
 }  // namespace vwheel::finder

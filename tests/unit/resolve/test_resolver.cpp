@@ -130,16 +130,18 @@ TEST(Resolve, LeftOutVersionsSayWhyFirst) {
   p.left_out("src", "1.0", "yanked");
   auto r = run(p, {"a"});
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message,
-            "cannot resolve: no usable version of `src` (required by a==1.0): `src` 2.0, 1.5: only a source distribution");
-  EXPECT_EQ(all_text(r.error()),
-            "cannot resolve: no usable version of `src` (required by a==1.0): `src` 2.0, 1.5: only a source distribution\n"
-            "(1) `a` cannot be used, because a==1.0 requires `src>=1` but no version of `src` can be used and "
-            "root requires `a`\n"
-            "`a`: available 1.0; tried 1.0\n"
-            "`src` 2.0, 1.5: only a source distribution\n"
-            "`src` 1.0: yanked\n"
-            "`src`: available none; tried none");
+  EXPECT_EQ(
+      r.error().message,
+      "cannot resolve: no usable version of `src` (required by a==1.0): `src` 2.0, 1.5: only a source distribution");
+  EXPECT_EQ(
+      all_text(r.error()),
+      "cannot resolve: no usable version of `src` (required by a==1.0): `src` 2.0, 1.5: only a source distribution\n"
+      "(1) the requirements cannot be satisfied, because a==1.0 requires `src>=1` but no version of `src` can be used "
+      "and root requires `a`\n"
+      "`a`: available 1.0; tried 1.0\n"
+      "`src` 2.0, 1.5: only a source distribution\n"
+      "`src` 1.0: yanked\n"
+      "`src`: available none; tried none");
 }
 
 TEST(Resolve, LeftOutVersionsNamedWhenNewerOrAskedFor) {
