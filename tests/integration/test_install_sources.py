@@ -148,7 +148,12 @@ def test_sdist_file_and_its_file_url_are_recorded_with_the_sdist_hash(vwheel, sd
     assert r.rc == 0, r.err
     assert direct_url(python2, "demo_src") == expected
     freeze = subprocess.run([str(python2), "-m", "pip", "freeze"], capture_output=True, text=True)
-    assert f"demo-src @ {archive.as_uri()}" in freeze.stdout.splitlines()
+    assert f"demo-src @ {archive.as_uri()}#sha256={sha256(archive)}" in freeze.stdout.splitlines()
+    # pip's own reading of the file is ours.
+    inspected = subprocess.run([str(python2), "-m", "pip", "inspect"], capture_output=True, text=True)
+    assert inspected.returncode == 0, inspected.stderr
+    entry = next(d for d in json.loads(inspected.stdout)["installed"] if d["metadata"]["name"] == "demo-src")
+    assert entry["direct_url"] == expected
 
 
 def test_requirements_file_lines_are_relative_to_the_file(vwheel, project, tmp_path):
