@@ -239,3 +239,25 @@ def test_mixing_sources_and_index_requirements_is_a_usage_error(vwheel, project,
     r = vwheel("install", "--python", python, "./proj", "requests")
     assert r.rc == 2
     assert "`./proj` and `requests`" in r.err
+
+
+def test_http_url_with_credentials_and_sha256(vwheel, sdist, tmp_path):
+    _, wheel = sdist
+    server = subprocess.Popen([PY, "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(wheel.parent)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = server.stdout.readline().split("port ")[1].split(" ")[0]
+        python = make_venv(tmp_path / "venv")
+        url = f"http://127.0.0.1:{port}/{wheel.name}"
+        secret = url.replace("http://", "http://alice:s3cret@")
+        r = vwheel("install", "--python", python, f"demo-src @ {secret}#sha256={'1' * 64}")
+        assert r.rc == 1 and len(r.err.strip().splitlines()) == 1, r.err
+        assert "s3cret" not in r.err
+        assert not list(site(python).glob("demo_src*")), "nothing installed"
+        r = vwheel("install", "--python", python, f"demo-src @ {secret}#sha256={sha256(wheel)}")
+        assert r.rc == 0, r.err
+        assert direct_url(python, "demo_src") == {
+            "url": url, "archive_info": {"hashes": {"sha256": sha256(wheel)}, "hash": f"sha256={sha256(wheel)}"}}
+    finally:
+        server.terminate()
+        server.wait()
