@@ -94,6 +94,10 @@ std::string format_list_json(const ListReport& report) {
     j["installer"] = d.installer;
     j["variant"] = d.variant_label ? nlohmann::ordered_json(*d.variant_label) : nlohmann::ordered_json();
     j["variant_properties"] = d.variant_properties;
+    // PEP 610's document as the installer wrote it; null when it is not JSON (another tool's).
+    j["direct_url"] = d.direct_url ? nlohmann::ordered_json::parse(*d.direct_url, nullptr, false)
+                                   : nlohmann::ordered_json();
+    if (j["direct_url"].is_discarded()) j["direct_url"] = nullptr;
     list.push_back(std::move(j));
   }
   return list.dump(2) + "\n";
@@ -133,6 +137,12 @@ std::string format_show(const ShowReport& report) {
     }
     out += fmt::format("Location: {}\n", d.dist_info.parent_path().string());
     out += fmt::format("Installer: {}\n", d.installer);
+    if (d.direct_url) {
+      const auto j = nlohmann::ordered_json::parse(*d.direct_url, nullptr, false);
+      if (j.is_object() && j.contains("url") && j["url"].is_string()) {
+        out += fmt::format("Direct-URL: {}\n", j["url"].get<std::string>());
+      }
+    }
     if (entry->files) out += fmt::format("Files: {}\n", *entry->files);
     if (d.variant_label) {
       out += fmt::format("Variant: {}{}\n", *d.variant_label, d.variant_properties.empty() ? " (null variant)" : "");

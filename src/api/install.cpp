@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sources.hpp"
 #include "vwheel/api/project.hpp"
 #include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
@@ -113,15 +114,13 @@ Result<std::map<std::string, std::string>> versions_of(const std::vector<install
 }
 
 Result<InstallReport> install_files(const InstallRequest& request, const install::OpenedEnvironment& opened,
-                                    const Observer& observer) {
+                                    std::vector<install::WheelRequest> wheels, const Observer& observer) {
   auto selection = make_selection(request.selection, &opened.interpreter);
   if (!selection) return fail(selection.error());
   InstallReport report;
   report.from_files = true;
-  std::vector<install::WheelRequest> wheels;
-  for (const auto& item : request.items) {
-    if (auto ok = install::check_wheel(item, *selection, request.ignore_variant); !ok) return fail(ok.error());
-    wheels.push_back({item, true, true});
+  for (const auto& wheel : wheels) {
+    if (auto ok = install::check_wheel(wheel.path, *selection, request.ignore_variant); !ok) return fail(ok.error());
   }
   // What stays installed must still have what it requires, as for an install from requirements
   // (pip only warns); --no-deps, which installs files as they are, makes it a warning.
@@ -155,6 +154,25 @@ Result<InstallReport> install_files(const InstallRequest& request, const install
   if (!done) return fail(done.error());
   report.installed = std::move(*done);
   return report;
+}
+
+/// Local projects, archives and direct references: built or downloaded into wheels, then
+/// installed as wheel files are, in one transaction.
+Result<InstallReport> install_sources(const InstallRequest& request, const plan::Requirements& loaded,
+                                      const Observer& observer) {
+  if (!loaded.roots.empty()) {
+    return fail_as(Error(fmt::format("`{}` and `{}`: install local projects, archives and URLs apart from requirements "
+                                     "resolved from an index (one command each)",
+                                     loaded.sources.front().text, loaded.roots.front().to_string())),
+                   ErrorKind::usage);
+  }
+  auto opened = install::open_environment(request.python, cache_root(request.sources));
+  if (!opened) return fail_as(opened.error(), ErrorKind::environment);
+  auto work = TempDir::create(fs::temp_directory_path(), "vwheel-sources-");
+  if (!work) return fail_as(work.error(), ErrorKind::environment);
+  auto wheels = prepare_sources(loaded.sources, request, opened->env.python, work->path());
+  if (!wheels) return fail(wheels.error());
+  return install_files(request, *opened, std::move(*wheels), observer);
 }
 
 Result<InstallReport> install_requirements(const InstallRequest& request, const install::OpenedEnvironment& opened,
@@ -282,7 +300,8 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
   if (all_wheel_files(request.items) && request.requirement_files.empty()) {
     auto opened = install::open_environment(request.python, cache_root(request.sources));
     if (!opened) return fail_as(opened.error(), ErrorKind::environment);
-    return install_files(request, *opened, observer);
+    std::vector<install::WheelRequest> wheels(request.items.begin(), request.items.end());
+    return install_files(request, *opened, std::move(wheels), observer);
   }
   auto settings = make_settings(request.sources);
   settings.no_deps = request.no_deps;
@@ -290,6 +309,13 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
   settings.quiet = request.quiet;
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
+  plan::Requirements loaded;
+  if (auto ok = plan::load_requirements(request.items, request.requirement_files, request.constraint_files, loaded,
+                                        settings);
+      !ok) {
+    return fail(ok.error());
+  }
+  if (!loaded.sources.empty()) return install_sources(request, loaded, observer);
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to install: give requirements, wheel files, or -r FILE");
   if (!requirements) return fail(requirements.error());

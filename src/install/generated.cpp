@@ -11,7 +11,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "digest.hpp"
 #include "place.hpp"
@@ -84,11 +83,9 @@ Result<void> finish_staging(const wheel::Wheel& w, const Environment& env, const
     if (auto ok = add_generated(p.root, p.dist_info + "/REQUESTED", "", 0644); !ok) return ok;
   }
   if (request.direct) {
-    nlohmann::ordered_json j;
-    j["url"] = file_url(fs::absolute(request.path).lexically_normal());
-    j["archive_info"]["hash"] = "sha256=" + archive_sha;
-    j["archive_info"]["hashes"]["sha256"] = archive_sha;
-    if (auto ok = add_generated(p.root, p.dist_info + "/direct_url.json", j.dump(), 0644); !ok) return ok;
+    const auto direct = request.origin ? *request.origin
+                                       : DirectUrl{file_url(fs::absolute(request.path).lexically_normal()), archive_sha};
+    if (auto ok = add_generated(p.root, p.dist_info + "/direct_url.json", direct_url_json(direct), 0644); !ok) return ok;
   }
   return {};
 }

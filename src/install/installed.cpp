@@ -50,6 +50,9 @@ Distribution read_distribution(const fs::path& dist_info) {
   if (d.version.empty() && stem.find('-') != std::string::npos) d.version = stem.substr(stem.find('-') + 1);
   if (auto inst = read_file(dist_info / "INSTALLER"); inst) d.installer = first_line(*inst);
   std::error_code ec;
+  if (fs::exists(dist_info / "direct_url.json", ec)) {
+    if (auto text = read_file(dist_info / "direct_url.json"); text) d.direct_url = std::move(*text);
+  }
   if (fs::exists(dist_info / "variant.json", ec)) {
     if (auto text = read_file(dist_info / "variant.json"); text) {
       if (auto doc = metadata::parse_json_document(*text, metadata::DocumentKind::VariantJson); doc) {

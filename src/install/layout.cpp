@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "vwheel/core/text.hpp"
 
@@ -264,6 +265,18 @@ std::string make_launcher(const EntryPoint& ep, const std::filesystem::path& pyt
 
 std::string file_url(const std::filesystem::path& absolute) {
   return "file://" + percent_encode(absolute.string(), "/");
+}
+
+std::string direct_url_json(const DirectUrl& direct) {
+  nlohmann::ordered_json j;
+  j["url"] = url_without_userinfo(direct.url);
+  if (direct.archive_sha256) {
+    j["archive_info"]["hashes"]["sha256"] = *direct.archive_sha256;
+    j["archive_info"]["hash"] = "sha256=" + *direct.archive_sha256;
+  } else {
+    j["dir_info"] = nlohmann::ordered_json::object();
+  }
+  return j.dump();
 }
 
 std::string relative_path(const std::filesystem::path& target, const std::filesystem::path& base) {

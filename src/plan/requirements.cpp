@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/resolve/requirements_file.hpp"
 #include "vwheel/wheel_name/names.hpp"
@@ -10,10 +11,53 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Takes the lines of a requirements file that are local sources or direct references
+/// (plan/sources.hpp) out of `text` (left blank, so the parser's line numbers stay right) into
+/// `out`, relative paths made relative to the file's folder. A continued line is the parser's.
+Result<void> take_sources(std::string& text, const fs::path& file, bool constraint, Requirements& out) {
+  std::size_t start = 0;
+  std::size_t number = 0;
+  bool continued = false;
+  while (start < text.size()) {
+    ++number;
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    const bool continues = line.ends_with('\\');
+    // A comment starts at `#` at the line's start or after whitespace (a URL's `#sha256=` stays).
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '#' && (i == 0 || is_ascii_space(line[i - 1]))) {
+        line = line.substr(0, i);
+        break;
+      }
+    }
+    line = ascii_trim(line);
+    if (!continued && !continues && !line.empty() && line.front() != '-') {
+      auto ref = parse_source(line);
+      if (!ref) return fail(ref.error().with_context(fmt::format("{}:{}", file.string(), number)));
+      if (*ref) {
+        if (constraint) {
+          return fail(fmt::format("{}:{}: `{}`: a constraint must name a project, not a path or URL", file.string(),
+                                  number, (*ref)->text));
+        }
+        if ((*ref)->path && fs::path(*(*ref)->path).is_relative() && !(*ref)->path->starts_with('~')) {
+          (*ref)->path = (file.parent_path() / *(*ref)->path).lexically_normal().string();
+        }
+        out.sources.push_back(std::move(**ref));
+        std::fill(text.begin() + static_cast<std::ptrdiff_t>(start), text.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+      }
+    }
+    continued = continues;
+    start = end + 1;
+  }
+  return {};
+}
+
 Result<void> load_file(const fs::path& path, bool constraint, Requirements& out, Settings& settings, int depth) {
   if (depth > 16) return fail(fmt::format("{}: requirement files nested more than 16 deep", path.string()));
   auto text = read_file(path);
   if (!text) return fail(text.error());
+  if (auto ok = take_sources(*text, path, constraint, out); !ok) return ok;
   auto parsed = resolve::parse_requirements_file(*text, path.string());
   if (!parsed) return fail(parsed.error());
   for (auto& entry : parsed->requirements) {
@@ -50,6 +94,12 @@ Result<void> load_file(const fs::path& path, bool constraint, Requirements& out,
 Result<void> load_requirements(const std::vector<std::string>& requirements, const std::vector<fs::path>& requirement_files,
                                const std::vector<fs::path>& constraint_files, Requirements& out, Settings& settings) {
   for (const auto& r : requirements) {
+    auto source = parse_source(r);
+    if (!source) return fail(source.error());
+    if (*source) {
+      out.sources.push_back(std::move(**source));
+      continue;
+    }
     auto parsed = markers::Requirement::parse(r);
     if (!parsed) return fail(parsed.error());
     out.roots.push_back(std::move(*parsed));

@@ -24,6 +24,7 @@ struct InstallCommandOptions {
   bool compile = false;
   bool force_reinstall = false;
   bool ignore_variant = false;
+  bool no_build_isolation = false;
   bool no_deps = false;
   bool require_hashes = false;
   bool dry_run = false;
@@ -50,6 +51,7 @@ api::InstallRequest make_request(const InstallCommandOptions& o) {
   r.require_hashes = o.require_hashes;
   r.dry_run = o.dry_run;
   r.ignore_variant = o.ignore_variant;
+  r.no_build_isolation = o.no_build_isolation;
   r.quiet = o.index.quiet || o.json;
   if (!o.report.empty()) r.report_file = o.report;
   r.want_report = o.json;
@@ -83,7 +85,9 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
       "install",
       "Install packages (resolved from indexes and --find-links, choosing the best variant for the target), or wheel "
       "files as given");
-  cmd->add_option("items", o->items, "Requirements (PEP 508, e.g. 'torch>=2.12'), or wheel files");
+  cmd->add_option("items", o->items,
+                  "Requirements (PEP 508, e.g. 'torch>=2.12'), or wheel files, project directories, sdists and "
+                  "'name @ URL' references (installed as given, without dependencies)");
   cmd->add_option("-r,--requirement", o->requirement_files, "Install from a requirements file")
         ->allow_extra_args(false);
   cmd->add_option("-c,--constraint", o->constraint_files, "Constrain versions with a constraints file")
@@ -101,6 +105,9 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--json", o->json, "Print the JSON report on stdout instead of lines");
   cmd->add_flag("--compile", o->compile, "Compile .py files to bytecode (listed in RECORD)");
   cmd->add_flag("--force-reinstall", o->force_reinstall, "Reinstall when the same version is installed");
+  cmd->add_flag("--no-build-isolation", o->no_build_isolation,
+                "Project directories and sdists: build in the target environment, which has the build requirements, "
+                "instead of a fresh one");
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");

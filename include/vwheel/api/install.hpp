@@ -47,7 +47,9 @@ struct Observer {
 
 /// `vwheel install`.
 struct InstallRequest {
-  /// Requirements (PEP 508), or wheel files (installed as given, without dependencies).
+  /// Requirements (PEP 508), or what names one distribution's files (plan/sources.hpp): wheel
+  /// files, project directories, sdists and `name @ URL` references, installed as given, without
+  /// dependencies (directories and sdists built into a wheel first). The two kinds do not mix.
   std::vector<std::string> items;
   std::vector<std::filesystem::path> requirement_files;
   std::vector<std::filesystem::path> constraint_files;
@@ -61,6 +63,9 @@ struct InstallRequest {
   bool require_hashes = false;
   bool dry_run = false;
   bool ignore_variant = false;  ///< wheel files: install an unsupported variant anyway
+  /// Project directories and sdists: the backend runs in the target's environment, which must
+  /// have the build requirements, instead of a fresh one with them installed from `sources`.
+  bool no_build_isolation = false;
   bool quiet = false;           ///< no progress output
   /// Write the JSON report here (`--report`).
   std::optional<std::filesystem::path> report_file;

@@ -149,6 +149,10 @@ struct WheelRequest {
   std::filesystem::path path;
   bool requested = true;   ///< write `REQUESTED`
   bool direct = true;      ///< given as a file: write `direct_url.json`
+  /// What `direct_url.json` says when the wheel stands for something else the user named (built
+  /// from a project directory or an sdist, downloaded from a URL); nullopt: the wheel file itself
+  /// (its `file://` URL and sha256).
+  std::optional<DirectUrl> origin;
   /// The archive's sha256 (lowercase hex) when the caller has verified it (a download): spares
   /// hashing the file again to find its unpacked copy in the cache.
   std::optional<std::string> sha256;
@@ -248,6 +252,9 @@ struct Distribution {
   /// The variant label and properties (`ns :: feature :: value`) from `variant.json`, if any.
   std::optional<std::string> variant_label;
   std::vector<std::string> variant_properties;
+  /// `direct_url.json` (PEP 610) as written, when the distribution was installed from a file,
+  /// a directory or a URL.
+  std::optional<std::string> direct_url;
 };
 
 /// Every `*.dist-info` directory in purelib and platlib, sorted by canonical name.

@@ -120,6 +120,20 @@ struct EntryPoint {
 /// unreserved set and `/`.
 [[nodiscard]] std::string file_url(const std::filesystem::path& absolute);
 
+/// Where a distribution installed from a file or URL came from: PEP 610's `direct_url.json`.
+struct DirectUrl {
+  std::string url;  ///< `file://` or `https://`; any userinfo is left out of the JSON
+  /// The archive's sha256 (lowercase hex): `archive_info`. nullopt: a local project directory
+  /// (`dir_info`).
+  std::optional<std::string> archive_sha256;
+};
+
+/// The `direct_url.json` text: `{"url": ..., "dir_info": {}}`, or `{"url": ..., "archive_info":
+/// {"hashes": {"sha256": H}, "hash": "sha256=H"}}` (both the PEP 610 field and its legacy one,
+/// which older pips read). The URL's userinfo is left out (url_without_userinfo): PEP 610 keeps
+/// secrets out of the file.
+[[nodiscard]] std::string direct_url_json(const DirectUrl& direct);
+
 /// `target` relative to `base` (both absolute and lexically normal), `/`-separated, with `..`
 /// components as needed (`../../../bin/x`).
 [[nodiscard]] std::string relative_path(const std::filesystem::path& target, const std::filesystem::path& base);

@@ -32,6 +32,7 @@
 #include "vwheel/lock/pylock.hpp"
 #include "vwheel/markers/marker.hpp"
 #include "vwheel/markers/requirement.hpp"
+#include "vwheel/plan/sources.hpp"
 #include "vwheel/selection/selection.hpp"
 #include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/variant/ordering.hpp"
@@ -71,6 +72,9 @@ struct Requirements {
   /// The Pythons a lock covers: the project's `requires-python`, or `vwheel lock --python-version`.
   /// Environments it excludes are not locked; it becomes the lock's `requires-python`.
   std::optional<pep440::SpecifierSet> requires_python;
+  /// Local projects, archives and direct references (plan/sources.hpp), installed as given rather
+  /// than resolved; a relative path from a requirements file is made relative to its folder.
+  std::vector<SourceRef> sources;
 };
 
 /// How to resolve and fetch.

@@ -133,3 +133,18 @@ TEST(Paths, RelativeAndWithin) {
   EXPECT_FALSE(is_within("/vx", "/v"));
   EXPECT_EQ(file_url("/tmp/a b/x.whl"), "file:///tmp/a%20b/x.whl");
 }
+
+TEST(DirectUrl, DirectoryIsDirInfo) {
+  EXPECT_EQ(direct_url_json({"file:///src/proj", std::nullopt}), R"({"url":"file:///src/proj","dir_info":{}})");
+}
+
+TEST(DirectUrl, ArchiveHasBothHashFields) {
+  EXPECT_EQ(direct_url_json({"file:///d/x-1.tar.gz", std::string("ab12")}),
+            R"({"url":"file:///d/x-1.tar.gz","archive_info":{"hashes":{"sha256":"ab12"},"hash":"sha256=ab12"}})");
+}
+
+TEST(DirectUrl, CredentialsNeverReachTheFile) {
+  EXPECT_EQ(direct_url_json({"https://alice:s3cret@host/x-1-py3-none-any.whl", std::string("ff")}),
+            R"({"url":"https://host/x-1-py3-none-any.whl","archive_info":{"hashes":{"sha256":"ff"},"hash":"sha256=ff"}})");
+  EXPECT_EQ(direct_url_json({"https://token@host/a@b/x.tar.gz", std::string("ff")}).find("token"), std::string::npos);
+}

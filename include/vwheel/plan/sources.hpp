@@ -1,0 +1,39 @@
+#pragma once
+/// \file
+/// The requirement forms that name one distribution's files rather than a project on an index, as
+/// pip accepts them: a local project directory or archive (`.`, `./proj`, `/abs/x-1.0.tar.gz`,
+/// `dist/x-1.0-py3-none-any.whl`) and a PEP 508 direct reference (`name @ file:///path`,
+/// `name @ https://host/x.whl#sha256=HEX`). Pure: whether a path is a directory is the caller's
+/// question.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vwheel/core/error.hpp"
+
+namespace vwheel::plan {
+
+/// One such requirement.
+struct SourceRef {
+  std::string text;                 ///< as written, for messages
+  std::optional<std::string> name;  ///< the name before `@`; nullopt for a bare path
+  /// A local path (a `file:` URL decoded), else nullopt.
+  std::optional<std::string> path;
+  /// The `https://` or `http://` URL without its fragment, else empty.
+  std::string url;
+  /// The `#sha256=` fragment, lowercase hex.
+  std::optional<std::string> sha256;
+};
+
+/// Whether `text` (trimmed) is written as a path rather than a requirement: it starts with `.`,
+/// `/` or `~`, contains a `/`, or ends with `.whl`, `.tar.gz` or `.zip`.
+[[nodiscard]] bool looks_like_path(std::string_view text);
+
+/// `text` as a `SourceRef`, or nullopt when it is a requirement by name (for the index). A direct
+/// reference with a scheme other than `file`, `https` and `http` (`git+https`), a fragment other
+/// than `sha256=` (and pip's `egg=`, ignored), or a hash that is not 64 hex digits is an error
+/// naming it.
+[[nodiscard]] Result<std::optional<SourceRef>> parse_source(std::string_view text);
+
+}  // namespace vwheel::plan

@@ -1,0 +1,26 @@
+#pragma once
+// `vwheel install` of local projects, archives and direct references (plan/sources.hpp): each
+// becomes one wheel file to install as given, with the PEP 610 origin its direct_url.json names.
+
+#include <filesystem>
+#include <vector>
+
+#include "vwheel/api/install.hpp"
+#include "vwheel/core/error.hpp"
+#include "vwheel/install/install.hpp"
+#include "vwheel/plan/sources.hpp"
+
+namespace vwheel::api {
+
+/// Downloads the URLs (checking `#sha256=`), hashes the local archives (checking it too), builds
+/// project directories and sdists with the PEP 517 frontend (backend run by `python`, build
+/// requirements installed from `request.sources` unless `request.no_build_isolation`), all under
+/// `work` (which the caller removes), and checks that a `name @` reference's distribution has that
+/// name. The errors are one line naming the requirement as written; a failed build's names the
+/// backend's last output line.
+[[nodiscard]] Result<std::vector<install::WheelRequest>> prepare_sources(const std::vector<plan::SourceRef>& sources,
+                                                                         const InstallRequest& request,
+                                                                         const std::filesystem::path& python,
+                                                                         const std::filesystem::path& work);
+
+}  // namespace vwheel::api
