@@ -37,21 +37,24 @@ TEST(ListFormat, JsonHasEveryFieldInOrderAndNullForNoVariant) {
     "variant_properties": [
       "x86_64 :: level :: v3",
       "x86_64 :: level :: v4"
-    ]
+    ],
+    "direct_url": null
   },
   {
     "name": "six",
     "version": "1.16.0",
     "installer": "pip",
     "variant": null,
-    "variant_properties": []
+    "variant_properties": [],
+    "direct_url": null
   },
   {
     "name": "torch-extras",
     "version": "0.1",
     "installer": "",
     "variant": "null",
-    "variant_properties": []
+    "variant_properties": [],
+    "direct_url": null
   }
 ]
 )");
