@@ -297,7 +297,7 @@ bool all_wheel_files(const std::vector<std::string>& items) {
 Result<InstallReport> install(const InstallRequest& request, const Observer& observer) {
   const auto cache_lock = use_cache(request.sources);
   // The interpreter query is cached under the run's cache root (--cache-dir; none with --no-cache).
-  if (all_wheel_files(request.items) && request.requirement_files.empty()) {
+  if (all_wheel_files(request.items) && request.requirement_files.empty() && request.editables.empty()) {
     auto opened = install::open_environment(request.python, cache_root(request.sources));
     if (!opened) return fail_as(opened.error(), ErrorKind::environment);
     std::vector<install::WheelRequest> wheels(request.items.begin(), request.items.end());
@@ -314,6 +314,11 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
                                         settings);
       !ok) {
     return fail(ok.error());
+  }
+  for (const auto& path : request.editables) {
+    auto ref = plan::parse_editable(path);
+    if (!ref) return fail_as(ref.error(), ErrorKind::usage);
+    loaded.sources.push_back(std::move(*ref));
   }
   if (!loaded.sources.empty()) return install_sources(request, loaded, observer);
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,

@@ -65,6 +65,7 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
   build.no_isolation = request.no_build_isolation;
   build.sources = request.sources;
   build.index = false;
+  build.editable = ref.editable;
   auto built = api::build(build);
   if (!built) return fail(built.error().with_context(fmt::format("building `{}`", ref.text)));
   for (const auto& outcome : built->outcomes) {
@@ -84,6 +85,12 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
 Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallRequest& request, const fs::path& python,
                                       const fs::path& work) {
   fs::create_directories(work);
+  if (ref.editable && (!ref.path || !fs::is_directory(local_path(*ref.path)))) {
+    if (ref.path && !fs::exists(local_path(*ref.path))) {
+      return fail(fmt::format("`{}`: {}: no such directory", ref.text, local_path(*ref.path).string()));
+    }
+    return fail(fmt::format("`{}`: an editable install needs a local project directory", ref.text));
+  }
   fs::path archive;
   std::optional<std::string> sha256;
   std::string url;
@@ -123,7 +130,7 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
   }
   // PEP 610: the URL of what the user named (never credentials: install::direct_url_json drops
   // them), with the archive's hash; a directory has none.
-  wheel.origin = install::DirectUrl{url, sha256};
+  wheel.origin = install::DirectUrl{url, sha256, ref.editable};
   if (ref.name) {
     auto parsed = wheel_name::parse_wheel_name(wheel.path.filename().string());
     if (!parsed) return fail(parsed.error().with_context(fmt::format("`{}`", redact_url(ref.text))));

@@ -133,7 +133,7 @@ Result<metadata::ParsedDocument> resolve_build_requires(const HookContext& ctx, 
 
 Result<Staged> build_one(const HookContext& ctx, const BuildJob& job, const fs::path& dir, std::string& tail,
                          std::vector<std::string>& warnings, std::chrono::milliseconds& hook_time) {
-  auto run = detail::run_backend(ctx, job, dir, "wheel", tail);
+  auto run = detail::run_backend(ctx, job, dir, ctx.request->editable ? "editable" : "wheel", tail);
   if (!run) return fail(run.error());
   hook_time = run->hook_time;
   auto name = check_wheel(ctx, job, run->file);
@@ -250,6 +250,10 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
     return fail(fmt::format("{}: not a directory (give the source tree of the project, or its sdist)", request.source.string()));
   }
   if (from_sdist && request.sdist) return fail(with_kind(Error("--sdist: the source is an sdist already"), ErrorKind::usage));
+  if (request.editable && (from_sdist || request.sdist)) {
+    return fail(with_kind(Error(fmt::format("{}: an editable build needs a source tree, not an sdist", request.source.string())),
+                          ErrorKind::usage));
+  }
 
   HookContext ctx;
   const auto path_env = [] {
@@ -330,7 +334,8 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
   report.outcomes.resize(offset + jobs->size());
   std::vector<std::vector<std::string>> warnings(jobs->size());
   std::vector<std::optional<Staged>> staged(jobs->size());
-  parallel_for(jobs->size(), std::max(1U, request.jobs), [&](std::size_t i) {
+  // Editable builds share the one source tree, where in-tree backends write: one at a time.
+  parallel_for(jobs->size(), request.editable ? 1U : std::max(1U, request.jobs), [&](std::size_t i) {
     auto& outcome = report.outcomes[offset + i];
     outcome.job = (*jobs)[i];
     const auto started = std::chrono::steady_clock::now();

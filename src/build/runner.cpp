@@ -49,6 +49,7 @@ result = {}
 if mode.startswith("requires_"):
     hook = getattr(backend, "get_requires_for_build_" + mode[len("requires_"):], None)
     result["requires"] = list(hook(settings)) if hook else []
+    result["has_build_hook"] = hasattr(backend, "build_" + mode[len("requires_"):])
     import importlib.metadata as md
     installed = {}
     for d in md.distributions():
@@ -111,6 +112,12 @@ void copy_tree(const fs::path& from, const fs::path& to, const fs::path& exclude
   }
 }
 
+// Where the hooks run: the build's copy of the source tree, or the tree itself for an editable
+// build (PEP 660), whose wheel refers to the tree's files.
+fs::path source_dir(const HookContext& ctx, const fs::path& dir) {
+  return ctx.request->editable ? ctx.source : dir / "src";
+}
+
 struct HookRun {
   nlohmann::json result;
   std::string output;
@@ -139,7 +146,7 @@ Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const B
   for (const auto& [k, v] : job.environment) req.env.push_back(k + "=" + v);
   req.env.push_back("TMPDIR=" + (dir / "tmp").string());
   req.env.push_back("HOME=" + (dir / "home").string());
-  req.cwd = dir / "src";
+  req.cwd = source_dir(ctx, dir);
   req.timeout = ctx.request->timeout;
   req.max_stdout = std::size_t{1} << 20;
   req.kill_on_overflow = false;
@@ -267,7 +274,7 @@ std::vector<std::string> provider_build_requires(const HookContext& ctx) {
 Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, const fs::path& dir, const std::string& kind,
                                std::string& tail) {
   for (const char* sub : {"out", "tmp", "home"}) fs::create_directories(dir / sub);
-  copy_tree(ctx.source, dir / "src", ctx.request->output_dir);
+  if (!ctx.request->editable) copy_tree(ctx.source, dir / "src", ctx.request->output_dir);
   const auto shipped = distribution_files(dir);  // e.g. test data of the project
 
   BackendRun out;
@@ -293,6 +300,11 @@ Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, cons
   const auto& r = requires_run->result;
   if (!r.contains("requires") || !r["requires"].is_array()) {
     return fail(fmt::format("{}: {} did not return a list", job.describe(), requires_hook));
+  }
+  if (r.contains("has_build_hook") && r["has_build_hook"] == false) {
+    return fail(fmt::format("{}: the build backend `{}` has no `build_{}` hook{}", job.describe(),
+                            ctx.project->build_system.backend, kind,
+                            kind == "editable" ? " (PEP 660): it cannot install the project editable" : ""));
   }
   for (const auto& item : r["requires"]) {
     if (!item.is_string()) return fail(fmt::format("{}: {} returned a non-string", job.describe(), requires_hook));

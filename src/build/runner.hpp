@@ -57,9 +57,11 @@ struct BackendRun {
 /// installs (isolated) or checks (`--no-isolation`) beside the backend's requirements.
 [[nodiscard]] std::vector<std::string> provider_build_requires(const HookContext& ctx);
 
-/// In `dir` (a build's own folder): copies the source to `src/`, prepares the requirements
+/// In `dir` (a build's own folder): copies the source to `src/` (an editable build runs in the
+/// source tree itself), prepares the requirements
 /// (isolated: an environment in `env/` filled by the services; else: checked against the interpreter's
-/// environment) and runs `get_requires_for_build_{kind}` and `build_{kind}` with cwd `src/`,
+/// environment) and runs `get_requires_for_build_{kind}` and `build_{kind}` with cwd `src/`
+/// (a backend without `build_{kind}` fails the build, naming the backend),
 /// `HOME` in `home/` and `TMPDIR` in `tmp/`. The returned file must be a plain name in `out/`,
 /// and the hook must have left nothing in `dir` but those folders and no wheel or sdist outside
 /// `out/`; otherwise the build fails. `tail` gets the backend's last lines on failure.

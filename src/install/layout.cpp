@@ -275,6 +275,7 @@ std::string direct_url_json(const DirectUrl& direct) {
     j["archive_info"]["hash"] = "sha256=" + *direct.archive_sha256;
   } else {
     j["dir_info"] = nlohmann::ordered_json::object();
+    if (direct.editable) j["dir_info"]["editable"] = true;
   }
   return j.dump();
 }

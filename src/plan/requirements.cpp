@@ -11,8 +11,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The PATH of a `-e PATH`, `-ePATH`, `--editable PATH` or `--editable=PATH` line.
+std::optional<std::string_view> editable_value(std::string_view line) {
+  for (std::string_view option : {"--editable", "-e"}) {
+    if (!line.starts_with(option)) continue;
+    auto rest = line.substr(option.size());
+    if (option == "--editable" && !rest.empty() && rest.front() != '=' && !is_ascii_space(rest.front())) return std::nullopt;
+    if (option == "--editable" && rest.starts_with('=')) rest.remove_prefix(1);
+    return ascii_trim(rest);
+  }
+  return std::nullopt;
+}
+
 /// Takes the lines of a requirements file that are local sources or direct references
-/// (plan/sources.hpp) out of `text` (left blank, so the parser's line numbers stay right) into
+/// (plan/sources.hpp), editable ones (`-e PATH`) included, out of `text` (left blank, so the parser's line numbers stay right) into
 /// `out`, relative paths made relative to the file's folder. A continued line is the parser's.
 Result<void> take_sources(std::string& text, const fs::path& file, bool constraint, Requirements& out) {
   std::size_t start = 0;
@@ -32,7 +44,19 @@ Result<void> take_sources(std::string& text, const fs::path& file, bool constrai
       }
     }
     line = ascii_trim(line);
-    if (!continued && !continues && !line.empty() && line.front() != '-') {
+    if (!continued && !continues && editable_value(line)) {
+      auto ref = parse_editable(*editable_value(line));
+      if (!ref) return fail(ref.error().with_context(fmt::format("{}:{}", file.string(), number)));
+      if (constraint) {
+        return fail(fmt::format("{}:{}: `{}`: a constraint must name a project, not an editable path", file.string(),
+                                number, ref->text));
+      }
+      if (fs::path(*ref->path).is_relative() && !ref->path->starts_with('~')) {
+        ref->path = (file.parent_path() / *ref->path).lexically_normal().string();
+      }
+      out.sources.push_back(std::move(*ref));
+      std::fill(text.begin() + static_cast<std::ptrdiff_t>(start), text.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+    } else if (!continued && !continues && !line.empty() && line.front() != '-') {
       auto ref = parse_source(line);
       if (!ref) return fail(ref.error().with_context(fmt::format("{}:{}", file.string(), number)));
       if (*ref) {

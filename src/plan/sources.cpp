@@ -80,4 +80,17 @@ Result<std::optional<SourceRef>> parse_source(std::string_view text) {
   return std::optional<SourceRef>(std::move(ref));
 }
 
+Result<SourceRef> parse_editable(std::string_view text) {
+  const auto t = ascii_trim(text);
+  if (t.empty()) return fail("-e/--editable needs the path of a project directory");
+  if (t.find("://") != std::string_view::npos || t.find('@') != std::string_view::npos) {
+    return fail(fmt::format("`-e {}`: an editable install needs the path of a local project directory", t));
+  }
+  SourceRef ref;
+  ref.text = fmt::format("-e {}", t);
+  ref.path = std::string(t);
+  ref.editable = true;
+  return ref;
+}
+
 }  // namespace vwheel::plan

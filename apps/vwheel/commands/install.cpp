@@ -15,6 +15,7 @@ namespace {
 
 struct InstallCommandOptions {
   std::vector<std::string> items;
+  std::vector<std::string> editables;
   std::vector<std::string> requirement_files;
   std::vector<std::string> constraint_files;
   std::string python;
@@ -52,6 +53,7 @@ api::InstallRequest make_request(const InstallCommandOptions& o) {
   r.dry_run = o.dry_run;
   r.ignore_variant = o.ignore_variant;
   r.no_build_isolation = o.no_build_isolation;
+  r.editables = o.editables;
   r.quiet = o.index.quiet || o.json;
   if (!o.report.empty()) r.report_file = o.report;
   r.want_report = o.json;
@@ -88,6 +90,10 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("items", o->items,
                   "Requirements (PEP 508, e.g. 'torch>=2.12'), or wheel files, project directories, sdists and "
                   "'name @ URL' references (installed as given, without dependencies)");
+  cmd->add_option("-e,--editable", o->editables,
+                  "Install the project directory PATH editable (PEP 660): its modules are imported from PATH")
+        ->type_name("PATH")
+        ->allow_extra_args(false);
   cmd->add_option("-r,--requirement", o->requirement_files, "Install from a requirements file")
         ->allow_extra_args(false);
   cmd->add_option("-c,--constraint", o->constraint_files, "Constrain versions with a constraints file")

@@ -66,6 +66,8 @@ struct InstallRequest {
   /// Project directories and sdists: the backend runs in the target's environment, which must
   /// have the build requirements, instead of a fresh one with them installed from `sources`.
   bool no_build_isolation = false;
+  /// `-e PATH`: project directories installed editable (PEP 660), as the sources in `items`.
+  std::vector<std::string> editables;
   bool quiet = false;           ///< no progress output
   /// Write the JSON report here (`--report`).
   std::optional<std::filesystem::path> report_file;

@@ -70,6 +70,10 @@ struct BuildRequest {
   bool no_isolation = false;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   unsigned jobs = 1;
+  /// Build editable wheels (PEP 660: `get_requires_for_build_editable`, `build_editable`) of a
+  /// source tree. The backend runs in the tree itself, not in a copy: the wheel it builds points
+  /// at the tree's files. A backend without `build_editable` fails the build, naming it.
+  bool editable = false;
 };
 
 /// One build's outcome.

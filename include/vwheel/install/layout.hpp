@@ -126,9 +126,13 @@ struct DirectUrl {
   /// The archive's sha256 (lowercase hex): `archive_info`. nullopt: a local project directory
   /// (`dir_info`).
   std::optional<std::string> archive_sha256;
+  /// A project directory installed editable (PEP 660): `dir_info` says `"editable": true`, which
+  /// pip reads to list it with its `editable_project_location`.
+  bool editable = false;
 };
 
-/// The `direct_url.json` text: `{"url": ..., "dir_info": {}}`, or `{"url": ..., "archive_info":
+/// The `direct_url.json` text: `{"url": ..., "dir_info": {}}` (`{"editable": true}` when
+/// editable), or `{"url": ..., "archive_info":
 /// {"hashes": {"sha256": H}, "hash": "sha256=H"}}` (both the PEP 610 field and its legacy one,
 /// which older pips read). The URL's userinfo is left out (url_without_userinfo): PEP 610 keeps
 /// secrets out of the file.

@@ -24,6 +24,8 @@ struct SourceRef {
   std::string url;
   /// The `#sha256=` fragment, lowercase hex.
   std::optional<std::string> sha256;
+  /// `-e PATH` / `--editable PATH`: a project directory built with PEP 660's `build_editable`.
+  bool editable = false;
 };
 
 /// Whether `text` (trimmed) is written as a path rather than a requirement: it starts with `.`,
@@ -35,5 +37,10 @@ struct SourceRef {
 /// than `sha256=` (and pip's `egg=`, ignored), or a hash that is not 64 hex digits is an error
 /// naming it.
 [[nodiscard]] Result<std::optional<SourceRef>> parse_source(std::string_view text);
+
+/// The path of `-e PATH` / `--editable PATH` as an editable `SourceRef` (its text `-e PATH`). Any
+/// word is a path here (`-e proj` is the folder `proj`, as for pip); a URL or a `name @` reference
+/// is an error naming it.
+[[nodiscard]] Result<SourceRef> parse_editable(std::string_view text);
 
 }  // namespace vwheel::plan

@@ -138,6 +138,11 @@ TEST(DirectUrl, DirectoryIsDirInfo) {
   EXPECT_EQ(direct_url_json({"file:///src/proj", std::nullopt}), R"({"url":"file:///src/proj","dir_info":{}})");
 }
 
+TEST(DirectUrl, EditableDirectorySaysSoInDirInfo) {
+  EXPECT_EQ(direct_url_json({"file:///src/proj", std::nullopt, true}),
+            R"({"url":"file:///src/proj","dir_info":{"editable":true}})");
+}
+
 TEST(DirectUrl, ArchiveHasBothHashFields) {
   EXPECT_EQ(direct_url_json({"file:///d/x-1.tar.gz", std::string("ab12")}),
             R"({"url":"file:///d/x-1.tar.gz","archive_info":{"hashes":{"sha256":"ab12"},"hash":"sha256=ab12"}})");

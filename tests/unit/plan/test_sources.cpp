@@ -58,3 +58,20 @@ TEST(Sources, UnsupportedFormsAreErrors) {
   ASSERT_TRUE(egg && *egg);
   EXPECT_FALSE((*egg)->sha256);
 }
+
+TEST(Sources, EditableIsAPathEvenWithoutASlash) {
+  auto r = vwheel::plan::parse_editable(" proj ");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->editable);
+  EXPECT_EQ(r->path, "proj");
+  EXPECT_EQ(r->text, "-e proj");
+  EXPECT_FALSE(r->name);
+}
+
+TEST(Sources, EditableUrlsAndEmptyPathsAreErrors) {
+  for (const char* text : {"", "https://host/x.tar.gz", "x @ file:///p", "git+https://host/r.git"}) {
+    auto r = vwheel::plan::parse_editable(text);
+    ASSERT_FALSE(r) << text;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+  }
+}
