@@ -17,6 +17,7 @@
 #include <csignal>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -158,7 +159,7 @@ void append_limited(std::string& buffer, const char* data, std::size_t n, std::s
 
 }  // namespace
 
-Result<ProcessResult> run_process(const ProcessRequest& request) {
+Result<RunningProcess> start_process(const ProcessRequest& request) {
   if (request.argv.empty()) return fail(std::string("run_process: empty command"));
   const std::string& exe = request.argv.front();
 
@@ -179,18 +180,45 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
   auto err_pipe = make_pipe(exe);
   if (!err_pipe) return fail(err_pipe.error());
 
-  const auto start = Clock::now();
+  RunningProcess running;
+  running.start_ = Clock::now();
   const auto spawned = Spawn(cwd, devnull.get(), (*out_pipe)[1].get(), (*err_pipe)[1].get())
                            .run(exe.c_str(), argv.data(), envp.data());
   if (spawned.error != 0) return fail(fmt::format("cannot run {}: {}", exe, errno_text(spawned.error)));
-  const pid_t pid = spawned.pid;
-  devnull.reset();
-  (*out_pipe)[1].reset();
-  (*err_pipe)[1].reset();
+  running.pid_ = spawned.pid;
+  running.out_ = std::move((*out_pipe)[0]);
+  running.err_ = std::move((*err_pipe)[0]);
+  running.timeout_ = request.timeout;
+  running.max_stdout_ = request.max_stdout;
+  running.kill_on_overflow_ = request.kill_on_overflow;
+  running.max_stderr_ = request.max_stderr;
+  return running;
+}
 
+RunningProcess::RunningProcess(RunningProcess&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)),
+      out_(std::move(other.out_)),
+      err_(std::move(other.err_)),
+      start_(other.start_),
+      timeout_(other.timeout_),
+      max_stdout_(other.max_stdout_),
+      kill_on_overflow_(other.kill_on_overflow_),
+      max_stderr_(other.max_stderr_) {}
+
+RunningProcess::~RunningProcess() {
+  if (pid_ < 0) return;
+  kill_group(pid_);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+ProcessResult RunningProcess::finish() {
   ProcessResult result;
-  const auto deadline = start + request.timeout;
-  std::array<UniqueFd*, 2> streams{&(*out_pipe)[0], &(*err_pipe)[0]};
+  if (pid_ < 0) return result;
+  const pid_t pid = std::exchange(pid_, -1);
+  const auto deadline = start_ + timeout_;
+  std::array<UniqueFd*, 2> streams{&out_, &err_};
   std::array<char, 65536> chunk{};
   std::optional<Clock::time_point> exited_at;
   bool killed = false;
@@ -229,19 +257,21 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
       }
       const auto size = static_cast<std::size_t>(n);
       if (which[k] == 0) {
-        if (request.kill_on_overflow && result.out.size() + size > request.max_stdout) {
+        if (kill_on_overflow_ && result.out.size() + size > max_stdout_) {
           result.overflowed = true;
         } else {
-          append_limited(result.out, chunk.data(), size, request.max_stdout);
+          append_limited(result.out, chunk.data(), size, max_stdout_);
         }
       } else {
-        append_limited(result.err, chunk.data(), size, request.max_stderr);
+        append_limited(result.err, chunk.data(), size, max_stderr_);
       }
     }
     if (result.overflowed) break;
     if (!exited_at && child_has_exited(pid)) exited_at = Clock::now();
     if (exited_at && Clock::now() - *exited_at > std::chrono::milliseconds(200)) break;
   }
+  out_.reset();
+  err_.reset();
 
   if (result.timed_out || result.overflowed) {
     kill_group(pid);
@@ -264,10 +294,16 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
   } else if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
   }
-  if (result.out.size() > request.max_stdout) result.out.erase(0, result.out.size() - request.max_stdout);
-  if (result.err.size() > request.max_stderr) result.err.erase(0, result.err.size() - request.max_stderr);
-  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  if (result.out.size() > max_stdout_) result.out.erase(0, result.out.size() - max_stdout_);
+  if (result.err.size() > max_stderr_) result.err.erase(0, result.err.size() - max_stderr_);
+  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
   return result;
+}
+
+Result<ProcessResult> run_process(const ProcessRequest& request) {
+  auto running = start_process(request);
+  if (!running) return fail(running.error());
+  return running->finish();
 }
 
 std::optional<std::filesystem::path> find_executable(std::string_view name, std::string_view path_env) {

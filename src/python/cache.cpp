@@ -134,30 +134,36 @@ void rebase_paths(Interpreter& interp, const std::string& from, const std::strin
 
 }  // namespace
 
-Result<Interpreter> query_interpreter_cached(const fs::path& executable, const std::optional<fs::path>& cache_dir) {
-  std::optional<CacheEntry> cache;
-  if (cache_dir) cache = interpreter_cache_entry(*cache_dir, executable);
-  if (cache) {
-    if (auto text = read_file(cache->file)) {
-      // An entry from before `real_executable` was recorded is queried again (and replaced).
-      if (auto cached = parse_interpreter_report(executable, *text); cached && !cached->real_executable.empty()) {
-        if (cache->venv) rebase_paths(*cached, std::string(kVenvPlaceholder), cache->venv->string());
-        return cached;
-      }
-    }
-  }
-  auto interp = query_interpreter(
-      executable, std::chrono::seconds(30),
-      cache_dir ? std::optional<fs::path>(CacheLayout(*cache_dir).area(CacheArea::interpreters)) : std::nullopt);
-  if (!interp) return fail(interp.error());
+std::optional<Interpreter> cached_interpreter(const fs::path& executable, const fs::path& cache_dir) {
+  const auto cache = interpreter_cache_entry(cache_dir, executable);
+  if (!cache) return std::nullopt;
+  auto text = read_file(cache->file);
+  if (!text) return std::nullopt;
+  // An entry from before `real_executable` was recorded is queried again (and replaced).
+  auto cached = parse_interpreter_report(executable, *text);
+  if (!cached || cached->real_executable.empty()) return std::nullopt;
+  if (cache->venv) rebase_paths(*cached, std::string(kVenvPlaceholder), cache->venv->string());
+  return std::move(*cached);
+}
+
+void remember_interpreter(const fs::path& executable, const fs::path& cache_dir, const Interpreter& interpreter) {
+  const auto cache = interpreter_cache_entry(cache_dir, executable);
   // Only a description whose prefix is the environment found here can be shared.
-  if (cache && (!cache->venv || interp->prefix.lexically_normal() == cache->venv->lexically_normal())) {
-    auto stored = *interp;
-    if (cache->venv) rebase_paths(stored, cache->venv->string(), std::string(kVenvPlaceholder));
-    std::error_code ec;
-    fs::create_directories(cache->file.parent_path(), ec);
-    if (!ec) (void)write_file_atomic(cache->file, interpreter_report_json(stored), Durability::none);  // a torn entry is re-queried
-  }
+  if (!cache || (cache->venv && interpreter.prefix.lexically_normal() != cache->venv->lexically_normal())) return;
+  auto stored = interpreter;
+  if (cache->venv) rebase_paths(stored, cache->venv->string(), std::string(kVenvPlaceholder));
+  std::error_code ec;
+  fs::create_directories(cache->file.parent_path(), ec);
+  if (!ec) (void)write_file_atomic(cache->file, interpreter_report_json(stored), Durability::none);  // a torn entry is re-queried
+}
+
+Result<Interpreter> query_interpreter_cached(const fs::path& executable, const std::optional<fs::path>& cache_dir) {
+  if (!cache_dir) return query_interpreter(executable);
+  if (auto cached = cached_interpreter(executable, *cache_dir)) return std::move(*cached);
+  auto interp = query_interpreter(executable, std::chrono::seconds(30),
+                                  CacheLayout(*cache_dir).area(CacheArea::interpreters));
+  if (!interp) return fail(interp.error());
+  remember_interpreter(executable, *cache_dir, *interp);
   return interp;
 }
 

@@ -199,8 +199,8 @@ Result<Interpreter> parse_interpreter_report(const std::filesystem::path& execut
   return out;
 }
 
-Result<Interpreter> query_interpreter(const std::filesystem::path& executable, std::chrono::milliseconds timeout,
-                                      const std::optional<std::filesystem::path>& module_dir) {
+Result<PendingQuery> start_query(const std::filesystem::path& executable, std::chrono::milliseconds timeout,
+                                 const std::optional<std::filesystem::path>& module_dir) {
   const char* path_env = std::getenv("PATH");
   auto resolved = find_executable(executable.string(), path_env != nullptr ? path_env : "/usr/bin:/bin");
   if (!resolved) return fail(fmt::format("{}: no such interpreter (not an executable file)", executable.string()));
@@ -216,16 +216,30 @@ Result<Interpreter> query_interpreter(const std::filesystem::path& executable, s
   }
   request.env = current_environment();
   request.timeout = timeout;
-  auto run = run_process(request);
-  if (!run) return fail(run.error().with_context(executable.string()));
-  if (run->timed_out) {
-    return fail(fmt::format("{}: the interpreter did not answer within {} ms", executable.string(), timeout.count()));
+  auto started = start_process(request);
+  if (!started) return fail(started.error().with_context(executable.string()));
+  return PendingQuery{executable, timeout, std::move(*started)};
+}
+
+Result<Interpreter> finish_query(PendingQuery& pending) {
+  const auto run = pending.process.finish();
+  const auto& executable = pending.executable;
+  if (run.timed_out) {
+    return fail(
+        fmt::format("{}: the interpreter did not answer within {} ms", executable.string(), pending.timeout.count()));
   }
-  if (run->exit_code != 0) {
-    return fail(fmt::format("{}: the interpreter failed (exit {}): {}", executable.string(), run->exit_code,
-                            last_line(run->err)));
+  if (run.exit_code != 0) {
+    return fail(fmt::format("{}: the interpreter failed (exit {}): {}", executable.string(), run.exit_code,
+                            last_line(run.err)));
   }
-  return parse_interpreter_report(executable, run->out);
+  return parse_interpreter_report(executable, run.out);
+}
+
+Result<Interpreter> query_interpreter(const std::filesystem::path& executable, std::chrono::milliseconds timeout,
+                                      const std::optional<std::filesystem::path>& module_dir) {
+  auto pending = start_query(executable, timeout, module_dir);
+  if (!pending) return fail(pending.error());
+  return finish_query(*pending);
 }
 
 }  // namespace vwheel::python

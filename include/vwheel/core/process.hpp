@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/fd.hpp"
 
 namespace vwheel {
 
@@ -42,9 +43,43 @@ struct ProcessResult {
   std::chrono::milliseconds elapsed{0};
 };
 
-/// Runs a process to completion. Fails only when it cannot be started (the error names argv[0]
-/// and the reason); a non-zero exit, a timeout or an overflow are reported in the result.
-/// After the child exits, whatever is left of its process group is killed.
+/// A child started by `start_process`. `finish` reads its output to the end and reaps it, as
+/// `run_process` does; in between, the caller works while the child runs. A RunningProcess
+/// destroyed unfinished kills the child's process group and reaps the child.
+class RunningProcess {
+ public:
+  RunningProcess(RunningProcess&& other) noexcept;
+  RunningProcess& operator=(RunningProcess&&) = delete;
+  RunningProcess(const RunningProcess&) = delete;
+  RunningProcess& operator=(const RunningProcess&) = delete;
+  ~RunningProcess();
+
+  /// Reads standard output and error until the child closes them and exits (or the request's
+  /// time limit or output limit ends it), kills what is left of its process group, and reaps it.
+  /// Once only.
+  [[nodiscard]] ProcessResult finish();
+
+ private:
+  friend Result<RunningProcess> start_process(const ProcessRequest& request);
+  RunningProcess() = default;
+
+  int pid_ = -1;
+  UniqueFd out_;
+  UniqueFd err_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::milliseconds timeout_{0};
+  std::size_t max_stdout_ = 0;
+  bool kill_on_overflow_ = true;
+  std::size_t max_stderr_ = 0;
+};
+
+/// Starts a process (in its own process group, standard input from /dev/null). Fails only when it
+/// cannot be started (the error names argv[0] and the reason).
+[[nodiscard]] Result<RunningProcess> start_process(const ProcessRequest& request);
+
+/// Runs a process to completion: `start_process`, then `finish`. A non-zero exit, a timeout or an
+/// overflow are reported in the result. After the child exits, whatever is left of its process
+/// group is killed.
 [[nodiscard]] Result<ProcessResult> run_process(const ProcessRequest& request);
 
 /// `name` when it contains a `/` (made absolute), else the first executable `dir/name` of the

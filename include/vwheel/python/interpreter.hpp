@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/core/process.hpp"
 #include "vwheel/tags/tags.hpp"
 
 namespace vwheel::python {
@@ -54,6 +55,21 @@ struct Interpreter {
                                                     std::chrono::milliseconds timeout = std::chrono::seconds(30),
                                                     const std::optional<std::filesystem::path>& module_dir = {});
 
+/// A query of an interpreter, started by `start_query` and answered by `finish_query`: the
+/// interpreter runs while the caller works (the providers detect meanwhile).
+struct PendingQuery {
+  std::filesystem::path executable;
+  std::chrono::milliseconds timeout{0};
+  RunningProcess process;
+};
+
+/// Starts what `query_interpreter` runs. Errors: the executable is not there, or cannot be started.
+[[nodiscard]] Result<PendingQuery> start_query(const std::filesystem::path& executable, std::chrono::milliseconds timeout,
+                                               const std::optional<std::filesystem::path>& module_dir = {});
+
+/// The description a started query gives (errors as `query_interpreter`'s). Once per query.
+[[nodiscard]] Result<Interpreter> finish_query(PendingQuery& pending);
+
 /// `query_interpreter` through a cache under `cache_dir / "interpreters"` (nullopt: no cache):
 /// entries are named by everything the description depends on (the file the executable resolves
 /// to: identity, size, mtime; the kernel release; its absolute path and link, or in a virtual
@@ -64,6 +80,16 @@ struct Interpreter {
 /// (see `query_interpreter`) lives in `cache_dir / "interpreters"` too.
 [[nodiscard]] Result<Interpreter> query_interpreter_cached(const std::filesystem::path& executable,
                                                            const std::optional<std::filesystem::path>& cache_dir);
+
+/// The description `query_interpreter_cached` keeps for `executable` under `cache_dir`, if there is
+/// a current one (no process).
+[[nodiscard]] std::optional<Interpreter> cached_interpreter(const std::filesystem::path& executable,
+                                                            const std::filesystem::path& cache_dir);
+
+/// Keeps `interpreter` (as queried for `executable`) where `cached_interpreter` finds it; nothing
+/// when it cannot be shared (a virtual environment's prefix other than the one found) or written.
+void remember_interpreter(const std::filesystem::path& executable, const std::filesystem::path& cache_dir,
+                          const Interpreter& interpreter);
 
 /// An interpreter's description as cached: the JSON `parse_interpreter_report` reads.
 [[nodiscard]] std::string interpreter_report_json(const Interpreter& interpreter);
