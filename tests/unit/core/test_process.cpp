@@ -5,7 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
 
 namespace vwheel {
 namespace {
@@ -50,6 +58,49 @@ TEST(RunProcess, ASignalEndingTheChildIsReported) {
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(r->signal, 15);
   EXPECT_FALSE(r->timed_out);
+}
+
+// start_process: the child runs while the caller works; finish reads what it said to the end.
+TEST(StartProcess, TheChildRunsWhileTheCallerWorksAndFinishReadsIt) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vwheel-start-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto marker = (dir / "ran").string();
+  auto running = start_process(shell(("touch " + marker + "; echo out").c_str()));
+  ASSERT_TRUE(running.has_value()) << running.error().message;
+  // The child runs without finish() being called: its file appears.
+  for (int i = 0; i < 2000 && !std::filesystem::exists(marker); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(std::filesystem::exists(marker));
+  const auto r = running->finish();
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.exit_code, 0);
+  std::filesystem::remove_all(dir);
+}
+
+// A RunningProcess given up unfinished (the caller failed meanwhile) kills its child and reaps it.
+TEST(StartProcess, AChildGivenUpIsKilledAndReaped) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vwheel-giveup-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto pid_file = dir / "pid";
+  {
+    auto running = start_process(shell(("echo $$ > " + pid_file.string() + ".tmp; mv " + pid_file.string() +
+                                        ".tmp " + pid_file.string() + "; exec sleep 30")
+                                           .c_str()));
+    ASSERT_TRUE(running.has_value()) << running.error().message;
+    for (int i = 0; i < 2000 && !std::filesystem::exists(pid_file); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(std::filesystem::exists(pid_file));
+  }
+  std::ifstream in(pid_file);
+  pid_t pid = 0;
+  in >> pid;
+  ASSERT_GT(pid, 0);
+  // Killed and reaped: no such process any more (not even a zombie).
+  EXPECT_EQ(::kill(pid, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
