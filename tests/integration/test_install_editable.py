@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-PY = "/usr/bin/python3"  # Debian's interpreter: python3-setuptools, python3-hatchling (scripts/bootstrap)
+# Venvs that see Debian's setuptools and hatchling (python3-setuptools, python3-hatchling: the
+# build requirements of --no-build-isolation), and their site-packages.
+from test_install_sources import PY, make_venv, site
 
 SETUPTOOLS = """\
 [build-system]
@@ -49,16 +51,6 @@ def make_project(root: Path, pyproject: str) -> Path:
     (root / "pyproject.toml").write_text(pyproject)
     (root / "src" / "demo_ed" / "__init__.py").write_text("VALUE = 1\n")
     return root
-
-
-def make_venv(path: Path) -> Path:
-    # Debian's setuptools and hatchling are the build requirements of --no-build-isolation.
-    subprocess.run([PY, "-m", "venv", "--system-site-packages", str(path)], check=True)
-    return path / "bin" / "python"
-
-
-def site(python: Path) -> Path:
-    return next(python.parent.parent.glob("lib/python3*/site-packages"))
 
 
 def value(python: Path) -> subprocess.CompletedProcess:
