@@ -243,8 +243,10 @@ def test_mixing_sources_and_index_requirements_is_a_usage_error(vwheel, project,
 
 def test_http_url_with_credentials_and_sha256(vwheel, sdist, tmp_path):
     _, wheel = sdist
-    server = subprocess.Popen([PY, "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(wheel.parent)],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    # -u: the server's "Serving HTTP on ... port N" line must reach the pipe now, not when a block fills
+    # (without PYTHONUNBUFFERED in the environment, readline() waited forever).
+    server = subprocess.Popen([PY, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory",
+                               str(wheel.parent)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         port = server.stdout.readline().split("port ")[1].split(" ")[0]
         python = make_venv(tmp_path / "venv")
