@@ -37,7 +37,9 @@ struct IndexOptions {
   bool quiet = false;
 };
 
-/// Adds the options to `cmd`; `sources` false leaves out the index/find-links options (sync/export).
+/// Adds the options to `cmd`; `sources` false (sync/export) leaves out --find-links, --no-index
+/// and --pre, and has --index-url, --extra-index-url and --index name only the hosts that
+/// credentials are looked up for.
 void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources);
 
 /// `--keep-archives` and `--link-mode` (install, sync): what the wheel cache keeps, and how its

@@ -12,6 +12,7 @@
 #include "vwheel/api/project.hpp"
 #include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
 #include "vwheel/http/preload.hpp"
 #include "vwheel/pep440/specifier.hpp"
@@ -252,12 +253,30 @@ Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock
 
 }  // namespace
 
+std::optional<std::pair<std::string, std::string>> parse_named_index(std::string_view text) {
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) return std::nullopt;
+  const auto name = text.substr(0, eq);
+  for (const char c : name) {
+    if (!is_ascii_alnum(c) && c != '-' && c != '_' && c != '.') return std::nullopt;
+  }
+  if (eq + 1 == text.size()) return std::nullopt;
+  return std::pair{std::string(name), std::string(text.substr(eq + 1))};
+}
+
 plan::Settings make_settings(const SourceRequest& o) {
   plan::Settings s;
   using Kind = finder::Source::Kind;
+  auto& auth = s.http.credentials;
   if (!o.no_index) {
+    for (const auto& named : o.indexes) {
+      if (auto parsed = parse_named_index(named)) {
+        s.sources.push_back({Kind::index, parsed->second});
+        auth.indexes.push_back({parsed->second, parsed->first});
+      }
+    }
     std::string index = o.index_url;
-    if (index.empty() && o.find_links.empty()) {
+    if (index.empty() && o.find_links.empty() && o.indexes.empty()) {
       if (const char* v = std::getenv("VWHEEL_INDEX_URL"); v && *v) {
         index = v;
       } else if (const char* p = std::getenv("PIP_INDEX_URL"); p && *p) {
@@ -270,6 +289,20 @@ plan::Settings make_settings(const SourceRequest& o) {
     for (const auto& u : o.extra_index_urls) s.sources.push_back({Kind::index, u});
   }
   for (const auto& f : o.find_links) s.sources.push_back({Kind::find_links, f});
+  for (const auto& source : s.sources) {
+    if (source.kind == Kind::index || source.location.find("://") != std::string::npos) {
+      auth.indexes.push_back({source.location, ""});  // a named one was registered first, with its name
+    }
+  }
+  auth.keyring = o.keyring_provider == "subprocess" ? http::KeyringProvider::subprocess : http::KeyringProvider::disabled;
+  s.http.ca_file = o.cert;
+  for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"}) {
+    if (!s.http.ca_file.empty()) break;
+    if (const char* v = std::getenv(name); v && *v) s.http.ca_file = v;
+  }
+  s.http.client_cert = o.client_cert;
+  s.http.proxy = o.proxy;
+  s.http.trusted_hosts = o.trusted_hosts;
   s.pre = o.pre;
   s.cache_dir = cache_dir_of(o);
   s.unpacked_cache = cache_root(o);

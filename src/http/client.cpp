@@ -274,6 +274,7 @@ const Options& Client::options() const noexcept { return impl_->options; }
 
 Result<Client> Client::create(Options options) {
   if (options.user_agent.empty()) options.user_agent = "vwheel/" VWHEEL_VERSION;
+  use_credential_settings(options.credentials);
   return Client(std::make_unique<Impl>(std::move(options)));
 }
 

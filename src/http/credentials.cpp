@@ -1,21 +1,32 @@
-// Credentials from URLs, per origin, for the run (see credentials.hpp). A URL that is not
-// `scheme://authority...` has no origin: nothing is remembered or added for it.
+// Credentials per origin, for the run (see credentials.hpp). A URL that is not
+// `scheme://authority...` has no origin: nothing is remembered, looked up or added for it.
 
 #include "vwheel/http/credentials.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <optional>
 
+#include <fmt/format.h>
+
+#include "vwheel/core/fs.hpp"
+#include "vwheel/core/process.hpp"
 #include "vwheel/core/text.hpp"
+
+extern char** environ;  // NOLINT: POSIX
 
 namespace vwheel::http {
 
 namespace {
 
-/// `scheme://host:port` of `url` (without userinfo), lower case, with the scheme's default port
-/// spelled out so that `https://h/` and `https://h:443/` are one origin; nullopt without one.
-std::optional<std::string> origin_of(std::string_view url) {
+struct Origin {
+  std::string key;   ///< `scheme://host:port`, lower case, the default port spelled out
+  std::string host;  ///< lower case, as `.netrc` names it (an IPv6 literal with its brackets)
+};
+
+/// The origin of `url` (without userinfo), so that `https://h/` and `https://h:443/` are one;
+/// nullopt without one.
+std::optional<Origin> origin_of(std::string_view url) {
   const auto sep = url.find("://");
   if (sep == std::string_view::npos || sep == 0) return std::nullopt;
   const auto scheme = ascii_lower(url.substr(0, sep));
@@ -31,12 +42,77 @@ std::optional<std::string> origin_of(std::string_view url) {
     port = authority.substr(colon + 1);
   }
   if (port.empty()) port = scheme == "https" ? "443" : scheme == "http" ? "80" : "";
-  return scheme + "://" + ascii_lower(host) + ":" + std::string(port);
+  auto h = ascii_lower(host);
+  return Origin{scheme + "://" + h + ":" + std::string(port), h};
 }
+
+std::string percent_decode(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      const int hi = hex_digit_value(text[i + 1]);
+      const int lo = hex_digit_value(text[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+/// The userinfo curl is given for `c`: both parts percent-encoded (a password may hold `@` or `:`).
+std::string userinfo_of(const Credentials& c) {
+  if (c.password.empty() && c.source == "the URL") return percent_encode(c.username);
+  return percent_encode(c.username) + ":" + percent_encode(c.password);
+}
+
+std::optional<std::string> env_value(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+/// `$NETRC`, else `~/.netrc`, and how a message names it.
+std::pair<std::string, std::string> netrc_file() {
+  if (auto v = env_value("NETRC"); v && !v->empty()) return {*v, fmt::format("$NETRC ({})", *v)};
+  if (auto home = env_value("HOME"); home && !home->empty()) return {*home + "/.netrc", "~/.netrc"};
+  return {"", "~/.netrc"};
+}
+
+/// `keyring get URL USERNAME`, without a shell; the password is its first line of output.
+std::optional<std::string> ask_keyring(const std::string& url, const std::string& username) {
+  const auto path = env_value("PATH");
+  const auto keyring = find_executable("keyring", path ? *path : "");
+  if (!keyring) return std::nullopt;
+  ProcessRequest request;
+  request.argv = {keyring->string(), "get", url, username};
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) request.env.emplace_back(*e);
+  request.timeout = std::chrono::milliseconds(60000);
+  auto ran = run_process(request);
+  if (!ran || ran->exit_code != 0) return std::nullopt;
+  std::string out = ran->out.substr(0, ran->out.find('\n'));
+  if (!out.empty() && out.back() == '\r') out.pop_back();
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+struct Entry {
+  std::string userinfo;  ///< remembered from a URL, or found by the lookup; empty: none
+  bool user_only = false;  ///< `userinfo` is a URL's username without a password
+  // For an index's origin:
+  bool index = false;
+  bool looked_up = false;
+  std::string index_url;  ///< without userinfo, as the keyring is asked
+  std::string name;
+  KeyringProvider keyring = KeyringProvider::disabled;
+};
 
 struct Store {
   std::mutex mutex;
-  std::map<std::string, std::string> userinfo;  // by origin
+  std::map<std::string, Entry> by_origin;
 };
 
 Store& store() {
@@ -44,16 +120,93 @@ Store& store() {
   return s;
 }
 
-}  // namespace
-
-void remember_credentials(std::string_view url) {
+void remember_locked(Store& s, std::string_view url) {
   const auto userinfo = url_userinfo(url);
   if (userinfo.empty()) return;
   if (auto origin = origin_of(url_without_userinfo(url))) {
-    auto& s = store();
-    const std::lock_guard lock(s.mutex);
-    s.userinfo.insert_or_assign(std::move(*origin), std::string(userinfo));
+    auto& e = s.by_origin[origin->key];
+    e.userinfo = std::string(userinfo);
+    e.user_only = userinfo.find(':') == std::string_view::npos;
   }
+}
+
+/// Looks the credentials of an index's origin up (once), with the store locked.
+void look_up(Entry& e, const Origin& origin) {
+  e.looked_up = true;
+  CredentialCandidates c;
+  if (!e.userinfo.empty()) {
+    const auto colon = e.userinfo.find(':');
+    c.url_username = percent_decode(e.userinfo.substr(0, colon));
+    if (colon != std::string::npos) c.url_password = percent_decode(e.userinfo.substr(colon + 1));
+  }
+  const auto [netrc_path, netrc_label] = netrc_file();
+  if (!netrc_path.empty()) {
+    if (auto text = read_file(netrc_path)) c.netrc = netrc_lookup(parse_netrc(*text), origin.host);
+  }
+  if (!e.name.empty()) {
+    const auto prefix = index_env_prefix(e.name);
+    c.env_username = env_value(prefix + "USERNAME");
+    c.env_password = env_value(prefix + "PASSWORD");
+  }
+  KeyringLookup keyring;
+  if (e.keyring == KeyringProvider::subprocess) {
+    keyring = [url = e.index_url](const std::string& username) { return ask_keyring(url, username); };
+  }
+  if (auto chosen = choose_credentials(c, keyring)) {
+    e.userinfo = userinfo_of(*chosen);
+    e.user_only = false;
+  }
+}
+
+}  // namespace
+
+std::string index_env_prefix(std::string_view name) {
+  std::string out = "VWHEEL_INDEX_";
+  for (const char ch : name) {
+    out.push_back(is_ascii_alnum(ch) ? static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch) : '_');
+  }
+  out.push_back('_');
+  return out;
+}
+
+std::optional<Credentials> choose_credentials(const CredentialCandidates& c, const KeyringLookup& keyring) {
+  if (c.url_password) return Credentials{c.url_username, *c.url_password, "the URL"};
+  if (c.netrc) {
+    return Credentials{c.netrc->login.empty() ? c.url_username : c.netrc->login, c.netrc->password, "netrc"};
+  }
+  const std::string username = !c.url_username.empty() ? c.url_username : c.env_username.value_or("");
+  if (keyring && !username.empty()) {
+    if (auto password = keyring(username)) return Credentials{username, *password, "keyring"};
+  }
+  if (c.env_username || c.env_password) {
+    return Credentials{c.env_username.value_or(c.url_username), c.env_password.value_or(""), "environment"};
+  }
+  if (!c.url_username.empty()) return Credentials{c.url_username, "", "the URL"};
+  return std::nullopt;
+}
+
+void use_credential_settings(const CredentialSettings& settings) {
+  auto& s = store();
+  const std::lock_guard lock(s.mutex);
+  for (const auto& index : settings.indexes) {
+    const auto plain = url_without_userinfo(index.url);
+    const auto origin = origin_of(plain);
+    if (!origin) continue;
+    auto& e = s.by_origin[origin->key];
+    if (!e.index) {
+      e.index = true;
+      e.index_url = plain;
+      e.name = index.name;
+      e.keyring = settings.keyring;
+    }
+    remember_locked(s, index.url);
+  }
+}
+
+void remember_credentials(std::string_view url) {
+  auto& s = store();
+  const std::lock_guard lock(s.mutex);
+  remember_locked(s, url);
 }
 
 std::string with_credentials(std::string_view url) {
@@ -64,14 +217,35 @@ std::string with_credentials(std::string_view url) {
   {
     auto& s = store();
     const std::lock_guard lock(s.mutex);
-    const auto it = s.userinfo.find(*origin);
-    if (it == s.userinfo.end()) return std::string(url);
-    userinfo = it->second;
+    const auto it = s.by_origin.find(origin->key);
+    if (it == s.by_origin.end()) return std::string(url);
+    auto& e = it->second;
+    // A username alone in the URL may get its password from the other sources.
+    if (e.index && !e.looked_up && (e.userinfo.empty() || e.user_only)) look_up(e, *origin);
+    userinfo = e.userinfo;
   }
+  if (userinfo.empty()) return std::string(url);
   const auto at = url.find("://") + 3;
   std::string out(url.substr(0, at));
   out.append(userinfo).append("@").append(url.substr(at));
   return out;
+}
+
+std::string credentials_hint(std::string_view url) {
+  const auto origin = origin_of(url_without_userinfo(url));
+  if (!origin) return {};
+  auto& s = store();
+  const std::lock_guard lock(s.mutex);
+  const auto it = s.by_origin.find(origin->key);
+  if (it == s.by_origin.end() || !it->second.index) {
+    return "no index given for this host: credentials are looked up only for the hosts of --index-url, "
+           "--extra-index-url and --index NAME=URL";
+  }
+  const auto& e = it->second;
+  std::string where = "credentials looked for in: the URL, " + netrc_file().second + ", keyring: " +
+                      (e.keyring == KeyringProvider::subprocess ? "subprocess" : "disabled");
+  if (!e.name.empty()) where += ", " + index_env_prefix(e.name) + "USERNAME";
+  return where;
 }
 
 }  // namespace vwheel::http

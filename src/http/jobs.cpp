@@ -49,6 +49,62 @@ bool retryable_code(CURLcode c) {
 
 }  // namespace
 
+std::string url_authority(std::string_view url) {
+  const auto sep = url.find("://");
+  if (sep == std::string_view::npos) return {};
+  auto authority = url.substr(sep + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) authority = authority.substr(at + 1);
+  return ascii_lower(authority);
+}
+
+bool is_trusted_host(std::string_view url, const std::vector<std::string>& trusted) {
+  if (trusted.empty()) return false;
+  const auto authority = url_authority(url);
+  // The host alone: up to the port's `:`, unless that is inside an IPv6 literal.
+  std::string_view host = authority;
+  if (const auto colon = host.rfind(':'); colon != std::string_view::npos && host.find(']', colon) == std::string_view::npos) {
+    host = host.substr(0, colon);
+  }
+  for (const auto& t : trusted) {
+    const auto lower = ascii_lower(t);
+    if (lower == authority || lower == host) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> tls_failure(CURLcode code, std::string_view host, std::string_view detail) {
+  switch (code) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const auto has = [&](std::string_view what) { return detail.find(what) != std::string_view::npos; };
+  std::string reason;
+  if (code == CURLE_SSL_CACERT_BADFILE) {
+    reason = "cannot read the CA bundle (--cert, $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE or $PIP_CERT)";
+  } else if (code == CURLE_SSL_CERTPROBLEM) {
+    reason = "cannot use the client certificate (--client-cert: a PEM file with the certificate and its key)";
+  } else if (has("expired")) {
+    reason = "its certificate has expired";
+  } else if (has("not yet valid")) {
+    reason = "its certificate is not valid yet";
+  } else if (has("subject name") || has("does not match") || has("hostname mismatch")) {
+    reason = "its certificate is for another name";
+  } else if (has("local issuer") || has("self-signed") || has("self signed") || has("unknown ca") ||
+             has("unable to get issuer")) {
+    reason = "its certificate is signed by an unknown CA (give the CA with --cert FILE, or --trusted-host HOST)";
+  } else {
+    reason = "its certificate cannot be verified";
+  }
+  return fmt::format("TLS error with {}: {} ({})", host, reason, detail);
+}
+
 bool is_file_url(std::string_view url) { return ascii_istarts_with(url, "file:"); }
 
 void Job::give_up() {
@@ -58,6 +114,13 @@ void Job::give_up() {
 
 Verdict Job::judge_status(long status) {
   cause_ = headers_.status == status ? headers_.status_text() : fmt::format("HTTP {}", status);
+  if (status == 401 || status == 403) {
+    // What the user needs to fix it: where credentials were looked for (never what they are).
+    std::string reason = headers_.status == status ? headers_.reason : "";
+    if (reason.empty()) reason = status == 401 ? "Unauthorized" : "Forbidden";
+    whole_message_ = fmt::format("{} {} from {} ({})", status, reason, url_, credentials_hint(plain_url_));
+    return Verdict::fail;
+  }
   if (!retryable_status(status)) return Verdict::fail;
   note_retry_after();
   return Verdict::retry;
@@ -68,6 +131,7 @@ void Job::common_setup(CURL* easy) {
   errbuf_[0] = '\0';
   headers_.reset();
   abort_reason_.clear();
+  whole_message_.clear();
   local_failure_ = false;
   set(easy, CURLOPT_PRIVATE, static_cast<void*>(this));
   // The request carries its origin's credentials; nothing shown or stored does.
@@ -83,6 +147,17 @@ void Job::common_setup(CURL* easy) {
     set(easy, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
   }
   set(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  if (!options_.ca_file.empty()) set(easy, CURLOPT_CAINFO, options_.ca_file.c_str());
+  if (!options_.client_cert.empty()) {
+    set(easy, CURLOPT_SSLCERT, options_.client_cert.c_str());
+    set(easy, CURLOPT_SSLCERTTYPE, "PEM");
+    set(easy, CURLOPT_SSLKEY, options_.client_cert.c_str());  // the key is in the same file
+  }
+  if (!options_.proxy.empty()) set(easy, CURLOPT_PROXY, options_.proxy.c_str());
+  if (is_trusted_host(plain_url_, options_.trusted_hosts)) {
+    set(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+    set(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
   set(easy, CURLOPT_CONNECTTIMEOUT_MS,
       static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(options_.connect_timeout).count()));
   // Stalls are detected by the loop (curl's LOW_SPEED_* averages over several seconds).
@@ -140,6 +215,10 @@ std::optional<std::uint64_t> Job::content_length(CURL* easy) const {
 
 Verdict Job::judge_failure(CURLcode code) {
   cause_ = describe(code);
+  if (auto tls = tls_failure(code, url_authority(plain_url_), cause_)) {
+    cause_ = std::move(*tls);
+    return Verdict::fail;
+  }
   return retryable_code(code) ? Verdict::retry : Verdict::fail;
 }
 

@@ -39,6 +39,17 @@ inline constexpr long kReadBuffer = 512L << 10;
 /// `url` is a file: URL (answered by curl without HTTP status or cache).
 [[nodiscard]] bool is_file_url(std::string_view url);
 
+/// `host[:port]` of `url`, lower case, without userinfo; empty without `://`.
+[[nodiscard]] std::string url_authority(std::string_view url);
+
+/// Whether `url`'s host (`HOST`), or host and port (`HOST:PORT`), is among `trusted` (--trusted-host).
+[[nodiscard]] bool is_trusted_host(std::string_view url, const std::vector<std::string>& trusted);
+
+/// A TLS verification failure (`code`) with `host` as one line: `TLS error with HOST: REASON
+/// (DETAIL)`, the reason (expired, unknown CA, another name...) read from curl's error text
+/// `detail`; nullopt when `code` is not one.
+[[nodiscard]] std::optional<std::string> tls_failure(CURLcode code, std::string_view host, std::string_view detail);
+
 /// What the loop does after an attempt.
 enum class Verdict { done, retry, again, fail };
 
@@ -74,7 +85,9 @@ class Job {
   virtual void give_up();
 
   /// Ends the job after an attempt failed for good.
-  void fail_now() { set_error(cause_error(fmt::format("{}: {}", url_, cause_))); }
+  void fail_now() {
+    set_error(cause_error(whole_message_.empty() ? fmt::format("{}: {}", url_, cause_) : whole_message_));
+  }
   /// `message` as the job's error: an environment error when the cause is this machine's.
   [[nodiscard]] Error cause_error(std::string message) const {
     Error e(std::move(message));
@@ -147,6 +160,7 @@ class Job {
   Headers headers_;
   std::string abort_reason_;
   char errbuf_[CURL_ERROR_SIZE] = {};
+  std::string whole_message_;  // a failure's message as it is (401/403), not after the URL
   std::string curl_url_;  // plain_url_ with its origin's credentials, for curl alone
   curl_slist* slist_ = nullptr;
 

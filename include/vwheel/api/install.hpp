@@ -33,10 +33,24 @@ struct SourceRequest {
   std::string cache_dir;  ///< empty: `default_cache_dir()`
   bool no_cache = false;
   bool pre = false;
+  /// `--index NAME=URL`: named indexes, searched first, in order; credentials for a named index
+  /// may come from VWHEEL_INDEX_<NAME>_USERNAME and _PASSWORD.
+  std::vector<std::string> indexes;
+  std::string keyring_provider = "disabled";  ///< `disabled` or `subprocess`
+  std::string cert;                           ///< CA bundle; empty: $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE, $PIP_CERT
+  std::string client_cert;                    ///< PEM with the key
+  std::string proxy;
+  std::vector<std::string> trusted_hosts;
 };
 
-/// The plan settings the request describes. Without --index-url, --find-links or --no-index the
-/// index is `$VWHEEL_INDEX_URL`, else `$PIP_INDEX_URL`, else https://pypi.org/simple.
+/// `--index NAME=URL` split into the name and the URL: nullopt when it is not `NAME=URL` with a
+/// name of letters, digits, `-`, `_` and `.` (a URL alone has no `=` before its `://`).
+[[nodiscard]] std::optional<std::pair<std::string, std::string>> parse_named_index(std::string_view text);
+
+/// The plan settings the request describes. Without --index-url, --index, --find-links or
+/// --no-index the index is `$VWHEEL_INDEX_URL`, else `$PIP_INDEX_URL`, else https://pypi.org/simple.
+/// The indexes and find-links URLs are those credentials are looked up for; the CA bundle is
+/// --cert, else the first of $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE, $PIP_CERT that is set.
 [[nodiscard]] plan::Settings make_settings(const SourceRequest& request);
 
 /// Called as a run goes: the plan once chosen (before anything downloads), warnings.

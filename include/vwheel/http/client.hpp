@@ -27,6 +27,7 @@
 
 #include "vwheel/core/error.hpp"
 #include "vwheel/core/growing_file.hpp"
+#include "vwheel/http/credentials.hpp"
 #include "vwheel/http/progress.hpp"
 
 namespace vwheel::http {
@@ -46,6 +47,19 @@ struct Options {
   /// those queued or waiting to be retried at once, each with the error "URL: cancelled"; none
   /// is retried. For work whose result nobody waits for any more (plan::HeadStart).
   std::shared_ptr<const std::atomic<bool>> cancel;
+  /// The indexes whose origins credentials are looked up for (`.netrc`, keyring, environment);
+  /// registered, process-wide, by create().
+  CredentialSettings credentials;
+  /// A CA bundle (PEM) to verify servers with instead of the system's (`--cert`); empty: the system's.
+  std::string ca_file;
+  /// A client certificate, PEM with its private key (`--client-cert`); empty: none.
+  std::string client_cert;
+  /// The proxy for every request (`--proxy`); empty: libcurl's `http_proxy`, `https_proxy`,
+  /// `all_proxy` and `no_proxy` variables.
+  std::string proxy;
+  /// `HOST` or `HOST:PORT` (`--trusted-host`) whose certificate is not verified, as pip does. Plain
+  /// http is allowed to every host; this is for an https server whose certificate cannot be.
+  std::vector<std::string> trusted_hosts;
 };
 
 /// The answer to a GET.
