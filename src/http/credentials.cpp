@@ -100,8 +100,8 @@ std::optional<std::string> ask_keyring(const std::string& url, const std::string
 }
 
 struct Entry {
-  std::string userinfo;  ///< remembered from a URL, or found by the lookup; empty: none
-  bool user_only = false;  ///< `userinfo` is a URL's username without a password
+  std::string url_userinfo;  ///< remembered from a URL (percent-encoded); empty: none
+  std::string found;         ///< found by the lookup, as userinfo; empty: none
   // For an index's origin:
   bool index = false;
   bool looked_up = false;
@@ -125,8 +125,10 @@ void remember_locked(Store& s, std::string_view url) {
   if (userinfo.empty()) return;
   if (auto origin = origin_of(url_without_userinfo(url))) {
     auto& e = s.by_origin[origin->key];
-    e.userinfo = std::string(userinfo);
-    e.user_only = userinfo.find(':') == std::string_view::npos;
+    if (e.url_userinfo == userinfo) return;
+    e.url_userinfo = std::string(userinfo);
+    e.looked_up = false;  // another username may find another password
+    e.found.clear();
   }
 }
 
@@ -134,10 +136,10 @@ void remember_locked(Store& s, std::string_view url) {
 void look_up(Entry& e, const Origin& origin) {
   e.looked_up = true;
   CredentialCandidates c;
-  if (!e.userinfo.empty()) {
-    const auto colon = e.userinfo.find(':');
-    c.url_username = percent_decode(e.userinfo.substr(0, colon));
-    if (colon != std::string::npos) c.url_password = percent_decode(e.userinfo.substr(colon + 1));
+  if (!e.url_userinfo.empty()) {
+    const auto colon = e.url_userinfo.find(':');
+    c.url_username = percent_decode(e.url_userinfo.substr(0, colon));
+    if (colon != std::string::npos) c.url_password = percent_decode(e.url_userinfo.substr(colon + 1));
   }
   const auto [netrc_path, netrc_label] = netrc_file();
   if (!netrc_path.empty()) {
@@ -152,10 +154,7 @@ void look_up(Entry& e, const Origin& origin) {
   if (e.keyring == KeyringProvider::subprocess) {
     keyring = [url = e.index_url](const std::string& username) { return ask_keyring(url, username); };
   }
-  if (auto chosen = choose_credentials(c, keyring)) {
-    e.userinfo = userinfo_of(*chosen);
-    e.user_only = false;
-  }
+  if (auto chosen = choose_credentials(c, keyring)) e.found = userinfo_of(*chosen);
 }
 
 }  // namespace
@@ -220,9 +219,10 @@ std::string with_credentials(std::string_view url) {
     const auto it = s.by_origin.find(origin->key);
     if (it == s.by_origin.end()) return std::string(url);
     auto& e = it->second;
-    // A username alone in the URL may get its password from the other sources.
-    if (e.index && !e.looked_up && (e.userinfo.empty() || e.user_only)) look_up(e, *origin);
-    userinfo = e.userinfo;
+    // A URL's password comes first; a username alone may get its password from the other sources.
+    const bool url_password = e.url_userinfo.find(':') != std::string::npos;
+    if (e.index && !e.looked_up && !url_password) look_up(e, *origin);
+    userinfo = !url_password && !e.found.empty() ? e.found : e.url_userinfo;
   }
   if (userinfo.empty()) return std::string(url);
   const auto at = url.find("://") + 3;
