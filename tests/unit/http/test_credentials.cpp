@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "client_servers.hpp"
@@ -31,6 +33,113 @@ TEST(Credentials, SentToTheSameOriginOnly) {
   remember_credentials("http://tok@[::1]:9/simple/");
   EXPECT_EQ(with_credentials("http://[::1]:9/a.whl"), "http://tok@[::1]:9/a.whl");
   EXPECT_EQ(with_credentials("http://[::1]/a.whl"), "http://[::1]/a.whl");
+}
+
+// The order of lookup (issue 54): a URL's password, .netrc, the keyring, the environment, a URL's
+// username alone.
+TEST(CredentialLookup, TheUrlsPasswordComesFirst) {
+  CredentialCandidates c;
+  c.url_username = "alice";
+  c.url_password = "from-url";
+  c.netrc = NetrcEntry{"h", "bob", "from-netrc", false};
+  c.env_password = "from-env";
+  bool asked = false;
+  auto chosen = choose_credentials(c, [&](const std::string&) {
+    asked = true;
+    return std::optional<std::string>("from-keyring");
+  });
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen->username, "alice");
+  EXPECT_EQ(chosen->password, "from-url");
+  EXPECT_EQ(chosen->source, "the URL");
+  EXPECT_FALSE(asked);
+}
+
+TEST(CredentialLookup, NetrcBeforeTheKeyringAndTheEnvironment) {
+  CredentialCandidates c;
+  c.url_username = "alice";
+  c.netrc = NetrcEntry{"h", "", "from-netrc", false};
+  c.env_username = "env-user";
+  c.env_password = "from-env";
+  bool asked = false;
+  auto chosen = choose_credentials(c, [&](const std::string&) {
+    asked = true;
+    return std::optional<std::string>("from-keyring");
+  });
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen->username, "alice");  // the netrc entry has no login: the URL's username
+  EXPECT_EQ(chosen->password, "from-netrc");
+  EXPECT_EQ(chosen->source, "netrc");
+  EXPECT_FALSE(asked);
+}
+
+TEST(CredentialLookup, TheKeyringForTheUrlsUsernameThenTheEnvironments) {
+  CredentialCandidates c;
+  c.url_username = "alice";
+  c.env_username = "env-user";
+  c.env_password = "from-env";
+  std::string asked_for;
+  const KeyringLookup keyring = [&](const std::string& user) {
+    asked_for = user;
+    return user == "alice" ? std::optional<std::string>("from-keyring") : std::nullopt;
+  };
+  auto chosen = choose_credentials(c, keyring);
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(asked_for, "alice");
+  EXPECT_EQ(chosen->password, "from-keyring");
+  EXPECT_EQ(chosen->source, "keyring");
+  // Without a username in the URL the keyring is asked for the environment's; it has none for
+  // it, so the environment's password is sent.
+  c.url_username.clear();
+  chosen = choose_credentials(c, keyring);
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(asked_for, "env-user");
+  EXPECT_EQ(chosen->username, "env-user");
+  EXPECT_EQ(chosen->password, "from-env");
+  EXPECT_EQ(chosen->source, "environment");
+}
+
+TEST(CredentialLookup, NoKeyringWithoutAUsernameNorWhenDisabled) {
+  CredentialCandidates c;
+  bool asked = false;
+  const KeyringLookup keyring = [&](const std::string&) {
+    asked = true;
+    return std::optional<std::string>("x");
+  };
+  EXPECT_FALSE(choose_credentials(c, keyring));
+  EXPECT_FALSE(asked);
+  c.url_username = "alice";
+  auto chosen = choose_credentials(c, {});  // --keyring-provider disabled
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen->username, "alice");
+  EXPECT_EQ(chosen->password, "");
+  EXPECT_EQ(chosen->source, "the URL");
+}
+
+TEST(CredentialLookup, IndexEnvironmentPrefix) {
+  EXPECT_EQ(index_env_prefix("private"), "VWHEEL_INDEX_PRIVATE_");
+  EXPECT_EQ(index_env_prefix("my-index.v2"), "VWHEEL_INDEX_MY_INDEX_V2_");
+}
+
+TEST(CredentialLookup, OnlyAnIndexsOriginIsLookedUpAndTheHintSaysWhere) {
+  setenv("VWHEEL_INDEX_LOOKUP_TEST_USERNAME", "eve", 1);
+  setenv("VWHEEL_INDEX_LOOKUP_TEST_PASSWORD", "p@ss:word", 1);
+  CredentialSettings settings;
+  settings.indexes.push_back({"https://lookup-test.invalid/simple/", "lookup-test"});
+  use_credential_settings(settings);
+  // Percent-encoded for the URL; the same origin only.
+  EXPECT_EQ(with_credentials("https://lookup-test.invalid/files/a.whl"),
+            "https://eve:p%40ss%3Aword@lookup-test.invalid/files/a.whl");
+  EXPECT_EQ(with_credentials("https://files.lookup-test.invalid/a.whl"), "https://files.lookup-test.invalid/a.whl");
+  EXPECT_EQ(with_credentials("http://lookup-test.invalid/a.whl"), "http://lookup-test.invalid/a.whl");
+  const auto hint = credentials_hint("https://lookup-test.invalid/simple/x/");
+  EXPECT_NE(hint.find("credentials looked for in: the URL, "), std::string::npos) << hint;
+  EXPECT_NE(hint.find("keyring: disabled, VWHEEL_INDEX_LOOKUP_TEST_USERNAME"), std::string::npos) << hint;
+  EXPECT_EQ(hint.find("p@ss"), std::string::npos);
+  EXPECT_NE(credentials_hint("https://files.lookup-test.invalid/a.whl").find("no index given for this host"),
+            std::string::npos);
+  unsetenv("VWHEEL_INDEX_LOOKUP_TEST_USERNAME");
+  unsetenv("VWHEEL_INDEX_LOOKUP_TEST_PASSWORD");
 }
 
 class CredentialsClient : public ::testing::Test {

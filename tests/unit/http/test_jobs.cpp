@@ -51,5 +51,35 @@ TEST(JobCallbacks, HeaderLinesAreTakenWhole) {
   EXPECT_FALSE(job.escaped_);
 }
 
+// --trusted-host HOST or HOST:PORT (issue 54).
+TEST(TrustedHost, MatchesTheHostOrTheHostAndPort) {
+  EXPECT_TRUE(is_trusted_host("https://Pkgs.Example:8443/simple/", {"pkgs.example"}));
+  EXPECT_TRUE(is_trusted_host("https://pkgs.example:8443/simple/", {"pkgs.example:8443"}));
+  EXPECT_FALSE(is_trusted_host("https://pkgs.example:9443/simple/", {"pkgs.example:8443"}));
+  EXPECT_FALSE(is_trusted_host("https://other.example/simple/", {"pkgs.example"}));
+  EXPECT_FALSE(is_trusted_host("https://pkgs.example.evil/", {"pkgs.example"}));
+  EXPECT_TRUE(is_trusted_host("https://[::1]:8443/", {"[::1]"}));
+  EXPECT_FALSE(is_trusted_host("https://pkgs.example/", {}));
+}
+
+// A TLS failure is one line naming the host and the reason read from curl's error text.
+TEST(TlsFailure, NamesTheHostAndTheReason) {
+  auto m = tls_failure(CURLE_PEER_FAILED_VERIFICATION, "h:443", "SSL certificate problem: certificate has expired");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(*m, "TLS error with h:443: its certificate has expired (SSL certificate problem: certificate has expired)");
+  m = tls_failure(CURLE_PEER_FAILED_VERIFICATION, "h:443",
+                  "SSL certificate problem: unable to get local issuer certificate");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->find("signed by an unknown CA"), std::string::npos) << *m;
+  m = tls_failure(CURLE_PEER_FAILED_VERIFICATION, "h:443",
+                  "SSL: no alternative certificate subject name matches target host name 'h'");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->find("is for another name"), std::string::npos) << *m;
+  m = tls_failure(CURLE_SSL_CACERT_BADFILE, "h:443", "error setting certificate file: /x");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->find("cannot read the CA bundle"), std::string::npos) << *m;
+  EXPECT_FALSE(tls_failure(CURLE_COULDNT_CONNECT, "h:443", "Connection refused"));
+}
+
 }  // namespace
 }  // namespace vwheel::http::detail
