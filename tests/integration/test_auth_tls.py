@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -112,11 +113,17 @@ SERVER = """\
 """
 
 
+PORTS = ("http", "https", "expired", "wrong_name", "client", "files", "redirect", "absolute")
+
+
 class Site:
     """nginx serving the site on several ports: `http` (plain), `https` (a certificate for
-    127.0.0.1 from the CA), `expired`, `wrong_name`, `client` (requires a client certificate)."""
+    127.0.0.1 from the CA), `expired`, `wrong_name`, `client` (requires a client certificate);
+    `files` (no authentication, its log naming the Authorization header each request had),
+    `redirect` (as `http`, its /files/ redirected to `files`), `absolute` (`absolute_site`, whose
+    pages link the files on `files`)."""
 
-    def __init__(self, tmp, site, pki):
+    def __init__(self, tmp, site, absolute_site, pki, ports):
         ngx = tmp / "nginx"
         ngx.mkdir()
         htpasswd = ngx / "htpasswd"
@@ -127,7 +134,7 @@ class Site:
         expired = pki.issue("expired", "IP:127.0.0.1", dates=("-startdate", "20200101000000Z",
                                                               "-enddate", "20200201000000Z"))
         wrong = pki.issue("wrong", "DNS:wrong.example")
-        self.ports = {k: free_port() for k in ("http", "https", "expired", "wrong_name", "client")}
+        self.ports = ports
 
         def tls(cert, more=""):
             return f"        ssl_certificate {cert[0]};\n        ssl_certificate_key {cert[1]};\n{more}"
@@ -139,7 +146,18 @@ class Site:
             SERVER.format(port=self.ports["wrong_name"], ssl=" ssl", site=site, htpasswd=htpasswd, extra=tls(wrong)),
             SERVER.format(port=self.ports["client"], ssl=" ssl", site=site, htpasswd=htpasswd,
                           extra=tls(good, f"        ssl_verify_client on;\n        ssl_client_certificate {pki.ca};\n")),
+            f"""    log_format authorization '$request auth=[$http_authorization]';
+    server {{
+        listen 127.0.0.1:{ports["files"]};
+        root {site};
+        access_log {ngx}/files.log authorization;
+    }}
+""",
+            SERVER.format(port=self.ports["redirect"], ssl="", site=site, htpasswd=htpasswd,
+                          extra=f"        location /files/ {{ return 302 http://127.0.0.1:{ports['files']}$request_uri; }}"),
+            SERVER.format(port=self.ports["absolute"], ssl="", site=absolute_site, htpasswd=htpasswd, extra=""),
         ]
+        self.files_log = ngx / "files.log"
         user = "user root;" if os.geteuid() == 0 else ""
         (ngx / "nginx.conf").write_text(NGINX_CONF.format(user=user, tmp=ngx, servers="".join(servers)))
         self.access_log = ngx / "access.log"
@@ -161,7 +179,7 @@ class Site:
             time.sleep(0.05)
 
     def url(self, kind="http", auth=False, user_only=False, path="simple/"):
-        scheme = "http" if kind == "http" else "https"
+        scheme = "https" if kind in ("https", "expired", "wrong_name", "client") else "http"
         userinfo = f"{USER}:{PASSWORD}@" if auth else f"{USER}@" if user_only else ""
         return f"{scheme}://{userinfo}127.0.0.1:{self.ports[kind]}/{path}"
 
@@ -183,7 +201,11 @@ def site(vwheel, tmp_path, pki):
     root = tmp_path / "site"
     r = vwheel("index", "build", wheels, "-o", root)
     assert r.rc == 0, r.err
-    s = Site(tmp_path, root, pki)
+    ports = {k: free_port() for k in PORTS}
+    absolute = tmp_path / "absolute-site"
+    r = vwheel("index", "build", wheels, "-o", absolute, "--base-url", f"http://127.0.0.1:{ports['files']}")
+    assert r.rc == 0, r.err
+    s = Site(tmp_path, root, absolute, pki, ports)
     yield s
     s.stop()
 
@@ -284,6 +306,28 @@ def test_credentials_from_the_environment_of_a_named_index(vwheel, site, venv, t
     env = {"VWHEEL_INDEX_MY_PRIVATE_USERNAME": USER, "VWHEEL_INDEX_MY_PRIVATE_PASSWORD": PASSWORD}
     r = install(vwheel, venv, tmp_path, "--index", f"my-private={site.url()}", env=env)
     assert_installed_and_nothing_at_rest(r, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["redirect", "absolute"])
+@pytest.mark.parametrize("source", ["url", "netrc"])
+def test_credentials_stay_on_the_indexs_origin(vwheel, site, venv, tmp_path, kind, source):
+    """The index's pages need the credentials; its files are on another port of the same host,
+    reached by a redirect or linked there: they are fetched without them."""
+    netrc = tmp_path / "netrc"
+    netrc.write_text(f"machine 127.0.0.1 login {USER} password {PASSWORD}\n")
+    r = install(vwheel, venv, tmp_path, "--index-url", site.url(kind, auth=source == "url"),
+                env={"NETRC": str(netrc)} if source == "netrc" else None)
+    assert_installed_and_nothing_at_rest(r, tmp_path)
+    requests = site.files_log.read_text().splitlines()
+    assert any("authpkg-1.0-py3-none-any.whl " in line for line in requests), requests
+    assert all(line.endswith("auth=[-]") for line in requests), requests  # nginx logs none as `-`
+    # (The log would show them: a request with a header.)
+    probe = urllib.request.Request(f"http://127.0.0.1:{site.ports['files']}/files/", headers={"Authorization": "Basic x"})
+    try:
+        urllib.request.urlopen(probe, timeout=5).read()
+    except urllib.error.HTTPError:
+        pass
+    assert site.files_log.read_text().splitlines()[-1].endswith("auth=[Basic x]")
 
 
 def test_lock_then_sync_and_export_from_the_authenticated_index(vwheel, site, venv, tmp_path):
