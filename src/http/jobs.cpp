@@ -154,7 +154,9 @@ void Job::common_setup(CURL* easy) {
     set(easy, CURLOPT_SSLKEY, options_.client_cert.c_str());  // the key is in the same file
   }
   if (!options_.proxy.empty()) set(easy, CURLOPT_PROXY, options_.proxy.c_str());
-  if (is_trusted_host(plain_url_, options_.trusted_hosts)) {
+  unverified_ = is_trusted_host(plain_url_, options_.trusted_hosts);
+  redirect_checked_ = false;
+  if (unverified_) {
     set(easy, CURLOPT_SSL_VERIFYPEER, 0L);
     set(easy, CURLOPT_SSL_VERIFYHOST, 0L);
   }
@@ -213,6 +215,18 @@ std::optional<std::uint64_t> Job::content_length(CURL* easy) const {
   return static_cast<std::uint64_t>(cl);
 }
 
+bool Job::stays_on_trusted_hosts() {
+  // Verification is off for the whole transfer, redirects included: a body from an https host
+  // that was not trusted is refused before any of it is taken.
+  redirect_checked_ = true;
+  const auto at = effective_url(easy_);
+  if (!ascii_istarts_with(at, "https:") || is_trusted_host(at, options_.trusted_hosts)) return true;
+  abort_reason_ = fmt::format("redirected to {}, whose certificate was not verified (--trusted-host {} only): give "
+                              "--trusted-host {} too, or its CA with --cert",
+                              redact_url(at), url_authority(plain_url_), url_authority(at));
+  return false;
+}
+
 Verdict Job::judge_failure(CURLcode code) {
   cause_ = describe(code);
   if (auto tls = tls_failure(code, url_authority(plain_url_), cause_)) {
@@ -249,6 +263,7 @@ std::size_t Job::write_cb(char* data, std::size_t size, std::size_t n, void* sel
   try {
     job->last_activity_ = Clock::now();
     job->attempt_bytes_ += size * n;
+    if (job->unverified_ && !job->redirect_checked_ && !job->stays_on_trusted_hosts()) return 0;
     return job->on_body(std::string_view(data, size * n)) ? size * n : 0;
   } catch (...) {
     job->escaped_ = std::current_exception();

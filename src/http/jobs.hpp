@@ -104,6 +104,10 @@ class Job {
   /// Sets the request headers (replacing earlier ones).
   void set_headers(CURL* easy, const std::vector<std::string>& lines);
 
+  /// For an attempt under --trusted-host, when its body starts: false (abort_reason_ set) when a
+  /// redirect took it to an https host not trusted, whose certificate was not verified either.
+  bool stays_on_trusted_hosts();
+
   /// curl's description of a failed attempt.
   [[nodiscard]] std::string describe(CURLcode code) const;
 
@@ -160,6 +164,9 @@ class Job {
   Headers headers_;
   std::string abort_reason_;
   char errbuf_[CURL_ERROR_SIZE] = {};
+  // --trusted-host: this attempt does not verify certificates; the host it ends on must be trusted too.
+  bool unverified_ = false;
+  bool redirect_checked_ = false;
   std::string whole_message_;  // a failure's message as it is (401/403), not after the URL
   std::string curl_url_;  // plain_url_ with its origin's credentials, for curl alone
   curl_slist* slist_ = nullptr;

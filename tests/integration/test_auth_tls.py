@@ -113,7 +113,8 @@ SERVER = """\
 """
 
 
-PORTS = ("http", "https", "expired", "wrong_name", "client", "files", "redirect", "absolute")
+PORTS = ("http", "https", "expired", "wrong_name", "client", "files", "redirect", "absolute", "files_tls",
+         "expired_redirect")
 
 
 class Site:
@@ -156,6 +157,15 @@ class Site:
             SERVER.format(port=self.ports["redirect"], ssl="", site=site, htpasswd=htpasswd,
                           extra=f"        location /files/ {{ return 302 http://127.0.0.1:{ports['files']}$request_uri; }}"),
             SERVER.format(port=self.ports["absolute"], ssl="", site=absolute_site, htpasswd=htpasswd, extra=""),
+            f"""    server {{
+        listen 127.0.0.1:{ports["files_tls"]} ssl;
+        root {site};
+{tls(wrong)}
+    }}
+""",
+            SERVER.format(port=self.ports["expired_redirect"], ssl=" ssl", site=site, htpasswd=htpasswd,
+                          extra=tls(expired, f"        location /files/ {{ return 302 "
+                                             f"https://127.0.0.1:{ports['files_tls']}$request_uri; }}\n")),
         ]
         self.files_log = ngx / "files.log"
         user = "user root;" if os.geteuid() == 0 else ""
@@ -179,7 +189,7 @@ class Site:
             time.sleep(0.05)
 
     def url(self, kind="http", auth=False, user_only=False, path="simple/"):
-        scheme = "https" if kind in ("https", "expired", "wrong_name", "client") else "http"
+        scheme = "https" if kind in ("https", "expired", "wrong_name", "client", "expired_redirect") else "http"
         userinfo = f"{USER}:{PASSWORD}@" if auth else f"{USER}@" if user_only else ""
         return f"{scheme}://{userinfo}127.0.0.1:{self.ports[kind]}/{path}"
 
@@ -318,6 +328,9 @@ def test_credentials_stay_on_the_indexs_origin(vwheel, site, venv, tmp_path, kin
     r = install(vwheel, venv, tmp_path, "--index-url", site.url(kind, auth=source == "url"),
                 env={"NETRC": str(netrc)} if source == "netrc" else None)
     assert_installed_and_nothing_at_rest(r, tmp_path)
+    deadline = time.time() + 10  # nginx logs a request once its answer is sent
+    while "authpkg-1.0-py3-none-any.whl " not in site.files_log.read_text() and time.time() < deadline:
+        time.sleep(0.05)
     requests = site.files_log.read_text().splitlines()
     assert any("authpkg-1.0-py3-none-any.whl " in line for line in requests), requests
     assert all(line.endswith("auth=[-]") for line in requests), requests  # nginx logs none as `-`
@@ -327,7 +340,10 @@ def test_credentials_stay_on_the_indexs_origin(vwheel, site, venv, tmp_path, kin
         urllib.request.urlopen(probe, timeout=5).read()
     except urllib.error.HTTPError:
         pass
-    assert site.files_log.read_text().splitlines()[-1].endswith("auth=[Basic x]")
+    deadline = time.time() + 10  # nginx logs a request once its answer is sent
+    while not site.files_log.read_text().rstrip().endswith("auth=[Basic x]") and time.time() < deadline:
+        time.sleep(0.05)
+    assert site.files_log.read_text().rstrip().endswith("auth=[Basic x]")
 
 
 def test_lock_then_sync_and_export_from_the_authenticated_index(vwheel, site, venv, tmp_path):
@@ -413,6 +429,22 @@ def test_trusted_host_skips_verification(vwheel, site, venv, tmp_path):
     port = site.ports["expired"]
     r = install(vwheel, venv, tmp_path, "--index-url", site.url("expired", auth=True), "--trusted-host",
                 f"127.0.0.1:{port}")
+    assert_installed_and_nothing_at_rest(r, tmp_path)
+
+
+def test_trusted_host_does_not_extend_to_where_it_redirects(vwheel, site, venv, tmp_path):
+    """The trusted host's files are redirected to another https host (a certificate for another
+    name): refused unless that one is trusted too."""
+    trusted = f"127.0.0.1:{site.ports['expired_redirect']}"
+    target = f"127.0.0.1:{site.ports['files_tls']}"
+    r = install(vwheel, venv, tmp_path, "--index-url", site.url("expired_redirect", auth=True), "--trusted-host",
+                trusted)
+    assert r.rc != 0
+    assert (f"redirected to https://{target}/files/authpkg/authpkg-1.0-py3-none-any.whl, whose certificate "
+            f"was not verified (--trusted-host {trusted} only): give --trusted-host {target} too") in r.err, r.err
+    assert PASSWORD not in r.out + r.err
+    r = install(vwheel, venv, tmp_path, "--index-url", site.url("expired_redirect", auth=True), "--trusted-host",
+                trusted, "--trusted-host", target)
     assert_installed_and_nothing_at_rest(r, tmp_path)
 
 
