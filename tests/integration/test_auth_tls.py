@@ -372,6 +372,13 @@ def test_lock_then_sync_and_export_from_the_authenticated_index(vwheel, site, ve
     assert files_with_password(out) == []
 
 
+@pytest.mark.parametrize("value", ["http://127.0.0.1:9/simple/", "=http://127.0.0.1:9/simple/", "a b=http://x/"])
+def test_index_needs_a_name(vwheel, tmp_path, value):
+    r = vwheel("install", "authpkg", "--index", value, "--cache-dir", tmp_path / "cache")
+    assert r.rc == 2, r.err
+    assert "expected NAME=URL" in r.err, r.err
+
+
 def test_401_names_where_credentials_were_looked_for(vwheel, site, venv, tmp_path):
     r = install(vwheel, venv, tmp_path, "--index", f"private={site.url()}")
     assert r.rc != 0
@@ -519,3 +526,11 @@ def test_http_proxy_variable_and_no_proxy(vwheel, site, venv, tmp_path, proxy):
                 env={"http_proxy": proxy["url"], "no_proxy": "127.0.0.1"})
     assert r.rc == 0, r.err
     assert proxied(proxy["log"], site.ports["http"]) == seen
+
+
+def test_https_through_the_proxy(vwheel, site, venv, tmp_path, pki, proxy):
+    r = install(vwheel, venv, tmp_path, "--index-url", site.url("https", auth=True), "--cert", pki.ca,
+                env={"https_proxy": proxy["url"]})
+    assert_installed_and_nothing_at_rest(r, tmp_path)
+    text = proxy["log"].read_text()
+    assert f"CONNECT 127.0.0.1:{site.ports['https']}" in text, text
