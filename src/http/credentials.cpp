@@ -13,8 +13,6 @@
 #include "vwheel/core/process.hpp"
 #include "vwheel/core/text.hpp"
 
-extern char** environ;  // NOLINT: POSIX
-
 namespace vwheel::http {
 
 namespace {
@@ -89,7 +87,7 @@ std::optional<std::string> ask_keyring(const std::string& url, const std::string
   if (!keyring) return std::nullopt;
   ProcessRequest request;
   request.argv = {keyring->string(), "get", url, username};
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) request.env.emplace_back(*e);
+  request.env = current_environment();
   request.timeout = std::chrono::milliseconds(60000);
   auto ran = run_process(request);
   if (!ran || ran->exit_code != 0) return std::nullopt;
@@ -242,8 +240,12 @@ std::string credentials_hint(std::string_view url) {
            "--extra-index-url and --index NAME=URL";
   }
   const auto& e = it->second;
-  std::string where = "credentials looked for in: the URL, " + netrc_file().second + ", keyring: " +
-                      (e.keyring == KeyringProvider::subprocess ? "subprocess" : "disabled");
+  std::string keyring = "disabled";
+  if (e.keyring == KeyringProvider::subprocess) {
+    const auto path = env_value("PATH");
+    keyring = find_executable("keyring", path ? *path : "") ? "subprocess" : "subprocess, but no `keyring` on PATH";
+  }
+  std::string where = "credentials looked for in: the URL, " + netrc_file().second + ", keyring: " + keyring;
   if (!e.name.empty()) where += ", " + index_env_prefix(e.name) + "USERNAME";
   return where;
 }

@@ -305,6 +305,11 @@ def test_credentials_from_a_keyring_subprocess(vwheel, site, venv, tmp_path):
     r = install(vwheel, venv, tmp_path, "--index-url", site.url(user_only=True), env=env)
     assert r.rc != 0 and "401 Unauthorized" in r.err and "keyring: disabled" in r.err, r.err
     assert not calls.exists()
+    # Without a keyring on PATH, the 401 says so.
+    (tmp_path / "empty-bin").mkdir()
+    r = install(vwheel, venv, tmp_path, "--index-url", site.url(user_only=True), "--keyring-provider", "subprocess",
+                env={"PATH": str(tmp_path / "empty-bin")})
+    assert r.rc != 0 and "keyring: subprocess, but no `keyring` on PATH" in r.err, r.err
     r = install(vwheel, venv, tmp_path, "--index-url", site.url(user_only=True), "--keyring-provider", "subprocess",
                 env=env)
     assert_installed_and_nothing_at_rest(r, tmp_path)
