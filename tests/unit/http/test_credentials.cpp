@@ -122,6 +122,7 @@ TEST(CredentialLookup, IndexEnvironmentPrefix) {
 }
 
 TEST(CredentialLookup, OnlyAnIndexsOriginIsLookedUpAndTheHintSaysWhere) {
+  setenv("NETRC", "/nonexistent/netrc", 1);  // not the machine's ~/.netrc, which would come first
   setenv("VWHEEL_INDEX_LOOKUP_TEST_USERNAME", "eve", 1);
   setenv("VWHEEL_INDEX_LOOKUP_TEST_PASSWORD", "p@ss:word", 1);
   CredentialSettings settings;
@@ -133,13 +134,14 @@ TEST(CredentialLookup, OnlyAnIndexsOriginIsLookedUpAndTheHintSaysWhere) {
   EXPECT_EQ(with_credentials("https://files.lookup-test.invalid/a.whl"), "https://files.lookup-test.invalid/a.whl");
   EXPECT_EQ(with_credentials("http://lookup-test.invalid/a.whl"), "http://lookup-test.invalid/a.whl");
   const auto hint = credentials_hint("https://lookup-test.invalid/simple/x/");
-  EXPECT_NE(hint.find("credentials looked for in: the URL, "), std::string::npos) << hint;
+  EXPECT_NE(hint.find("credentials looked for in: the URL, $NETRC (/nonexistent/netrc), "), std::string::npos) << hint;
   EXPECT_NE(hint.find("keyring: disabled, VWHEEL_INDEX_LOOKUP_TEST_USERNAME"), std::string::npos) << hint;
   EXPECT_EQ(hint.find("p@ss"), std::string::npos);
   EXPECT_NE(credentials_hint("https://files.lookup-test.invalid/a.whl").find("no index given for this host"),
             std::string::npos);
   unsetenv("VWHEEL_INDEX_LOOKUP_TEST_USERNAME");
   unsetenv("VWHEEL_INDEX_LOOKUP_TEST_PASSWORD");
+  unsetenv("NETRC");
 }
 
 class CredentialsClient : public ::testing::Test {
