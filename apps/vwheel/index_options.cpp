@@ -86,7 +86,8 @@ void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources) {
   cmd.add_option("--cert", r.cert,
                  "CA bundle (PEM) to verify servers with (default: $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE, $PIP_CERT, "
                  "else the system's)");
-  cmd.add_option("--client-cert", r.client_cert, "Client certificate for TLS: a PEM file with the certificate and its key");
+  cmd.add_option("--client-cert", r.client_cert,
+                 "Client certificate for TLS: a PEM file with the certificate and its key");
   cmd.add_option("--proxy", r.proxy,
                  "Proxy URL for every request (default: $http_proxy, $https_proxy, $all_proxy, except $no_proxy)");
   cmd.add_option("--trusted-host", r.trusted_hosts,

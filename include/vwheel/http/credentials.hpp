@@ -52,11 +52,11 @@ struct CredentialSettings {
 /// What one lookup found in each source, before choosing (the keyring is asked last, and only
 /// when it is needed: see `choose_credentials`).
 struct CredentialCandidates {
-  std::string url_username;                  ///< from the index URL's userinfo (percent-decoded)
-  std::optional<std::string> url_password;   ///< from the index URL's userinfo, when it has a `:`
-  std::optional<NetrcEntry> netrc;           ///< the `.netrc` entry for the host
-  std::optional<std::string> env_username;   ///< VWHEEL_INDEX_<NAME>_USERNAME
-  std::optional<std::string> env_password;   ///< VWHEEL_INDEX_<NAME>_PASSWORD
+  std::string url_username;                 ///< from the index URL's userinfo (percent-decoded)
+  std::optional<std::string> url_password;  ///< from the index URL's userinfo, when it has a `:`
+  std::optional<NetrcEntry> netrc;          ///< the `.netrc` entry for the host
+  std::optional<std::string> env_username;  ///< VWHEEL_INDEX_<NAME>_USERNAME
+  std::optional<std::string> env_password;  ///< VWHEEL_INDEX_<NAME>_PASSWORD
 };
 
 /// Credentials chosen, and the source they came from ("the URL", "netrc", "keyring", "environment").
