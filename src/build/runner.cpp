@@ -5,6 +5,7 @@
 #include "build/runner.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -154,6 +155,11 @@ Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const B
   if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
   elapsed += run->elapsed;
   const std::string hook = mode.starts_with("requires_") ? "get_requires_for_build_" + mode.substr(9) : mode;
+  if (ctx.request->log) {
+    std::ofstream log(*ctx.request->log, std::ios::app | std::ios::binary);
+    log << "== " << hook << " (" << job.describe() << ")\n" << run->out;
+    if (!run->out.empty() && run->out.back() != '\n') log << '\n';
+  }
   tail = tail_lines(run->out, 20);
   if (run->timed_out) {
     return fail(fmt::format("{}: the backend's {} did not finish within {} s (--timeout); stopped", job.describe(),

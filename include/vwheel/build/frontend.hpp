@@ -74,6 +74,9 @@ struct BuildRequest {
   /// source tree. The backend runs in the tree itself, not in a copy: the wheel it builds points
   /// at the tree's files. A backend without `build_editable` fails the build, naming it.
   bool editable = false;
+  /// When set, every hook's whole output is appended to this file (a failed build's log; the
+  /// outcome keeps only its last lines).
+  std::optional<std::filesystem::path> log;
 };
 
 /// One build's outcome.
