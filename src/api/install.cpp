@@ -231,6 +231,7 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   build.no_build_isolation = request.no_build_isolation;
   build.no_build = request.no_build;
   build.timeout = request.build_timeout;
+  build.verbose = request.verbose;
   SdistBuilder builder(std::move(build));
   auto settings = base_settings;
   settings.formats = request.formats;

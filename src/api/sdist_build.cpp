@@ -172,6 +172,7 @@ Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::strin
   build.index = false;
   build.timeout = options_.timeout;
   build.log = log;
+  build.timeout_option = "--build-timeout";
   const auto what = fmt::format("building {} {} ({})", name, version, sdist.filename);
   auto built = api::build(build);
   if (!built) return fail(built.error().with_context(what));
@@ -184,7 +185,7 @@ Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::strin
       Error e(fmt::format("{}: {}{}; its whole output is in {}", what, why,
                           tail.empty() ? "" : fmt::format(" (the backend's last line: {})", tail), log.string()));
       // The last lines (at most 20, as the frontend keeps them) follow as details.
-      std::string_view rest = ascii_trim(outcome.backend_tail);
+      std::string_view rest = options_.verbose ? ascii_trim(outcome.backend_tail) : std::string_view{};
       while (!rest.empty()) {
         const auto nl = rest.find('\n');
         e.details.emplace_back(fmt::format("  | {}", rest.substr(0, nl)));

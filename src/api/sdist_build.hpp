@@ -31,6 +31,8 @@ struct SdistBuildOptions {
   /// Refuse to build: only a static PKG-INFO is read.
   bool no_build = false;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
+  /// A failed build's error has the backend's last 20 lines as details (`--verbose`).
+  bool verbose = false;
 };
 
 class SdistBuilder {
@@ -43,7 +45,7 @@ class SdistBuilder {
 
   /// The wheel built from the sdist of `name` `version` (a file in the cache), built now unless
   /// a build with the same inputs was kept. The error is one line naming the package, the
-  /// backend's last line and the log with its whole output; its details are the last 20 lines.
+  /// backend's last line and the log with its whole output; with `verbose`, its details are the last 20 lines.
   Result<std::filesystem::path> wheel(const finder::File& sdist, const std::string& name, const std::string& version);
 
   /// The sdist's sha256, once fetched.

@@ -162,8 +162,8 @@ Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const B
   }
   tail = tail_lines(run->out, 20);
   if (run->timed_out) {
-    return fail(fmt::format("{}: the backend's {} did not finish within {} s (--timeout); stopped", job.describe(),
-                            hook, ctx.request->timeout.count() / 1000.0));
+    return fail(fmt::format("{}: the backend's {} did not finish within {} s ({}); stopped", job.describe(), hook,
+                            ctx.request->timeout.count() / 1000.0, ctx.request->timeout_option));
   }
   if (run->exit_code != 0) {
     return fail(fmt::format("{}: the backend's {} failed ({})", job.describe(), hook,

@@ -235,7 +235,7 @@ const finder::File* IndexProvider::usable_sdist(std::string_view name, const pep
 Choice IndexProvider::sdist_choice(const finder::File& sdist) const {
   Choice c;
   c.wheel = &sdist;
-  c.why = "source distribution (built into a wheel)";
+  c.why = "sdist, built into a wheel";
   c.environment = target_.marker_environment();
   c.explain.push_back(fmt::format("  no compatible wheel: {} is built", sdist.filename));
   return c;

@@ -30,6 +30,7 @@ struct InstallCommandOptions {
   std::vector<std::string> only_binary;
   bool prefer_binary = false;
   bool no_build = false;
+  bool verbose = false;
   unsigned build_timeout = 1800;
   bool no_deps = false;
   bool require_hashes = false;
@@ -55,6 +56,7 @@ Result<api::InstallRequest> make_request(const InstallCommandOptions& o) {
   }
   r.formats.prefer_binary = o.prefer_binary;
   r.no_build = o.no_build;
+  r.verbose = o.verbose;
   if (o.build_timeout == 0) return fail(with_kind(Error("--build-timeout 0: expected a number of seconds above 0"), ErrorKind::usage));
   r.build_timeout = std::chrono::seconds(o.build_timeout);
   r.items = o.items;
@@ -146,6 +148,7 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--build-timeout", o->build_timeout,
                   "Stop a build backend that runs longer than SECONDS (default 1800); nothing is installed")
         ->type_name("SECONDS");
+  cmd->add_flag("-v,--verbose", o->verbose, "A failed build of an sdist: show the backend's last 20 lines");
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");

@@ -76,6 +76,8 @@ struct InstallRequest {
   bool no_build = false;
   /// A backend that runs longer than this is stopped and the install fails (nothing installed).
   std::chrono::seconds build_timeout{std::chrono::minutes(30)};
+  /// A failed build of an sdist shows the backend's last 20 lines after its one-line error.
+  bool verbose = false;
   /// `-e PATH`: project directories installed editable (PEP 660), as the sources in `items`.
   std::vector<std::string> editables;
   bool quiet = false;           ///< no progress output

@@ -69,6 +69,8 @@ struct BuildRequest {
   /// `get_requires_for_build_wheel` asks for.
   bool no_isolation = false;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
+  /// The option that sets `timeout`, for the message of a build that ran past it.
+  std::string timeout_option = "--timeout";
   unsigned jobs = 1;
   /// Build editable wheels (PEP 660: `get_requires_for_build_editable`, `build_editable`) of a
   /// source tree. The backend runs in the tree itself, not in a copy: the wheel it builds points
