@@ -235,7 +235,12 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   SdistBuilder builder(std::move(build));
   auto settings = base_settings;
   settings.formats = request.formats;
-  settings.sdist_metadata = [&builder](const finder::File& sdist) { return builder.metadata(sdist); };
+  // What the interpreter builds fits the target only when the target has its tags: a profile
+  // with other tags stands for another machine, for which nothing is built (pip, likewise, takes
+  // only wheels with --platform).
+  if (selection->tags() == opened.interpreter.tags) {
+    settings.sdist_metadata = [&builder](const finder::File& sdist) { return builder.metadata(sdist); };
+  }
   auto p = plan::resolve_plan(requirements, settings, *selection, head);
   if (!p) {
     auto e = p.error();
