@@ -418,3 +418,26 @@ def test_hatchling_and_flit_sdists(vwheel, tmp_path):
     assert value(python, "hatched") == "h" and value(python, "flitted") == "f"
     wheels = sorted(p.name for p in (tmp_path / "cache" / "vwheel" / "built-wheels").glob("*/*.whl"))
     assert [w.split("-")[:2] for w in wheels] == [["flitted", "0.2"], ["hatched", "1.5"]], wheels
+
+
+def test_a_build_failing_while_resolving_names_its_log(vwheel, tmp_path):
+    links, counters = tmp_path / "links", tmp_path / "counters"
+    make_wheel(links, "a", "1.0", ["b"])
+    # Metadata-Version 2.1: its dependencies are the wheel's, so resolving builds it.
+    make_sdist(links, counters, "b", "1.0", metadata_version="2.1", mode="fail")
+    python = venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--dry-run", "a")
+    assert r.rc == 1, r.err
+    assert len(r.err.strip().splitlines()) == 1, r.err
+    assert "building b 1.0 (b-1.0.tar.gz)" in r.err and "its whole output is in " in r.err, r.err
+    assert builds(counters, "b", "1.0") == 1
+
+
+def test_no_binary_with_only_wheels_says_why(vwheel, tmp_path):
+    links = tmp_path / "links"
+    make_wheel(links, "b", "1.0")
+    python = venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--no-binary", "b", "b")
+    assert r.rc == 1, r.err
+    assert "`b` 1.0: only wheels, and --no-binary is set" in r.err, r.err
+    assert not installed(python, "b")
