@@ -132,7 +132,8 @@ Result<std::string> SdistBuilder::metadata(const finder::File& sdist) {
   auto pkg_info = read_pkg_info(options_.interpreter.executable, (*fetched)->path);
   if (!pkg_info) return fail(pkg_info.error());
   if (*pkg_info && plan::sdist_metadata_is_static(**pkg_info)) return std::move(**pkg_info);
-  // Dynamic dependencies: what the backend builds says them.
+  // Dynamic dependencies: the backend says them, with prepare_metadata_for_build_wheel when it
+  // has it (no build of a version the resolution may leave), else by building the wheel.
   const auto name = sdist.filename.substr(0, sdist.filename.rfind('-'));
   const auto version = sdist.version.to_string();
   if (options_.no_build) {
@@ -140,43 +141,43 @@ Result<std::string> SdistBuilder::metadata(const finder::File& sdist) {
                             "it would be built, and --no-build is set",
                             name, version, sdist.filename));
   }
+  const CacheLayout layout(options_.cache_root);
+  if (!only_wheel(layout.entry(CacheArea::built, cache_key(**fetched)))) {
+    auto prepared = run_frontend(sdist, **fetched, name, version, true);
+    if (!prepared) return fail(prepared.error());
+    if (prepared->metadata) return std::move(*prepared->metadata);
+  }
   auto built = wheel(sdist, name, version);
   if (!built) return fail(built.error());
   return wheel_metadata(*built);
 }
 
-Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::string& name, const std::string& version) {
-  if (options_.no_build) {
-    return fail(fmt::format("{} {}: only its source distribution {} can be installed, and --no-build is set", name,
-                            version, sdist.filename));
-  }
-  auto fetched = fetch(sdist);
-  if (!fetched) return fail(fetched.error());
-  const CacheLayout layout(options_.cache_root);
-  const auto entry = layout.entry(CacheArea::built, cache_key(**fetched));
-  if (auto kept = only_wheel(entry)) return *kept;
-
-  const auto area = layout.area(CacheArea::built);
+Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, const Fetched& fetched,
+                                                    const std::string& name, const std::string& version,
+                                                    bool metadata_only) {
+  const auto area = CacheLayout(options_.cache_root).area(CacheArea::built);
   std::error_code ec;
   fs::create_directories(area / "logs", ec);
-  auto work = TempDir::create(area, ".build-");
-  if (!work) return fail(with_kind(work.error(), ErrorKind::environment));
   const auto log = area / "logs" / fmt::format("{}-{}.log", name, version);
   fs::remove(log, ec);
+  auto work = TempDir::create(area, ".build-");
+  if (!work) return fail(with_kind(work.error(), ErrorKind::environment));
   BuildRequest build;
-  build.source = (*fetched)->path;
+  build.source = fetched.path;
   build.output_dir = work->path() / "dist";
   build.python = options_.interpreter.executable.string();
   build.no_isolation = options_.no_build_isolation;
   build.sources = options_.sources;
   build.index = false;
   build.timeout = options_.timeout;
-  build.log = log;
   build.timeout_option = "--build-timeout";
-  const auto what = fmt::format("building {} {} ({})", name, version, sdist.filename);
+  build.log = log;
+  build.metadata_only = metadata_only;
+  const auto what = fmt::format("{} {} {} ({})", metadata_only ? "preparing the metadata of" : "building", name, version,
+                                sdist.filename);
   auto built = api::build(build);
   if (!built) return fail(built.error().with_context(what));
-  for (const auto& outcome : built->outcomes) {
+  for (auto& outcome : built->outcomes) {
     if (outcome.job.sdist) continue;
     if (!outcome.wheel) {
       std::string_view why = outcome.wheel.error().message;
@@ -193,18 +194,36 @@ Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::strin
       }
       return fail(std::move(e));
     }
-    // Kept under its key: moved in whole, so that a reader sees the wheel or nothing.
-    const auto staged = work->path() / "entry";
-    fs::create_directories(staged);
-    fs::rename(*outcome.wheel, staged / outcome.wheel->filename());
-    fs::create_directories(entry.parent_path());
-    fs::rename(staged, entry, ec);  // (another run may have kept the same build meanwhile)
+    if (!metadata_only) {
+      // Kept under its key: moved in whole, so that a reader sees the wheel or nothing.
+      const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(fetched));
+      const auto staged = work->path() / "entry";
+      fs::create_directories(staged);
+      fs::rename(*outcome.wheel, staged / outcome.wheel->filename());
+      fs::create_directories(entry.parent_path());
+      fs::rename(staged, entry, ec);  // (another run may have kept the same build meanwhile)
+    }
     fs::remove(log, ec);
-    if (auto kept = only_wheel(entry)) return *kept;
-    return fail(with_kind(Error(fmt::format("{}: the built wheel could not be kept in {}", what, entry.string())),
-                          ErrorKind::environment));
+    return std::move(*built);
   }
   return fail(fmt::format("{}: the backend built no wheel", what));
+}
+
+Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::string& name, const std::string& version) {
+  if (options_.no_build) {
+    return fail(fmt::format("{} {}: only its source distribution {} can be installed, and --no-build is set", name,
+                            version, sdist.filename));
+  }
+  auto fetched = fetch(sdist);
+  if (!fetched) return fail(fetched.error());
+  const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(**fetched));
+  if (auto kept = only_wheel(entry)) return *kept;
+  auto built = run_frontend(sdist, **fetched, name, version, false);
+  if (!built) return fail(built.error());
+  if (auto kept = only_wheel(entry)) return *kept;
+  return fail(with_kind(Error(fmt::format("building {} {}: the built wheel could not be kept in {}", name, version,
+                                          entry.string())),
+                        ErrorKind::environment));
 }
 
 }  // namespace vwheel::api

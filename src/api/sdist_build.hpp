@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "vwheel/api/build.hpp"
 #include "vwheel/api/install.hpp"
 #include "vwheel/core/error.hpp"
 #include "vwheel/core/fs.hpp"
@@ -39,8 +40,9 @@ class SdistBuilder {
  public:
   explicit SdistBuilder(SdistBuildOptions options) : options_(std::move(options)) {}
 
-  /// plan::SdistMetadataReader: the PKG-INFO of the sdist when static, else the METADATA of the
-  /// wheel it builds (built once: `wheel` takes it from the cache).
+  /// plan::SdistMetadataReader: the PKG-INFO of the sdist when static, else what the backend's
+  /// `prepare_metadata_for_build_wheel` writes, else the METADATA of the wheel it builds (built
+  /// once: `wheel` takes it from the cache).
   Result<std::string> metadata(const finder::File& sdist);
 
   /// The wheel built from the sdist of `name` `version` (a file in the cache), built now unless
@@ -58,6 +60,11 @@ class SdistBuilder {
   };
   Result<const Fetched*> fetch(const finder::File& sdist);
   [[nodiscard]] std::string cache_key(const Fetched& fetched) const;
+  /// Runs the frontend on the sdist: builds its wheel into the cache, or (`metadata_only`)
+  /// prepares its metadata. A failed hook's error is the one line `wheel` describes, its whole
+  /// output in the cache's `built-wheels/logs/NAME-VERSION.log` (kept only then).
+  Result<api::BuildReport> run_frontend(const finder::File& sdist, const Fetched& fetched, const std::string& name,
+                                        const std::string& version, bool metadata_only);
 
   SdistBuildOptions options_;
   std::optional<TempDir> work_;

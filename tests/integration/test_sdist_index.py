@@ -29,6 +29,7 @@ import base64, hashlib, os, sys, time, zipfile
 
 COUNTER = {counter!r}
 MODE = {mode!r}
+PREPARE = {prepare!r}
 
 def _b64(data):
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -62,11 +63,27 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for p, d in files.items():
             z.writestr(p, d)
     return wheel
+
+def _prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    with open(COUNTER + ".prepared", "a") as f:
+        f.write("prepared\\n")
+    with open("PKG-INFO") as f:
+        headers = f.read().split("\\n\\n")[0]
+    name = next(l.split(": ", 1)[1] for l in headers.splitlines() if l.startswith("Name: "))
+    version = next(l.split(": ", 1)[1] for l in headers.splitlines() if l.startswith("Version: "))
+    info = os.path.join(metadata_directory, f"{{name.replace('-', '_')}}-{{version}}.dist-info")
+    os.makedirs(info)
+    with open(os.path.join(info, "METADATA"), "w") as f:
+        f.write(headers + "\\n")
+    return os.path.basename(info)
+
+if PREPARE:
+    prepare_metadata_for_build_wheel = _prepare_metadata_for_build_wheel
 '''
 
 
 def make_sdist(folder: Path, counters: Path, name: str, version: str, requires=(), metadata_version="2.2",
-               dynamic=(), mode="ok") -> Path:
+               dynamic=(), mode="ok", prepare=False) -> Path:
     """`{name}-{version}.tar.gz` in `folder`, built by COUNTING_BACKEND (counting into
     counters/{name}-{version})."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -81,7 +98,8 @@ def make_sdist(folder: Path, counters: Path, name: str, version: str, requires=(
         "PKG-INFO": pkg_info,
         "pyproject.toml": ('[build-system]\nrequires = []\nbuild-backend = "counting"\nbackend-path = ["."]\n\n'
                            f'[project]\nname = "{name}"\nversion = "{version}"\ndependencies = [{deps}]\n'),
-        "counting.py": COUNTING_BACKEND.format(counter=str(counters / f"{name}-{version}"), mode=mode),
+        "counting.py": COUNTING_BACKEND.format(counter=str(counters / f"{name}-{version}"), mode=mode,
+                                                prepare=prepare),
     }
     path = folder / f"{top}.tar.gz"
     with tarfile.open(path, "w:gz") as t:
@@ -131,8 +149,8 @@ def value(python: Path, module: str) -> str:
     return r.stdout.strip() or r.stderr.strip().splitlines()[-1]
 
 
-def builds(counters: Path, name: str, version: str) -> int:
-    f = counters / f"{name}-{version}"
+def builds(counters: Path, name: str, version: str, what="") -> int:
+    f = counters / f"{name}-{version}{what}"
     return len(f.read_text().splitlines()) if f.exists() else 0
 
 
@@ -233,6 +251,20 @@ def test_dynamic_metadata_is_built_once_for_resolution_and_install(vwheel, tmp_p
     # The dynamic versions had to be built to be resolved; the one installed is not built again.
     assert builds(counters, "b", "2.0") == 1
     assert builds(counters, "b", "1.0") == 1
+
+
+def test_prepare_metadata_for_build_wheel_is_asked_before_building(vwheel, tmp_path):
+    links, counters = tmp_path / "links", tmp_path / "counters"
+    make_sdist(links, counters, "b", "2.0", ["c>=9"], dynamic=["Requires-Dist"], prepare=True)
+    make_sdist(links, counters, "b", "1.0", ["c"], metadata_version="2.1", prepare=True)
+    make_sdist(links, counters, "c", "1.0")
+    python = venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "b")
+    assert r.rc == 0, r.err
+    assert value(python, "b") == "1.0" and value(python, "c") == "1.0"
+    # b 2.0 was prepared, never built; b 1.0 prepared, then built to be installed.
+    assert (builds(counters, "b", "2.0", ".prepared"), builds(counters, "b", "2.0")) == (1, 0)
+    assert (builds(counters, "b", "1.0", ".prepared"), builds(counters, "b", "1.0")) == (1, 1)
 
 
 def test_the_second_install_takes_the_built_wheels_from_the_cache(vwheel, chain, tmp_path):

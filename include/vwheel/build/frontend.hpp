@@ -79,6 +79,11 @@ struct BuildRequest {
   /// When set, every hook's whole output is appended to this file (a failed build's log; the
   /// outcome keeps only its last lines).
   std::optional<std::filesystem::path> log;
+  /// Instead of building: PEP 517's `prepare_metadata_for_build_wheel` for the first planned
+  /// wheel only (environment and requirements as for its build), whose `METADATA` becomes
+  /// `BuildReport::metadata`; a backend without the hook leaves it nullopt. The one outcome is
+  /// the `.dist-info` folder (removed with the work folder) or why the hook failed.
+  bool metadata_only = false;
 };
 
 /// One build's outcome.
@@ -98,6 +103,8 @@ struct BuildOutcome {
 struct BuildReport {
   /// In plan order, after the sdist when one was asked for (no wheel is built when it fails).
   std::vector<BuildOutcome> outcomes;
+  /// `metadata_only`: the METADATA the backend prepared (nullopt: it has no such hook).
+  std::optional<std::string> metadata;
   /// Sorted, each once.
   std::vector<std::string> warnings;
   [[nodiscard]] std::size_t failed() const;
