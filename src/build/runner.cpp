@@ -75,7 +75,7 @@ else:
     if hook is None and mode.startswith("prepare_metadata_"):
         result["missing"] = True
     else:
-        result["file"] = hook(outdir, settings)
+        result["file"] = getattr(backend, mode)(outdir, settings)
 sys.stdout.flush()
 with open(result_path, "w") as f:
     json.dump(result, f)

@@ -118,7 +118,8 @@ std::vector<resolve::Unusable> IndexProvider::unusable(std::string_view name) {
     if (read_sdist_ && reason.starts_with("only a source distribution")) {
       reason = formats_ && !formats_->allows_sdist(project) ? "only a source distribution, and --only-binary is set"
                                                             : "only a source distribution";
-    } else if (!wheels_allowed(project) && std::none_of(list.begin(), list.end(), [](const auto* f) { return f->is_sdist(); })) {
+    } else if (reason.empty() && !wheels_allowed(project)) {
+      // (A usable sdist would have been offered.)
       reason = "only wheels, and --no-binary is set";
     }
     if (reason.empty()) {
