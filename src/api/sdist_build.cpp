@@ -183,8 +183,20 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
       std::string_view why = outcome.wheel.error().message;
       why = why.substr(0, why.find('\n'));
       const auto tail = last_line(outcome.backend_tail);
+      auto kept_log = log;
+      // With --no-cache the cache root is the run's own folder, removed when it ends: the log
+      // moves to a folder of its own in the temporary directory, which stays.
+      if (options_.sources.no_cache) {
+        if (auto dir = TempDir::create(fs::temp_directory_path(), "vwheel-build-log-")) {
+          const auto folder = dir->path();
+          dir->release();
+          std::error_code moved;
+          fs::rename(log, folder / log.filename(), moved);
+          if (!moved) kept_log = folder / log.filename();
+        }
+      }
       Error e(fmt::format("{}: {}{}; its whole output is in {}", what, why,
-                          tail.empty() ? "" : fmt::format(" (the backend's last line: {})", tail), log.string()));
+                          tail.empty() ? "" : fmt::format(" (the backend's last line: {})", tail), kept_log.string()));
       // The last lines (at most 20, as the frontend keeps them) follow as details.
       std::string_view rest = options_.verbose ? ascii_trim(outcome.backend_tail) : std::string_view{};
       while (!rest.empty()) {

@@ -364,6 +364,11 @@ def test_a_failing_build_names_its_log_and_installs_nothing(vwheel, tmp_path):
     # --no-cache: the log is in the run's temporary folder; the error still names it.
     r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--no-cache", "a")
     assert r.rc == 1 and "its whole output is in " in r.err, r.err
+    log = Path(r.err.strip().split("its whole output is in ")[1])
+    assert "compiling step 29" in log.read_text(), "the log outlives the run's folder"
+    assert not log.is_relative_to(tmp_path / "cache")
+    log.unlink()
+    log.parent.rmdir()
 
 
 def test_a_hanging_backend_is_stopped_by_build_timeout(vwheel, tmp_path):
