@@ -188,15 +188,17 @@ Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const in
     if (auto it = present.find(s.name); !request.options.force_reinstall && it != present.end() && it->second == s.version) {
       continue;
     }
-    auto built = builder.wheel(s.wheel, s.name, s.version);
-    if (!built) return fail(built.error());
+    // --hash values are the sdist's, checked before it is built.
     if (!s.allowed_sha256.empty()) {
-      const auto sha = builder.sha256_of(s.wheel);
-      if (!sha || std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), *sha) == s.allowed_sha256.end()) {
+      auto sha = builder.sha256(s.wheel);
+      if (!sha) return fail(sha.error());
+      if (std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), *sha) == s.allowed_sha256.end()) {
         return fail(fmt::format("{}: its sha256 {} is not among the --hash values given for {}", s.wheel.filename,
-                                sha.value_or("?"), s.name));
+                                *sha, s.name));
       }
     }
+    auto built = builder.wheel(s.wheel, s.name, s.version);
+    if (!built) return fail(built.error());
     auto parsed = wheel_name::parse_wheel_name(built->filename().string());
     if (!parsed) return fail(parsed.error().with_context(built->string()));
     auto version = pep440::Version::parse(parsed->version);

@@ -77,10 +77,10 @@ std::string_view last_line(std::string_view text) {
 
 }  // namespace
 
-std::optional<std::string> SdistBuilder::sha256_of(const finder::File& sdist) const {
-  auto it = fetched_.find(sdist.location());
-  if (it == fetched_.end()) return std::nullopt;
-  return it->second.sha256;
+Result<std::string> SdistBuilder::sha256(const finder::File& sdist) {
+  auto fetched = fetch(sdist);
+  if (!fetched) return fail(fetched.error());
+  return (*fetched)->sha256;
 }
 
 Result<const SdistBuilder::Fetched*> SdistBuilder::fetch(const finder::File& sdist) {

@@ -50,8 +50,8 @@ class SdistBuilder {
   /// backend's last line and the log with its whole output; with `verbose`, its details are the last 20 lines.
   Result<std::filesystem::path> wheel(const finder::File& sdist, const std::string& name, const std::string& version);
 
-  /// The sdist's sha256, once fetched.
-  std::optional<std::string> sha256_of(const finder::File& sdist) const;
+  /// The sdist's sha256 (fetching it first, the index's sha256 checked).
+  Result<std::string> sha256(const finder::File& sdist);
 
  private:
   struct Fetched {

@@ -478,3 +478,20 @@ def test_no_binary_with_only_wheels_says_why(vwheel, tmp_path):
     assert r.rc == 1, r.err
     assert "`b` 1.0: only wheels, and --no-binary is set" in r.err, r.err
     assert not installed(python, "b")
+
+
+def test_hashes_of_requirement_files_are_the_sdists(vwheel, chain, tmp_path):
+    links, counters = chain
+    sha = {n: hashlib.sha256((links / f"{n}.tar.gz").read_bytes()).hexdigest() for n in ("b-1.0", "c-2.0")}
+    reqs = tmp_path / "reqs.txt"
+    reqs.write_text(f"b==1.0 --hash=sha256:{'0' * 64}\nc==2.0 --hash=sha256:{sha['c-2.0']}\n")
+    python = venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--require-hashes", "-r", reqs)
+    assert r.rc == 1, r.err
+    assert "b-1.0.tar.gz" in r.err and sha["b-1.0"] in r.err, r.err
+    assert not installed(python, "b") and not installed(python, "c")
+    assert builds(counters, "b", "1.0") == 0, "checked before it is built"
+    reqs.write_text(f"b==1.0 --hash=sha256:{sha['b-1.0']}\nc==2.0 --hash=sha256:{sha['c-2.0']}\n")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--require-hashes", "-r", reqs)
+    assert r.rc == 0, r.err
+    assert value(python, "b") == "1.0" and value(python, "c") == "2.0"
