@@ -182,12 +182,13 @@ Result<InstallReport> install_sources(const InstallRequest& request, const plan:
 Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const install::OpenedEnvironment& opened,
                                   const InstallRequest& request) {
   std::map<std::string, std::string> present;
-  for (const auto& d : install::list_distributions(opened.env)) present.emplace(wheel_name::canonicalize_name(d.name), d.version);
+  for (const auto& d : install::list_distributions(opened.env)) {
+    present.emplace(wheel_name::canonicalize_name(d.name), d.version);
+  }
   for (auto& s : p.packages) {
     if (!s.wheel.is_sdist()) continue;
-    if (auto it = present.find(s.name); !request.options.force_reinstall && it != present.end() && it->second == s.version) {
-      continue;
-    }
+    const auto it = present.find(s.name);
+    if (!request.options.force_reinstall && it != present.end() && it->second == s.version) continue;
     // --hash values are the sdist's, checked before it is built.
     if (!s.allowed_sha256.empty()) {
       auto sha = builder.sha256(s.wheel);

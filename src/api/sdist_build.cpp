@@ -91,7 +91,8 @@ Result<const SdistBuilder::Fetched*> SdistBuilder::fetch(const finder::File& sdi
     auto digest = sha256_file(*sdist.path);
     if (!digest) return fail(with_kind(digest.error(), ErrorKind::environment));
     if (auto want = sdist.sha256(); want && *want != digest->sha256) {
-      return fail(fmt::format("{}: sha256 {} does not match the expected {}", sdist.path->string(), digest->sha256, *want));
+      return fail(
+          fmt::format("{}: sha256 {} does not match the expected {}", sdist.path->string(), digest->sha256, *want));
     }
     got = {*sdist.path, digest->sha256};
   } else {
@@ -117,11 +118,10 @@ std::string SdistBuilder::cache_key(const Fetched& fetched) const {
   // environment of the same Python builds the same wheel) and the tags it builds for; without
   // isolation the environment's packages take part, so the environment itself is an input.
   const auto& in = options_.interpreter;
-  std::string inputs = fmt::format("sdist {}\npython {} {}\ntags {}\n", fetched.sha256, in.base_prefix.string(),
-                                   in.environment.contains("python_full_version")
-                                       ? in.environment.at("python_full_version")
-                                       : std::string(),
-                                   fmt::join(in.tags, ","));
+  std::string inputs = fmt::format(
+      "sdist {}\npython {} {}\ntags {}\n", fetched.sha256, in.base_prefix.string(),
+      in.environment.contains("python_full_version") ? in.environment.at("python_full_version") : std::string(),
+      fmt::join(in.tags, ","));
   if (options_.no_build_isolation) inputs += fmt::format("environment {}\n", in.prefix.string());
   return sha256_hex(inputs);
 }
@@ -137,9 +137,10 @@ Result<std::string> SdistBuilder::metadata(const finder::File& sdist) {
   const auto name = sdist.filename.substr(0, sdist.filename.rfind('-'));
   const auto version = sdist.version.to_string();
   if (options_.no_build) {
-    return fail(fmt::format("{} {}: its source distribution {} does not list its dependencies statically (PEP 643): "
-                            "it would be built, and --no-build is set",
-                            name, version, sdist.filename));
+    return fail(
+        fmt::format("{} {}: its source distribution {} does not list its dependencies statically (PEP 643): "
+                    "it would be built, and --no-build is set",
+                    name, version, sdist.filename));
   }
   const CacheLayout layout(options_.cache_root);
   if (!only_wheel(layout.entry(CacheArea::built, cache_key(**fetched)))) {
@@ -173,8 +174,8 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
   build.timeout_option = "--build-timeout";
   build.log = log;
   build.metadata_only = metadata_only;
-  const auto what = fmt::format("{} {} {} ({})", metadata_only ? "preparing the metadata of" : "building", name, version,
-                                sdist.filename);
+  const auto what = fmt::format("{} {} {} ({})", metadata_only ? "preparing the metadata of" : "building", name,
+                                version, sdist.filename);
   auto built = api::build(build);
   if (!built) return fail(built.error().with_context(what));
   for (auto& outcome : built->outcomes) {
@@ -233,9 +234,9 @@ Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::strin
   auto built = run_frontend(sdist, **fetched, name, version, false);
   if (!built) return fail(built.error());
   if (auto kept = only_wheel(entry)) return *kept;
-  return fail(with_kind(Error(fmt::format("building {} {}: the built wheel could not be kept in {}", name, version,
-                                          entry.string())),
-                        ErrorKind::environment));
+  return fail(with_kind(
+      Error(fmt::format("building {} {}: the built wheel could not be kept in {}", name, version, entry.string())),
+      ErrorKind::environment));
 }
 
 }  // namespace vwheel::api

@@ -185,6 +185,11 @@ def test_sdist_only_dependencies_three_levels_from_find_links(vwheel, chain, tmp
     r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "a")
     check_chain(python, counters, r)
     assert "b 1.0" in r.out and "b-1.0.tar.gz" in r.out, r.out
+    # Installed already as planned: nothing is built (not even without the cache).
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--no-cache", "a")
+    assert r.rc == 0, r.err
+    assert "b 1.0 already installed" in r.out, r.out
+    assert builds(counters, "b", "1.0") == 1 and builds(counters, "c", "2.0") == 1
 
 
 def test_sdist_only_dependencies_three_levels_from_an_http_index(vwheel, chain, tmp_path):

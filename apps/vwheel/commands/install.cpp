@@ -57,7 +57,9 @@ Result<api::InstallRequest> make_request(const InstallCommandOptions& o) {
   r.formats.prefer_binary = o.prefer_binary;
   r.no_build = o.no_build;
   r.verbose = o.verbose;
-  if (o.build_timeout == 0) return fail(with_kind(Error("--build-timeout 0: expected a number of seconds above 0"), ErrorKind::usage));
+  if (o.build_timeout == 0) {
+    return fail(with_kind(Error("--build-timeout 0: expected a number of seconds above 0"), ErrorKind::usage));
+  }
   r.build_timeout = std::chrono::seconds(o.build_timeout);
   r.items = o.items;
   r.requirement_files.assign(o.requirement_files.begin(), o.requirement_files.end());
