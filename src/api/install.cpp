@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sdist_build.hpp"
 #include "sources.hpp"
 #include "vwheel/api/project.hpp"
 #include "vwheel/core/file_lock.hpp"
@@ -176,12 +177,74 @@ Result<InstallReport> install_sources(const InstallRequest& request, const plan:
   return install_files(request, *opened, std::move(*wheels), observer);
 }
 
+/// Builds the planned sdists (from the cache when built before) and plans their wheels in their
+/// place, as local wheels; packages installed already as planned are left alone, as apply_plan
+/// leaves them. Every build comes before anything is installed: a failed one installs nothing.
+Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const install::OpenedEnvironment& opened,
+                                  const InstallRequest& request) {
+  std::map<std::string, std::string> present;
+  for (const auto& d : install::list_distributions(opened.env)) {
+    present.emplace(wheel_name::canonicalize_name(d.name), d.version);
+  }
+  for (auto& s : p.packages) {
+    if (!s.wheel.is_sdist()) continue;
+    const auto it = present.find(s.name);
+    if (!request.options.force_reinstall && it != present.end() && it->second == s.version) continue;
+    // --hash values are the sdist's, checked before it is built.
+    if (!s.allowed_sha256.empty()) {
+      auto sha = builder.sha256(s.wheel);
+      if (!sha) return fail(sha.error());
+      if (std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), *sha) == s.allowed_sha256.end()) {
+        return fail(fmt::format("{}: its sha256 {} is not among the --hash values given for {}", s.wheel.filename,
+                                *sha, s.name));
+      }
+    }
+    auto built = builder.wheel(s.wheel, s.name, s.version);
+    if (!built) return fail(built.error());
+    auto parsed = wheel_name::parse_wheel_name(built->filename().string());
+    if (!parsed) return fail(parsed.error().with_context(built->string()));
+    auto version = pep440::Version::parse(parsed->version);
+    if (wheel_name::canonicalize_name(parsed->name) != s.name || !version || *version != s.wheel.version) {
+      return fail(fmt::format("{}: the backend built {}, not a wheel of {} {}", s.wheel.filename,
+                              built->filename().string(), s.name, s.version));
+    }
+    finder::File wheel;
+    wheel.source = s.wheel.source;
+    wheel.filename = built->filename().string();
+    wheel.path = *built;
+    wheel.version = s.wheel.version;
+    wheel.wheel = std::move(*parsed);
+    s.wheel = wheel;
+    s.all_wheels = {std::move(wheel)};
+    s.allowed_sha256.clear();  // (checked against the sdist above)
+  }
+  return {};
+}
+
 Result<InstallReport> install_requirements(const InstallRequest& request, const install::OpenedEnvironment& opened,
-                                           const plan::Settings& settings, const plan::Requirements& requirements,
+                                           const plan::Settings& base_settings, const plan::Requirements& requirements,
                                            const Observer& observer, plan::HeadStart* head) {
   auto selection = make_selection(request.selection, &opened.interpreter, installed_of(opened.env));
   if (!selection) return fail(selection.error());
   if (auto ok = require_environment_and_tags(*selection); !ok) return fail(ok.error());
+  // Versions without a compatible wheel come from their sdists, read and built here.
+  SdistBuildOptions build;
+  build.interpreter = opened.interpreter;
+  build.cache_root = base_settings.cache_dir;
+  build.sources = request.sources;
+  build.no_build_isolation = request.no_build_isolation;
+  build.no_build = request.no_build;
+  build.timeout = request.build_timeout;
+  build.verbose = request.verbose;
+  SdistBuilder builder(std::move(build));
+  auto settings = base_settings;
+  settings.formats = request.formats;
+  // What the interpreter builds fits the target only when the target has its tags: a profile
+  // with other tags stands for another machine, for which nothing is built (pip, likewise, takes
+  // only wheels with --platform).
+  if (selection->tags() == opened.interpreter.tags) {
+    settings.sdist_metadata = [&builder](const finder::File& sdist) { return builder.metadata(sdist); };
+  }
   auto p = plan::resolve_plan(requirements, settings, *selection, head);
   if (!p) {
     auto e = p.error();
@@ -211,6 +274,7 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
     report.plan = std::move(*p);
     return report;
   }
+  if (auto ok = build_planned_sdists(*p, builder, opened, request); !ok) return fail(ok.error());
   auto applied = plan::apply_plan(*p, opened.env, settings, with_cache(request.options, request.sources), false, request.quiet);
   if (!applied) return fail(applied.error());
   if (reporting) report.report_json = plan::report_json(*p, &applied->installed);

@@ -308,6 +308,27 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
   ctx.pyproject = pyproject;
 
   BuildReport report;
+  if (request.metadata_only && !jobs->empty()) {
+    BuildOutcome outcome;
+    outcome.job = jobs->front();
+    const auto dir = work / "metadata";
+    try {
+      auto run = detail::run_backend(ctx, outcome.job, dir, "wheel", outcome.backend_tail, true);
+      if (!run) {
+        outcome.wheel = fail(run.error());
+      } else if (!run->file.empty()) {
+        outcome.wheel = dir / "out" / run->file;
+        auto prepared = read_file(*outcome.wheel / "METADATA");
+        if (!prepared) outcome.wheel = fail(prepared.error().with_context(outcome.job.describe()));
+        if (prepared) report.metadata = std::move(*prepared);
+      }
+    } catch (const std::exception& e) {
+      outcome.wheel = fail(with_kind(Error(fmt::format("{}: {}", outcome.job.describe(), e.what())), ErrorKind::environment));
+    }
+    if (outcome.wheel) outcome.backend_tail.clear();
+    report.outcomes.push_back(std::move(outcome));
+    return report;
+  }
   if (request.sdist) {
     BuildOutcome sdist;
     sdist.job.sdist = true;

@@ -5,6 +5,7 @@
 #include "build/runner.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -70,7 +71,11 @@ if mode.startswith("requires_"):
         "python_version": ".".join(platform.python_version_tuple()[:2]), "sys_platform": sys.platform,
     }
 else:
-    result["file"] = getattr(backend, mode)(outdir, settings)
+    hook = getattr(backend, mode, None)
+    if hook is None and mode.startswith("prepare_metadata_"):
+        result["missing"] = True
+    else:
+        result["file"] = getattr(backend, mode)(outdir, settings)
 sys.stdout.flush()
 with open(result_path, "w") as f:
     json.dump(result, f)
@@ -154,10 +159,15 @@ Result<HookRun> run_hook(const HookContext& ctx, const fs::path& python, const B
   if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
   elapsed += run->elapsed;
   const std::string hook = mode.starts_with("requires_") ? "get_requires_for_build_" + mode.substr(9) : mode;
+  if (ctx.request->log) {
+    std::ofstream log(*ctx.request->log, std::ios::app | std::ios::binary);
+    log << "== " << hook << " (" << job.describe() << ")\n" << run->out;
+    if (!run->out.empty() && run->out.back() != '\n') log << '\n';
+  }
   tail = tail_lines(run->out, 20);
   if (run->timed_out) {
-    return fail(fmt::format("{}: the backend's {} did not finish within {} s (--timeout); stopped", job.describe(),
-                            hook, ctx.request->timeout.count() / 1000.0));
+    return fail(fmt::format("{}: the backend's {} did not finish within {} s ({}); stopped", job.describe(), hook,
+                            ctx.request->timeout.count() / 1000.0, ctx.request->timeout_option));
   }
   if (run->exit_code != 0) {
     return fail(fmt::format("{}: the backend's {} failed ({})", job.describe(), hook,
@@ -191,7 +201,7 @@ Result<void> install_requirements(const HookContext& ctx, const fs::path& python
 // outside its output folder (`../x` from the source copy lands here).
 bool own_entry(const std::string& name) {
   static const std::set<std::string, std::less<>> kOwn = {"src", "out", "tmp", "home", "env", "variant"};
-  return kOwn.contains(name) || (name.ends_with(".json") && (name.starts_with("requires_") || name.starts_with("build_")));
+  return kOwn.contains(name) || (name.ends_with(".json") && (name.starts_with("requires_") || name.starts_with("build_") || name.starts_with("prepare_metadata_")));
 }
 
 bool is_distribution_file(const std::string& name) { return name.ends_with(".whl") || name.ends_with(".tar.gz"); }
@@ -272,7 +282,7 @@ std::vector<std::string> provider_build_requires(const HookContext& ctx) {
 }
 
 Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, const fs::path& dir, const std::string& kind,
-                               std::string& tail) {
+                               std::string& tail, bool metadata) {
   for (const char* sub : {"out", "tmp", "home"}) fs::create_directories(dir / sub);
   if (!ctx.request->editable) copy_tree(ctx.source, dir / "src", ctx.request->output_dir);
   const auto shipped = distribution_files(dir);  // e.g. test data of the project
@@ -334,10 +344,11 @@ Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, cons
     return fail(ok.error().with_context(job.describe()));
   }
 
-  const auto build_hook = "build_" + kind;
+  const auto build_hook = metadata ? "prepare_metadata_for_build_" + kind : "build_" + kind;
   auto build_run = run_hook(ctx, out.python, job, dir, build_hook, tail, out.hook_time);
   if (!build_run) return fail(build_run.error());
   const auto& w = build_run->result;
+  if (metadata && w.contains("missing")) return out;
   if (!w.contains("file") || !w["file"].is_string()) {
     return fail(fmt::format("{}: {} did not return a file name", job.describe(), build_hook));
   }
@@ -347,7 +358,7 @@ Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, cons
                             build_hook, out.file));
   }
   std::error_code ec;
-  if (!fs::is_regular_file(dir / "out" / out.file, ec)) {
+  if (metadata ? !fs::is_directory(dir / "out" / out.file, ec) : !fs::is_regular_file(dir / "out" / out.file, ec)) {
     return fail(fmt::format("{}: {} returned `{}`, which is not in its output folder", job.describe(), build_hook, out.file));
   }
   if (auto ok = check_contained(job, dir, build_hook, shipped); !ok) {

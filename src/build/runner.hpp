@@ -38,7 +38,8 @@ struct HookContext {
 
 /// What a backend run produced.
 struct BackendRun {
-  /// The file name the build hook returned, checked to be in `{dir}/out`.
+  /// The file name the build hook returned, checked to be in `{dir}/out` (a folder for
+  /// `prepare_metadata_for_build_wheel`; empty when the backend has no such hook).
   std::string file;
   /// The interpreter of the build environment (the isolated venv's, or `--python`).
   std::filesystem::path python;
@@ -66,7 +67,7 @@ struct BackendRun {
 /// and the hook must have left nothing in `dir` but those folders and no wheel or sdist outside
 /// `out/`; otherwise the build fails. `tail` gets the backend's last lines on failure.
 [[nodiscard]] Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, const std::filesystem::path& dir,
-                                             const std::string& kind, std::string& tail);
+                                             const std::string& kind, std::string& tail, bool metadata = false);
 
 /// Unpacks an sdist with the interpreter's tarfile (plain files and folders only) into `dest`;
 /// returns its one top-level folder, which must hold a pyproject.toml.

@@ -37,6 +37,12 @@ Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view na
   if (!files) return fail(files.error());
   std::map<pep440::Version, std::vector<const finder::File*>, std::greater<>> by_version;
   for (const auto& f : **files) by_version[f.version].push_back(&f);
+  // Versions that only sdists give are candidates through them (set_sdists).
+  if (read_sdist_) {
+    for (const auto& f : finder_.sdists(name)) by_version[f.version];
+  }
+  const bool wheels = wheels_allowed(name);
+  std::set<pep440::Version> from_sdist;
   // Which versions are candidates: `yes`, `no`, or `choose` (only variant wheels fit the tags:
   // a candidate only with a compatible variant, which ranking their variant metadata tells).
   enum class Candidate { yes, no, choose };
@@ -46,6 +52,7 @@ Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view na
     const bool pinned = pinned_.contains({std::string(name), version.to_string()});
     bool any_plain = false, any_variant = false;
     for (const auto* f : list) {
+      if (!wheels) break;
       if (!f->is_wheel() || (f->yanked && !pinned) || !python_fits(*f, target_)) continue;
       if (!universal_ && !target_.tag_rank(*f->wheel)) continue;
       (f->wheel->is_variant() ? any_variant : any_plain) = true;
@@ -53,7 +60,9 @@ Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view na
     if ((universal_ && (any_plain || any_variant)) || (any_plain && !target_.forced_label(name))) {
       candidate.push_back(Candidate::yes);
     } else if (!any_variant || target_.no_variants) {
-      candidate.push_back(Candidate::no);
+      const bool sdist = !universal_ && usable_sdist(name, version);
+      candidate.push_back(sdist ? Candidate::yes : Candidate::no);
+      if (sdist) from_sdist.insert(version);
     } else {
       candidate.push_back(Candidate::choose);
       // (A version chosen before, by prefetch_metadata, needs its file no more.)
@@ -74,8 +83,13 @@ Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view na
       auto choice = choose(name, version, list);
       if (!choice) return fail(choice.error());
       if (!**choice) continue;
+      if ((**choice)->wheel->is_sdist()) from_sdist.insert(version);
     }
     out.push_back(version);
+  }
+  // pip's --prefer-binary: an older version's wheel before a newer version's sdist.
+  if (formats_ && formats_->prefer_binary) {
+    std::stable_partition(out.begin(), out.end(), [&](const pep440::Version& v) { return !from_sdist.contains(v); });
   }
   files_[std::string(name)] = std::move(by_version);
   offered_[std::string(name)] = {out.begin(), out.end()};
@@ -101,6 +115,13 @@ std::vector<resolve::Unusable> IndexProvider::unusable(std::string_view name) {
     if (offered.contains(version)) continue;
     const Key key{project, version.to_string()};
     auto reason = why_unusable(list, target_, pinned_.contains(key), !universal_);
+    if (read_sdist_ && reason.starts_with("only a source distribution")) {
+      reason = formats_ && !formats_->allows_sdist(project) ? "only a source distribution, and --only-binary is set"
+                                                            : "only a source distribution";
+    } else if (reason.empty() && !wheels_allowed(project)) {
+      // (A usable sdist would have been offered.)
+      reason = "only wheels, and --no-binary is set";
+    }
     if (reason.empty()) {
       auto it = reasons_.find(key);
       if (it != reasons_.end() && !it->second.empty()) {
@@ -167,7 +188,7 @@ void IndexProvider::prefetch_metadata(const std::vector<markers::Requirement>& r
   std::vector<const finder::File*> wheels;
   for (const auto& [name, version] : likely) {
     auto choice = choose(name, version->first, version->second);
-    if (choice && **choice) wheels.push_back((***choice).wheel);
+    if (choice && **choice && (***choice).wheel->is_wheel()) wheels.push_back((***choice).wheel);
   }
   finder_.prefetch_metadata(wheels);
 }
@@ -187,10 +208,38 @@ Result<std::optional<Choice>*> IndexProvider::choose(std::string_view name, cons
   }
   request.allow_yanked = pinned_.contains(key);
   std::string reason;
-  auto c = detail::choose(request, target_, load_, reason);
-  if (!c) return fail(c.error());
+  std::optional<Choice> chosen;
+  if (wheels_allowed(key.name)) {
+    auto c = detail::choose(request, target_, load_, reason);
+    if (!c) return fail(c.error());
+    chosen = std::move(*c);
+  } else {
+    reason = "--no-binary is set";
+  }
+  // pip's order: the version's compatible wheel, else its sdist.
+  if (!chosen && !universal_) {
+    if (const auto* sdist = usable_sdist(key.name, version)) chosen = sdist_choice(*sdist);
+  }
   reasons_[key] = reason;
-  return &choices_.emplace(key, std::move(*c)).first->second;
+  return &choices_.emplace(key, std::move(chosen)).first->second;
+}
+
+const finder::File* IndexProvider::usable_sdist(std::string_view name, const pep440::Version& version) const {
+  if (!read_sdist_ || (formats_ && !formats_->allows_sdist(name))) return nullptr;
+  const bool pinned = pinned_.contains({std::string(name), version.to_string()});
+  for (const auto& f : finder_.sdists(name)) {
+    if (f.version == version && (!f.yanked || pinned) && python_fits(f, target_)) return &f;
+  }
+  return nullptr;
+}
+
+Choice IndexProvider::sdist_choice(const finder::File& sdist) const {
+  Choice c;
+  c.wheel = &sdist;
+  c.why = "sdist, built into a wheel";
+  c.environment = target_.marker_environment();
+  c.explain.push_back(fmt::format("  no compatible wheel: {} is built", sdist.filename));
+  return c;
 }
 
 const IndexProvider::Versions* IndexProvider::newest_satisfying(const markers::Requirement& r) {
@@ -224,7 +273,7 @@ std::optional<markers::Requirement> IndexProvider::python_requirement(const simp
 Result<simple::CoreMetadata> IndexProvider::metadata_of(const finder::File& wheel) {
   const auto key = wheel.location();
   if (auto it = metadata_.find(key); it != metadata_.end()) return it->second;
-  auto text = finder_.core_metadata(wheel);
+  auto text = wheel.is_sdist() && read_sdist_ ? (*read_sdist_)(wheel) : finder_.core_metadata(wheel);
   if (!text) return fail(text.error());
   auto md = simple::parse_core_metadata(*text, wheel.filename);
   if (!md) return fail(md.error());

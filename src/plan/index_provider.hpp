@@ -36,6 +36,16 @@ class IndexProvider final : public resolve::Provider {
       : finder_(finder), target_(target), pinned_(pinned), universal_(universal),
         load_(finder_loader(finder)) {}
 
+  /// Source distributions as candidates (plan::Settings::sdist_metadata), for installs: a
+  /// version without a wheel the target can use, or any version of a project whose wheels
+  /// `formats` refuses, is offered through its usable sdist (not yanked unless pinned,
+  /// Requires-Python admitting the target, allowed by `formats`), whose dependencies `read` gives.
+  /// With `prefer_binary`, the versions with a wheel come before those with only an sdist.
+  void set_sdists(const FormatControl* formats, const SdistMetadataReader* read) {
+    formats_ = formats;
+    read_sdist_ = read;
+  }
+
   /// Versions to try first (canonical name -> versions), newest of them first: an existing lock's,
   /// so that re-locking keeps them while they still resolve.
   void set_preferred(const std::map<std::string, std::set<std::string>>* preferred) { preferred_ = preferred; }
@@ -95,6 +105,16 @@ class IndexProvider final : public resolve::Provider {
   static std::optional<markers::Requirement> python_requirement(const simple::CoreMetadata& md);
 
   Result<simple::CoreMetadata> metadata_of(const finder::File& wheel);
+
+  bool wheels_allowed(std::string_view name) const { return !formats_ || formats_->allows_wheel(name); }
+  /// The sdist a version is offered through when it has no usable wheel (see set_sdists), or
+  /// nullptr (always without a reader).
+  const finder::File* usable_sdist(std::string_view name, const pep440::Version& version) const;
+  /// The choice of a version installed from its sdist.
+  Choice sdist_choice(const finder::File& sdist) const;
+
+  const FormatControl* formats_ = nullptr;
+  const SdistMetadataReader* read_sdist_ = nullptr;
 
  public:
   /// A universal lock resolves in forks: each fork fixes, for the versions met so far whose

@@ -52,6 +52,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   const auto pinned = pinned_versions(requirements);
   IndexProvider provider(finder, target, pinned, false);
   provider.set_preferred(&settings.preferred);
+  if (settings.sdist_metadata) provider.set_sdists(&settings.formats, &settings.sdist_metadata);
   finder.prefetch(root_names(requirements));
   provider.prefetch_metadata(requirements.roots, target.marker_environment());
   resolve::Options options;
@@ -81,7 +82,8 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
     plan.uses_abi_dependency = plan.uses_abi_dependency || c->uses_abi_dependency;
     Selected s;
     s.name = pin.name;
-    s.version = c->wheel->wheel->version;
+    // (An sdist's version is its file name's, as the finder parsed it.)
+    s.version = c->wheel->is_wheel() ? c->wheel->wheel->version : version;
     s.wheel = *c->wheel;
     s.label = c->label;
     s.properties = detail::property_strings(c->properties);
@@ -99,7 +101,8 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
     for (const auto& o : c->others) {
       if (o.reason.starts_with("compatible")) s.compatible_labels.push_back(o.label);
     }
-    if (const auto* md = provider.metadata_read(*c->wheel)) s.core_metadata = *md;
+    // An sdist's metadata is compared with the wheel it builds by the builder, not the fetch.
+    if (const auto* md = provider.metadata_read(*c->wheel); md && c->wheel->is_wheel()) s.core_metadata = *md;
     for (const auto* f : provider.files_of(pin.name, pin.version)) {
       if (f->is_wheel() && f->source == c->wheel->source) s.all_wheels.push_back(*f);
       if (!f->is_wheel() && f->source == c->wheel->source) s.variants_json_location = f->location();

@@ -26,6 +26,12 @@ struct InstallCommandOptions {
   bool force_reinstall = false;
   bool ignore_variant = false;
   bool no_build_isolation = false;
+  std::vector<std::string> no_binary;
+  std::vector<std::string> only_binary;
+  bool prefer_binary = false;
+  bool no_build = false;
+  bool verbose = false;
+  unsigned build_timeout = 1800;
   bool no_deps = false;
   bool require_hashes = false;
   bool dry_run = false;
@@ -38,8 +44,23 @@ struct InstallCommandOptions {
   std::uint64_t max_ratio = 1000;
 };
 
-api::InstallRequest make_request(const InstallCommandOptions& o) {
+Result<api::InstallRequest> make_request(const InstallCommandOptions& o) {
   api::InstallRequest r;
+  // Each option's values in order, --no-binary's before --only-binary's: a name given to both is binary-only.
+  for (const auto& [values, no_binary] : {std::pair{&o.no_binary, true}, std::pair{&o.only_binary, false}}) {
+    for (const auto& v : *values) {
+      if (auto ok = plan::add_format_option(r.formats, no_binary, v); !ok) {
+        return fail(with_kind(ok.error(), ErrorKind::usage));
+      }
+    }
+  }
+  r.formats.prefer_binary = o.prefer_binary;
+  r.no_build = o.no_build;
+  r.verbose = o.verbose;
+  if (o.build_timeout == 0) {
+    return fail(with_kind(Error("--build-timeout 0: expected a number of seconds above 0"), ErrorKind::usage));
+  }
+  r.build_timeout = std::chrono::seconds(o.build_timeout);
   r.items = o.items;
   r.requirement_files.assign(o.requirement_files.begin(), o.requirement_files.end());
   r.constraint_files.assign(o.constraint_files.begin(), o.constraint_files.end());
@@ -114,6 +135,22 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--no-build-isolation", o->no_build_isolation,
                 "Project directories and sdists: build in the target environment, which has the build requirements, "
                 "instead of a fresh one");
+  cmd->add_option("--no-binary", o->no_binary,
+                  "Do not use wheels of these projects (comma-separated names, :all: or :none:): build their sdists")
+        ->type_name("NAMES")
+        ->allow_extra_args(false);
+  cmd->add_option("--only-binary", o->only_binary,
+                  "Do not build sdists of these projects (comma-separated names, :all: or :none:): wheels only")
+        ->type_name("NAMES")
+        ->allow_extra_args(false);
+  cmd->add_flag("--prefer-binary", o->prefer_binary,
+                "Prefer an older version with a compatible wheel over a newer one that only an sdist gives");
+  cmd->add_flag("--no-build", o->no_build,
+                "Never build an sdist from an index or --find-links (fail naming it instead)");
+  cmd->add_option("--build-timeout", o->build_timeout,
+                  "Stop a build backend that runs longer than SECONDS (default 1800); nothing is installed")
+        ->type_name("SECONDS");
+  cmd->add_flag("-v,--verbose", o->verbose, "A failed build of an sdist: show the backend's last 20 lines");
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");
@@ -128,7 +165,9 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
         api::Observer observer;
         observer.on_warning = report_warning;
         if (lines) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
-        auto done = api::install(make_request(*o), observer);
+        auto request = make_request(*o);
+        if (!request) return report_failure(request.error());
+        auto done = api::install(*request, observer);
         if (!done) return report_failure(done.error());
         if (o->json) fmt::print("{}", done->report_json);
         if (!lines && !(done->from_files && o->dry_run)) return kOk;

@@ -4,6 +4,7 @@
 /// indexes and `--find-links`), `vwheel lock`, `vwheel sync` and `vwheel export`. Each builds the
 /// run's one `selection::Selection` and hands it to the `plan` and `install` mechanisms.
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -80,6 +81,17 @@ struct InstallRequest {
   /// Project directories and sdists: the backend runs in the target's environment, which must
   /// have the build requirements, instead of a fresh one with them installed from `sources`.
   bool no_build_isolation = false;
+  /// Requirements: which projects may use wheels and sdists (`--no-binary`, `--only-binary`,
+  /// `--prefer-binary`). A version without a compatible wheel is installed from its sdist from
+  /// an index or --find-links, built into a wheel (kept in the cache's `built-wheels` area).
+  plan::FormatControl formats;
+  /// Requirements: refuse to build an sdist (one line naming the package and its sdist); a
+  /// static PKG-INFO is still read (PEP 643).
+  bool no_build = false;
+  /// A backend that runs longer than this is stopped and the install fails (nothing installed).
+  std::chrono::seconds build_timeout{std::chrono::minutes(30)};
+  /// A failed build of an sdist shows the backend's last 20 lines after its one-line error.
+  bool verbose = false;
   /// `-e PATH`: project directories installed editable (PEP 660), as the sources in `items`.
   std::vector<std::string> editables;
   bool quiet = false;           ///< no progress output

@@ -69,11 +69,21 @@ struct BuildRequest {
   /// `get_requires_for_build_wheel` asks for.
   bool no_isolation = false;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
+  /// The option that sets `timeout`, for the message of a build that ran past it.
+  std::string timeout_option = "--timeout";
   unsigned jobs = 1;
   /// Build editable wheels (PEP 660: `get_requires_for_build_editable`, `build_editable`) of a
   /// source tree. The backend runs in the tree itself, not in a copy: the wheel it builds points
   /// at the tree's files. A backend without `build_editable` fails the build, naming it.
   bool editable = false;
+  /// When set, every hook's whole output is appended to this file (a failed build's log; the
+  /// outcome keeps only its last lines).
+  std::optional<std::filesystem::path> log;
+  /// Instead of building: PEP 517's `prepare_metadata_for_build_wheel` for the first planned
+  /// wheel only (environment and requirements as for its build), whose `METADATA` becomes
+  /// `BuildReport::metadata`; a backend without the hook leaves it nullopt. The one outcome is
+  /// the `.dist-info` folder (removed with the work folder) or why the hook failed.
+  bool metadata_only = false;
 };
 
 /// One build's outcome.
@@ -93,6 +103,8 @@ struct BuildOutcome {
 struct BuildReport {
   /// In plan order, after the sdist when one was asked for (no wheel is built when it fails).
   std::vector<BuildOutcome> outcomes;
+  /// `metadata_only`: the METADATA the backend prepared (nullopt: it has no such hook).
+  std::optional<std::string> metadata;
   /// Sorted, each once.
   std::vector<std::string> warnings;
   [[nodiscard]] std::size_t failed() const;

@@ -32,6 +32,7 @@
 #include "vwheel/lock/pylock.hpp"
 #include "vwheel/markers/marker.hpp"
 #include "vwheel/markers/requirement.hpp"
+#include "vwheel/plan/sdist.hpp"
 #include "vwheel/plan/sources.hpp"
 #include "vwheel/selection/selection.hpp"
 #include "vwheel/simple/core_metadata.hpp"
@@ -95,6 +96,14 @@ struct Settings {
   /// No progress display for wheels downloaded while resolving (a server that ignores range
   /// requests: such wheels are read whole for their metadata).
   bool quiet = false;
+  /// Which projects may use wheels and sdists, and whether wheels come first.
+  FormatControl formats;
+  /// Reads an sdist's dependencies (the installer downloads it, and builds it when its PKG-INFO
+  /// is not static). Set: a version without a compatible wheel (or any version under
+  /// `--no-binary`) is a candidate through its sdist (the first source's), which the plan then
+  /// lists in place of a wheel (`Selected::wheel` is the sdist; the caller builds it). Unset
+  /// (locks): sdists are never candidates.
+  SdistMetadataReader sdist_metadata;
 };
 
 /// Reads requirement strings and `-r`/`-c` files (nested references included) into `out`; options
