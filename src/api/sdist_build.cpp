@@ -84,6 +84,7 @@ Result<std::string> SdistBuilder::sha256(const finder::File& sdist) {
 }
 
 Result<const SdistBuilder::Fetched*> SdistBuilder::fetch(const finder::File& sdist) {
+  const std::lock_guard lock(fetching_);
   const auto location = sdist.location();
   if (auto it = fetched_.find(location); it != fetched_.end()) return &it->second;
   Fetched got;
@@ -113,20 +114,56 @@ Result<const SdistBuilder::Fetched*> SdistBuilder::fetch(const finder::File& sdi
   return &fetched_.emplace(location, std::move(got)).first->second;
 }
 
-std::string SdistBuilder::cache_key(const Fetched& fetched) const {
+Result<std::string> SdistBuilder::known_sha256(const finder::File& sdist) {
+  // The index's hash names the file (a download is checked against it): a wheel built before
+  // from it is found without downloading the sdist again.
+  if (auto claimed = sdist.sha256(); claimed && !sdist.path) return *claimed;
+  return sha256(sdist);
+}
+
+std::string SdistBuilder::cache_key(const std::string& sdist_sha256) const {
   // The build's inputs: the sdist, the interpreter (its installation, not the venv: a new
   // environment of the same Python builds the same wheel) and the tags it builds for; without
   // isolation the environment's packages take part, so the environment itself is an input.
   const auto& in = options_.interpreter;
   std::string inputs = fmt::format(
-      "sdist {}\npython {} {}\ntags {}\n", fetched.sha256, in.base_prefix.string(),
+      "sdist {}\npython {} {}\ntags {}\n", sdist_sha256, in.base_prefix.string(),
       in.environment.contains("python_full_version") ? in.environment.at("python_full_version") : std::string(),
       fmt::join(in.tags, ","));
   if (options_.no_build_isolation) inputs += fmt::format("environment {}\n", in.prefix.string());
   return sha256_hex(inputs);
 }
 
+void SdistBuilder::prefetch(const finder::File& sdist) {
+  const std::lock_guard lock(prefetching_);
+  auto& slot = prefetched_[sdist.location()];
+  if (slot.valid()) return;
+  slot = std::async(std::launch::async, [this, sdist] {
+    cores_.acquire();
+    struct Release {
+      std::counting_semaphore<>& cores;
+      ~Release() { cores.release(); }
+    } release{cores_};
+    return read_metadata(sdist);
+  }).share();
+}
+
 Result<std::string> SdistBuilder::metadata(const finder::File& sdist) {
+  std::shared_future<Result<std::string>> started;
+  {
+    const std::lock_guard lock(prefetching_);
+    if (auto it = prefetched_.find(sdist.location()); it != prefetched_.end()) started = it->second;
+  }
+  if (started.valid()) return started.get();
+  return read_metadata(sdist);
+}
+
+Result<std::string> SdistBuilder::read_metadata(const finder::File& sdist) {
+  // A wheel built before says it all, without running Python.
+  auto sha = known_sha256(sdist);
+  if (!sha) return fail(sha.error());
+  const CacheLayout layout(options_.cache_root);
+  if (auto kept = only_wheel(layout.entry(CacheArea::built, cache_key(*sha)))) return wheel_metadata(*kept);
   auto fetched = fetch(sdist);
   if (!fetched) return fail(fetched.error());
   auto pkg_info = read_pkg_info(options_.interpreter.executable, (*fetched)->path);
@@ -142,8 +179,7 @@ Result<std::string> SdistBuilder::metadata(const finder::File& sdist) {
                     "it would be built, and --no-build is set",
                     name, version, sdist.filename));
   }
-  const CacheLayout layout(options_.cache_root);
-  if (!only_wheel(layout.entry(CacheArea::built, cache_key(**fetched)))) {
+  {
     auto prepared = run_frontend(sdist, **fetched, name, version, true);
     if (!prepared) return fail(prepared.error());
     if (prepared->metadata) return std::move(*prepared->metadata);
@@ -168,6 +204,7 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
   build.output_dir = work->path() / "dist";
   build.python = options_.interpreter.executable.string();
   build.no_isolation = options_.no_build_isolation;
+  build.environments_dir = area / "environments";
   build.sources = options_.sources;
   build.index = false;
   build.timeout = options_.timeout;
@@ -209,7 +246,7 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
     }
     if (!metadata_only) {
       // Kept under its key: moved in whole, so that a reader sees the wheel or nothing.
-      const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(fetched));
+      const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(fetched.sha256));
       const auto staged = work->path() / "entry";
       fs::create_directories(staged);
       fs::rename(*outcome.wheel, staged / outcome.wheel->filename());
@@ -227,10 +264,12 @@ Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::strin
     return fail(fmt::format("{} {}: only its source distribution {} can be installed, and --no-build is set", name,
                             version, sdist.filename));
   }
+  auto sha = known_sha256(sdist);
+  if (!sha) return fail(sha.error());
+  const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(*sha));
+  if (auto kept = only_wheel(entry)) return *kept;
   auto fetched = fetch(sdist);
   if (!fetched) return fail(fetched.error());
-  const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(**fetched));
-  if (auto kept = only_wheel(entry)) return *kept;
   auto built = run_frontend(sdist, **fetched, name, version, false);
   if (!built) return fail(built.error());
   if (auto kept = only_wheel(entry)) return *kept;

@@ -4,9 +4,14 @@
 // with the PEP 517 frontend (api::build), each built wheel kept in the cache's `built-wheels` area
 // under the sdist's sha256 and the build's inputs, so that it is built once.
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <future>
+#include <mutex>
+#include <semaphore>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,9 +50,14 @@ class SdistBuilder {
   /// once: `wheel` takes it from the cache).
   Result<std::string> metadata(const finder::File& sdist);
 
+  /// plan::SdistPrefetch: starts `metadata` of the sdist on a thread of its own (at most one per
+  /// core at a time), which `metadata` then waits for instead of starting again.
+  void prefetch(const finder::File& sdist);
+
   /// The wheel built from the sdist of `name` `version` (a file in the cache), built now unless
   /// a build with the same inputs was kept. The error is one line naming the package, the
   /// backend's last line and the log with its whole output; with `verbose`, its details are the last 20 lines.
+  /// Safe to call from several threads at once (the installer builds in parallel).
   Result<std::filesystem::path> wheel(const finder::File& sdist, const std::string& name, const std::string& version);
 
   /// The sdist's sha256 (fetching it first, the index's sha256 checked).
@@ -59,7 +69,10 @@ class SdistBuilder {
     std::string sha256;
   };
   Result<const Fetched*> fetch(const finder::File& sdist);
-  [[nodiscard]] std::string cache_key(const Fetched& fetched) const;
+  Result<std::string> read_metadata(const finder::File& sdist);
+  /// The sdist's sha256 as the index gives it, else as `sha256` computes it.
+  Result<std::string> known_sha256(const finder::File& sdist);
+  [[nodiscard]] std::string cache_key(const std::string& sdist_sha256) const;
   /// Runs the frontend on the sdist: builds its wheel into the cache, or (`metadata_only`)
   /// prepares its metadata. A failed hook's error is the one line `wheel` describes, its whole
   /// output in the cache's `built-wheels/logs/NAME-VERSION.log` (kept only then).
@@ -68,7 +81,13 @@ class SdistBuilder {
 
   SdistBuildOptions options_;
   std::optional<TempDir> work_;
-  std::map<std::string, Fetched> fetched_;  ///< by location
+  std::mutex fetching_;  ///< `wheel` runs on several threads at once (fetched_ and work_)
+  std::map<std::string, Fetched> fetched_;  ///< by location; never erased (pointers stay valid)
+  std::counting_semaphore<> cores_{std::max(1U, std::thread::hardware_concurrency())};
+  std::mutex prefetching_;
+  /// The prefetched metadata by location. Declared last: destroyed first, waiting for the
+  /// threads, which use the members above.
+  std::map<std::string, std::shared_future<Result<std::string>>> prefetched_;
 };
 
 }  // namespace vwheel::api

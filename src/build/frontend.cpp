@@ -302,7 +302,8 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
     if (!document) return fail(document.error().with_context(pyproject.string()));
     ctx.variant_table = std::move(*document);
   }
-  std::mutex install_lock;
+  // One for the process: the installer builds several sdists at once, each its own build_project.
+  static std::mutex install_lock;
   ctx.install_lock = &install_lock;
   ctx.project = &*project;
   ctx.pyproject = pyproject;

@@ -8,10 +8,15 @@
 #include <fstream>
 #include <set>
 
+#include <sys/file.h>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "vwheel/core/file_lock.hpp"
 #include "vwheel/core/fs.hpp"
+#include "vwheel/core/hash.hpp"
 #include "vwheel/core/process.hpp"
 
 namespace vwheel::build::detail {
@@ -197,6 +202,40 @@ Result<void> install_requirements(const HookContext& ctx, const fs::path& python
   return {};
 }
 
+// The isolated environment with `requirements` for a build in `dir`: a fresh one in `dir/env`, or
+// the kept one of `BuildRequest::environments_dir` for this interpreter and these requirements,
+// made first when there is none. A kept one is made under its lock file and marked ready last, so
+// a run killed while making it leaves one that the next run makes again.
+Result<fs::path> isolated_environment(const HookContext& ctx, const BuildJob& job, const fs::path& dir,
+                                      const std::vector<std::string>& requirements, std::string_view what) {
+  const auto& kept = ctx.request->environments_dir;
+  if (kept.empty()) {
+    auto made = ctx.services->create_environment(dir / "env", ctx.python);
+    if (!made) return fail(made.error().with_context(job.describe() + ": creating the build environment"));
+    if (auto ok = install_requirements(ctx, *made, job, requirements, what); !ok) return fail(ok.error());
+    return *made;
+  }
+  std::vector<std::string> sorted = requirements;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::error_code ec;
+  const auto python = fs::weakly_canonical(ctx.python, ec);
+  const auto key = sha256_hex(fmt::format("python {}\nrequires {}\n", (ec ? ctx.python : python).string(),
+                                          fmt::join(sorted, "\n")));
+  const auto env = kept / key;
+  const auto ready = env / ".vwheel-ready";
+  fs::create_directories(kept);
+  auto lock = lock_file(kept / (key + ".lock"), LOCK_EX, true);
+  if (!lock) return fail(with_kind(lock.error(), ErrorKind::environment));
+  if (fs::exists(ready, ec)) return env / "bin" / "python";
+  fs::remove_all(env, ec);
+  auto made = ctx.services->create_environment(env, ctx.python);
+  if (!made) return fail(made.error().with_context(job.describe() + ": creating the build environment"));
+  if (auto ok = install_requirements(ctx, *made, job, requirements, what); !ok) return fail(ok.error());
+  if (auto ok = write_file_atomic(ready, fmt::format("{}\n", fmt::join(sorted, "\n"))); !ok) return fail(ok.error());
+  return *made;
+}
+
 // The entries `run_backend` makes in a build's folder; a backend that adds any other wrote
 // outside its output folder (`../x` from the source copy lands here).
 bool own_entry(const std::string& name) {
@@ -292,13 +331,9 @@ Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, cons
   // The providers' build-requires are needed only where vwheel fills static-properties.
   const auto plugins = job.is_variant() ? provider_build_requires(ctx) : std::vector<std::string>{};
   if (!ctx.request->no_isolation) {
-    auto made = ctx.services->create_environment(dir / "env", ctx.python);
-    if (!made) return fail(made.error().with_context(job.describe() + ": creating the build environment"));
+    auto made = isolated_environment(ctx, job, dir, ctx.project->build_system.requires_, "[build-system] requires");
+    if (!made) return fail(made.error());
     out.python = *made;
-    if (auto ok = install_requirements(ctx, out.python, job, ctx.project->build_system.requires_, "[build-system] requires");
-        !ok) {
-      return fail(ok.error());
-    }
   }
 
   const auto requires_hook = "get_requires_for_build_" + kind;
@@ -338,7 +373,14 @@ Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, cons
                                    requirements.end());
     if (!extra.empty() && !check_build_requirements(extra, installed, markers)) {
       const auto what = plugins.empty() ? requires_hook : requires_hook + " and the providers' build-requires";
-      if (auto ok = install_requirements(ctx, out.python, job, extra, what); !ok) return fail(ok.error());
+      if (ctx.request->environments_dir.empty()) {
+        if (auto ok = install_requirements(ctx, out.python, job, extra, what); !ok) return fail(ok.error());
+      } else {
+        // A kept environment never changes: the larger set has one of its own.
+        auto larger = isolated_environment(ctx, job, dir, requirements, what);
+        if (!larger) return fail(larger.error());
+        out.python = *larger;
+      }
     }
   } else if (auto ok = check_build_requirements(requirements, installed, markers); !ok) {
     return fail(ok.error().with_context(job.describe()));

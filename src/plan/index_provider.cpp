@@ -98,6 +98,10 @@ Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view na
       std::stable_partition(out.begin(), out.end(), [&](const pep440::Version& v) { return it->second.contains(v.to_string()); });
     }
   }
+  // The version the resolution will most likely take: its sdist's metadata can be read already.
+  if (prefetch_sdist_ && !out.empty() && from_sdist.contains(out.front())) {
+    if (const auto* sdist = usable_sdist(name, out.front())) (*prefetch_sdist_)(*sdist);
+  }
   return out;
 }
 

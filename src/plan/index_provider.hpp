@@ -41,9 +41,12 @@ class IndexProvider final : public resolve::Provider {
   /// `formats` refuses, is offered through its usable sdist (not yanked unless pinned,
   /// Requires-Python admitting the target, allowed by `formats`), whose dependencies `read` gives.
   /// With `prefer_binary`, the versions with a wheel come before those with only an sdist.
-  void set_sdists(const FormatControl* formats, const SdistMetadataReader* read) {
+  /// `prefetch` (when set) is told of the sdist of a project's most preferred version when
+  /// `versions` offers it through one.
+  void set_sdists(const FormatControl* formats, const SdistMetadataReader* read, const SdistPrefetch* prefetch) {
     formats_ = formats;
     read_sdist_ = read;
+    prefetch_sdist_ = prefetch != nullptr && *prefetch ? prefetch : nullptr;
   }
 
   /// Versions to try first (canonical name -> versions), newest of them first: an existing lock's,
@@ -115,6 +118,7 @@ class IndexProvider final : public resolve::Provider {
 
   const FormatControl* formats_ = nullptr;
   const SdistMetadataReader* read_sdist_ = nullptr;
+  const SdistPrefetch* prefetch_sdist_ = nullptr;
 
  public:
   /// A universal lock resolves in forks: each fork fixes, for the versions met so far whose

@@ -52,7 +52,7 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   const auto pinned = pinned_versions(requirements);
   IndexProvider provider(finder, target, pinned, false);
   provider.set_preferred(&settings.preferred);
-  if (settings.sdist_metadata) provider.set_sdists(&settings.formats, &settings.sdist_metadata);
+  if (settings.sdist_metadata) provider.set_sdists(&settings.formats, &settings.sdist_metadata, &settings.sdist_prefetch);
   finder.prefetch(root_names(requirements));
   provider.prefetch_metadata(requirements.roots, target.marker_environment());
   resolve::Options options;

@@ -68,6 +68,12 @@ struct BuildRequest {
   /// `BuildServices::install` puts `[build-system] requires` and what
   /// `get_requires_for_build_wheel` asks for.
   bool no_isolation = false;
+  /// When set (and isolated), the environments are kept here and reused, one per interpreter and
+  /// set of requirements (`<sha256 of both>/`): made once, under a lock, and never changed after;
+  /// a build whose `get_requires_for_build_wheel` asks for more uses the one of the larger set.
+  /// An installer building twenty sdists with one backend fills one environment, not twenty
+  /// (bench/install_sdists.sh: 40 `python -m venv` and installs per cold run before).
+  std::filesystem::path environments_dir;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   /// The option that sets `timeout`, for the message of a build that ran past it.
   std::string timeout_option = "--timeout";

@@ -104,6 +104,8 @@ struct Settings {
   /// lists in place of a wheel (`Selected::wheel` is the sdist; the caller builds it). Unset
   /// (locks): sdists are never candidates.
   SdistMetadataReader sdist_metadata;
+  /// With `sdist_metadata`: told of the sdists it will most likely be asked for next.
+  SdistPrefetch sdist_prefetch;
 };
 
 /// Reads requirement strings and `-r`/`-c` files (nested references included) into `out`; options

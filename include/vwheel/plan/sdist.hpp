@@ -46,4 +46,9 @@ struct FormatControl {
 /// naming the sdist.
 using SdistMetadataReader = std::function<Result<std::string>(const finder::File& sdist)>;
 
+/// Told of an sdist whose metadata the resolution will most likely read next (its project's most
+/// preferred candidate): the reader may start on it now, beside the resolution and the other
+/// such sdists, so that their backends run side by side rather than one at a time.
+using SdistPrefetch = std::function<void(const finder::File& sdist)>;
+
 }  // namespace vwheel::plan
