@@ -111,6 +111,25 @@ struct OtherVariant {
   std::string reason;
 };
 
+/// A lock entry installed from something other than one of its wheels (PEP 751 "Installation"):
+/// its sdist (no listed wheel fits), an archive, a directory or a VCS commit. The caller gets the
+/// file or tree, checks it and builds it (api/lock_sources.hpp) before the plan is applied.
+struct LockedSource {
+  enum class Kind : std::uint8_t { sdist, archive, directory, vcs };
+  Kind kind = Kind::sdist;
+  /// `pylock.toml packages[N].sdist (name version)`: what errors name.
+  std::string entry;
+  std::string url;                             ///< empty when the entry gives a path
+  std::optional<std::filesystem::path> path;   ///< absolute (a relative one is the lock's directory's)
+  std::optional<std::uint64_t> size;           ///< sdist and archive
+  std::map<std::string, std::string> hashes;   ///< sdist and archive: every one is checked
+  std::optional<std::string> subdirectory;     ///< archive, directory, vcs
+  bool editable = false;                       ///< directory: PEP 660
+  std::string vcs_type;                        ///< vcs: `git`
+  std::string commit_id;                       ///< vcs
+  std::optional<std::string> requested_revision;  ///< vcs: for direct_url.json only
+};
+
 /// The wheel chosen for one package.
 struct Selected {
   std::string name;  ///< canonical
@@ -143,6 +162,11 @@ struct Selected {
   /// says (its `size`) is refused naming that entry. Empty for a wheel from an index.
   std::string listed_at;
   std::vector<std::string> explain;        ///< lines for --explain
+  /// Set when a lock entry is installed from a source (`wheel` is then only its name until the
+  /// caller puts the built wheel there, `version` empty for a source tree until then).
+  std::optional<LockedSource> source;
+  /// PEP 610's direct_url.json of the installed wheel (a lock's archive, directory or vcs).
+  std::optional<install::DirectUrl> origin;
   /// The environment the wheel's Requires-Dist is evaluated in: the target's variables plus the
   /// chosen wheel's variant (label, and those of its properties the target supports).
   markers::Environment environment;
