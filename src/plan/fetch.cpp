@@ -398,7 +398,8 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
 }
 
 std::string describe(const Selected& s) {
-  return fmt::format("{} {}: {} ({})", s.name, s.version, s.wheel.filename, s.why);
+  // A source tree's version is known once it is built.
+  return fmt::format("{}{}{}: {} ({})", s.name, s.version.empty() ? "" : " ", s.version, s.wheel.filename, s.why);
 }
 
 std::string report_json(const Plan& plan, const std::vector<install::Installed>* installed) {
