@@ -15,10 +15,12 @@ import json
 import subprocess
 import tarfile
 import threading
+import tomllib
 from pathlib import Path
 
 import pytest
 
+import pep751_reader as reader
 from example_site import make_venv
 from test_lock_forks import installed
 from test_lock_sync import dump_toml
@@ -98,16 +100,29 @@ def git(*args, cwd):
                    capture_output=True)
 
 
+REQUESTS = {}  # served folder -> the GET paths asked of it
+
+
+def http_dir_requests(root: Path) -> list:
+    return REQUESTS[str(root)]
+
+
 @pytest.fixture
 def http_dir(tmp_path):
     """A folder served over HTTP on 127.0.0.1 (Python's http.server, in a thread)."""
     root = tmp_path / "served"
     root.mkdir()
-    class Quiet(http.server.SimpleHTTPRequestHandler):
+    requests = REQUESTS.setdefault(str(root), [])
+
+    class Recorded(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
 
-    handler = functools.partial(Quiet, directory=str(root))
+        def do_GET(self):
+            requests.append(self.path)
+            super().do_GET()
+
+    handler = functools.partial(Recorded, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -265,3 +280,64 @@ def test_dry_run_names_each_source_and_builds_nothing(vwheel, tmp_path, kinds):
     assert f"k-dir: {kinds['dir']} (the directory, built)" in r.out, r.out
     assert "the directory, built editable" in r.out and "the vcs commit, built" in r.out, r.out
     assert installed(vwheel, venv) == {}
+
+
+# ---- `vwheel lock` writes the sdist beside the wheels ----
+
+def lock_entry(lock: Path, name: str) -> dict:
+    doc = tomllib.loads(lock.read_text())
+    return next(p for p in doc["packages"] if p["name"] == name)
+
+
+def test_lock_writes_the_sdist_of_a_find_links_directory(vwheel, tmp_path):
+    links = tmp_path / "links"
+    links.mkdir()
+    make_wheel(links, "lk-1.0-py3-none-any.whl", {"lk.py": b"VALUE = 'wheel'\n"})
+    sdist = make_sdist(links, "lk", "1.0", "sdist")
+    make_sdist(links, "lk", "0.9", "old")  # another version's: not in the lock
+    lock = tmp_path / "pylock.toml"
+    r = vwheel("lock", "lk", "--no-index", "-f", links, "-o", lock)
+    assert r.rc == 0, (r.out, r.err)
+    kind, table = reader.source_of(lock_entry(lock, "lk"))
+    assert kind == "sdist"
+    assert table == {"name": "lk-1.0.tar.gz", "path": str(sdist), "size": sdist.stat().st_size,
+                     "hashes": {"sha256": sha256(sdist)}}
+    assert [w["name"] for w in lock_entry(lock, "lk")["wheels"]] == ["lk-1.0-py3-none-any.whl"]
+    # An installer that follows PEP 751 takes the wheel where it fits, and else the sdist.
+    env = {"python_version": "3.12", "python_full_version": "3.12.1", "sys_platform": "linux"}
+    assert reader.install_set(lock, env, ["py3-none-any"]) == {"lk": ("1.0", "lk-1.0-py3-none-any.whl")}
+    assert reader.install_set(lock, env, ["cp27-cp27m-win32"]) == {"lk": ("1.0", "lk-1.0.tar.gz")}
+    # vwheel sync reads it back and installs the wheel.
+    venv = make_venv(vwheel, tmp_path / "venv")
+    r = vwheel("sync", lock, "--python", venv)
+    assert r.rc == 0, (r.out, r.err)
+    assert values(venv, ["lk"]) == {"lk": "wheel"}
+
+
+@pytest.mark.parametrize("page_hashes", [True, False])
+def test_lock_writes_the_sdist_of_an_http_page(vwheel, tmp_path, http_dir, page_hashes):
+    """A page with `#sha256=` gives the sdist's hash: it is not downloaded. A page without one (a
+    web server's listing) has the sdist downloaded and hashed, as wheels are."""
+    served, base = http_dir
+    links = served / "links"
+    links.mkdir()
+    wheel = make_wheel(links, "hk-2.0-py3-none-any.whl", {"hk.py": b"VALUE = 'wheel'\n"})
+    sdist = make_sdist(links, "hk", "2.0", "sdist")
+    for f in links.glob("src-*"):
+        subprocess.run(["rm", "-r", str(f)], check=True)
+    if page_hashes:
+        (links / "index.html").write_text("<html><body>" + "".join(
+            f'<a href="{f.name}#sha256={sha256(f)}">{f.name}</a>' for f in (wheel, sdist)) + "</body></html>")
+    lock = tmp_path / "pylock.toml"
+    r = vwheel("lock", "hk", "--no-index", "-f", f"{base}/links/", "-o", lock, "--cache-dir", tmp_path / "cache")
+    assert r.rc == 0, (r.out, r.err)
+    kind, table = reader.source_of(lock_entry(lock, "hk"))
+    assert kind == "sdist"
+    assert table["name"] == "hk-2.0.tar.gz" and table["url"] == f"{base}/links/hk-2.0.tar.gz"
+    assert table["hashes"] == {"sha256": sha256(sdist)}
+    if not page_hashes:
+        assert table["size"] == sdist.stat().st_size  # known once downloaded
+    env = {"python_version": "3.12", "python_full_version": "3.12.1", "sys_platform": "linux"}
+    assert reader.install_set(lock, env, ["cp27-cp27m-win32"]) == {"hk": ("2.0", "hk-2.0.tar.gz")}
+    downloaded = [p for p in http_dir_requests(served) if p.endswith(".tar.gz")]
+    assert downloaded == ([] if page_hashes else ["/links/hk-2.0.tar.gz"])

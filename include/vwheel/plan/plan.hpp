@@ -146,6 +146,9 @@ struct Selected {
   std::optional<variant::VariantMetadata> variants_json;
   /// Every wheel of the version from the chosen wheel's source (for locks).
   std::vector<finder::File> all_wheels;
+  /// The version's sdist from the chosen wheel's source, if it lists one (for locks: PEP 751's
+  /// `packages.sdist` beside the wheels).
+  std::optional<finder::File> sdist;
   std::vector<std::string> requires_dist;  ///< as written in the chosen wheel's METADATA
   std::optional<std::string> requires_python;  ///< the chosen wheel's Requires-Python
   /// The core metadata the resolution used (PEP 658 `.metadata` or read by range); the downloaded
