@@ -115,6 +115,11 @@ Result<fs::path> checkout(const plan::LockedSource& source, const fs::path& work
     return fail(with_kind(Error(fmt::format("{}: git is not installed (not found in PATH)", source.entry)),
                           ErrorKind::environment));
   }
+  // PEP 751: a commit hash where the VCS has them; never read as an option of git's.
+  const auto& id = source.commit_id;
+  if ((id.size() != 40 && id.size() != 64) || !std::all_of(id.begin(), id.end(), is_ascii_hex_digit)) {
+    return fail(fmt::format("{}: commit-id `{}` is not a git commit hash (40 or 64 hex digits)", source.entry, id));
+  }
   std::string repository = source.url.empty() ? source.path->string() : source.url;
   if (repository.starts_with("git+")) repository.erase(0, 4);
   fs::create_directories(work);
