@@ -60,8 +60,8 @@ Result<std::string> check_file(const plan::LockedSource& source, const fs::path&
   if (!digest) return fail(with_kind(digest.error(), ErrorKind::environment));
   const std::string name = file.filename().string();
   if (source.size && *source.size != digest->size) {
-    return fail(fmt::format("{}: {} is {} bytes, not {} as the lock says", source.entry, name, digest->size,
-                            *source.size));
+    return fail(
+        fmt::format("{}: {} is {} bytes, not {} as the lock says", source.entry, name, digest->size, *source.size));
   }
   if (digest->sha256 != sha256->second) {
     return fail(fmt::format("{}: {} has sha256 {}, not {} as the lock says", source.entry, name, digest->sha256,
@@ -106,8 +106,8 @@ Result<std::string> git(const plan::LockedSource& source, const fs::path& exe, s
 /// `requested-revision` is never checked out). The vcs helper of `vwheel sync` alone: git only.
 Result<fs::path> checkout(const plan::LockedSource& source, const fs::path& work) {
   if (source.vcs_type != "git") {
-    return fail(fmt::format("{}: vcs type `{}` is not supported (vwheel installs from git)", source.entry,
-                            source.vcs_type));
+    return fail(
+        fmt::format("{}: vcs type `{}` is not supported (vwheel installs from git)", source.entry, source.vcs_type));
   }
   const char* path_env = std::getenv("PATH");
   auto exe = find_executable("git", path_env != nullptr ? path_env : "");
@@ -130,7 +130,8 @@ Result<fs::path> checkout(const plan::LockedSource& source, const fs::path& work
   const std::vector<std::string> detach = {"checkout", "--quiet", "--detach", source.commit_id};
   if (!git(source, *exe, detach, tree)) {
     // A commit no branch holds: asked for by its id.
-    if (auto ok = git(source, *exe, {"fetch", "--quiet", "origin", source.commit_id}, tree); !ok) return fail(ok.error());
+    if (auto ok = git(source, *exe, {"fetch", "--quiet", "origin", source.commit_id}, tree); !ok)
+      return fail(ok.error());
     if (auto ok = git(source, *exe, detach, tree); !ok) return fail(ok.error());
   }
   auto head = git(source, *exe, {"rev-parse", "HEAD"}, tree);
@@ -173,7 +174,8 @@ Result<install::WheelRequest> prepare_one(const plan::LockedSource& source, cons
       fs::path tree = *source.path;
       if (source.subdirectory) tree = (tree / *source.subdirectory).lexically_normal();
       std::error_code ec;
-      if (!fs::is_directory(tree, ec)) return fail(fmt::format("{}: {}: no such directory", source.entry, tree.string()));
+      if (!fs::is_directory(tree, ec))
+        return fail(fmt::format("{}: {}: no such directory", source.entry, tree.string()));
       ref.path = tree.string();
       ref.editable = source.editable;
       origin = install::DirectUrl{install::file_url(*source.path), std::nullopt, source.editable};

@@ -75,8 +75,8 @@ LockedSource source_of(const lock::LockedPackage& p, std::size_t index, LockedSo
   const fs::path lock_dir = lock_file.parent_path();
   LockedSource s;
   s.kind = kind;
-  s.entry = fmt::format("{} packages[{}].{} ({}{}{})", lock_file.string(), index, kKeys.at(static_cast<std::size_t>(kind)),
-                        p.name, p.version.empty() ? "" : " ", p.version);
+  s.entry = fmt::format("{} packages[{}].{} ({}{}{})", lock_file.string(), index,
+                        kKeys.at(static_cast<std::size_t>(kind)), p.name, p.version.empty() ? "" : " ", p.version);
   const auto locate = [&](const std::optional<std::string>& url, const std::optional<std::string>& path) {
     if (url) {
       s.url = *url;
@@ -169,8 +169,8 @@ Result<void> choose_wheel(const lock::Lock& lock, const std::string& name, Locke
   const auto* package = entry.package;
   if (entry.source) return {};
   if (entry.files.empty()) {
-    return fail(fmt::format("{}: packages[{}] ({} {}) has no wheels and no other source (PEP 751 wants one)",
-                            kSource, package - lock.packages.data(), package->name, package->version));
+    return fail(fmt::format("{}: packages[{}] ({} {}) has no wheels and no other source (PEP 751 wants one)", kSource,
+                            package - lock.packages.data(), package->name, package->version));
   }
   detail::ChooseRequest request;
   request.name = name;
@@ -331,6 +331,9 @@ Selected from_source(const std::string& name, const LockedEntry& entry) {
   s.version = entry.package->version;
   s.requested = true;
   s.source = source;
+  // Where it comes from, for --report (the built wheel takes its place).
+  s.wheel.url = source.url;
+  s.wheel.path = source.path;
   using Kind = LockedSource::Kind;
   const std::string where = source.url.empty() ? source.path.value_or(fs::path()).string() : redact_url(source.url);
   switch (source.kind) {

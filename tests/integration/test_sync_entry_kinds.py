@@ -281,8 +281,13 @@ def test_export_writes_each_kind_as_pip_reads_it(vwheel, kinds):
 
 def test_dry_run_names_each_source_and_builds_nothing(vwheel, tmp_path, kinds):
     venv = make_venv(vwheel, tmp_path / "venv")
-    r = vwheel("sync", kinds["lock"], "--python", venv, "--dry-run")
+    report = tmp_path / "report.json"
+    r = vwheel("sync", kinds["lock"], "--python", venv, "--dry-run", "--report", report)
     assert r.rc == 0, (r.out, r.err)
+    urls = {p["name"]: p["url"] for p in json.loads(report.read_text())["install"]}
+    assert urls["k-url-sdist"] == f"{kinds['base']}/{kinds['url_sdist'].name}"
+    assert urls["k-path-sdist"] == str(kinds["by_path"])
+    assert urls["k-dir"] == str(kinds["dir"]) and urls["k-vcs"] == str(kinds["repo"])
     assert "k_url_sdist-1.0.tar.gz" in r.out and "no listed wheel fits: the sdist, built" in r.out, r.out
     assert f"k-dir: {kinds['dir']} (the directory, built)" in r.out, r.out
     assert "the directory, built editable" in r.out and "the vcs commit, built" in r.out, r.out

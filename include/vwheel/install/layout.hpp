@@ -145,8 +145,8 @@ struct DirectUrl {
 /// editable), `{"url": ..., "archive_info":
 /// {"hashes": {"sha256": H}, "hash": "sha256=H"}}` (both the PEP 610 field and its legacy one,
 /// which older pips read), or `{"url": ..., "vcs_info": {"vcs": ..., "commit_id": ...,
-/// "requested_revision": ...}}`; with `"subdirectory"` when set. The URL's userinfo is left out (url_without_userinfo): PEP 610 keeps
-/// secrets out of the file.
+/// "requested_revision": ...}}`; with `"subdirectory"` when set. The URL's userinfo is left out (url_without_userinfo):
+/// PEP 610 keeps secrets out of the file.
 [[nodiscard]] std::string direct_url_json(const DirectUrl& direct);
 
 /// `target` relative to `base` (both absolute and lexically normal), `/`-separated, with `..`

@@ -64,8 +64,8 @@ using LockedDependency = std::map<std::string, std::string>;
 
 /// `packages.directory`: a source tree on local disk (a locked project itself, or a local one).
 struct LockedDirectory {
-  std::string path;               ///< relative to the lock file's directory (POSIX separators), or absolute
-  std::optional<bool> editable;   ///< written only when set
+  std::string path;              ///< relative to the lock file's directory (POSIX separators), or absolute
+  std::optional<bool> editable;  ///< written only when set
   /// Where the project (its pyproject.toml) is within the tree, relative to its root.
   std::optional<std::string> subdirectory;
 
@@ -75,7 +75,7 @@ struct LockedDirectory {
 /// `packages.archive`: a wheel, an sdist or another archive of a source tree, by URL or path.
 struct LockedArchive {
   std::optional<std::string> url;
-  std::optional<std::string> path;  ///< relative to the lock file's directory, or absolute
+  std::optional<std::string> path;         ///< relative to the lock file's directory, or absolute
   std::optional<std::string> upload_time;  ///< as in LockedFile
   std::optional<std::uint64_t> size;
   std::map<std::string, std::string> hashes;  ///< required (PEP 751), as in LockedFile
@@ -153,15 +153,13 @@ struct Lock {
 /// Deterministic TOML text: top-level keys, then `[[packages]]` sorted by normalized name (then
 /// version, then marker; the sort is stable), each with its scalar keys, `dependencies`, `sdist`
 /// and `wheels` as inline tables (wheels sorted by file name, one per line, as in PEP 825's
-/// example), `directory`, `archive` and `vcs` as inline tables, `[packages.variants-json]` as subtables (PEP 825 v0.1.1 layout via
-/// `metadata::to_json_pep825`, or the draft layout via `to_json_draft003` for draft-format
-/// metadata; a non-draft `$schema` URL from the input is kept), `[packages.tool.vwheel]`, and
-/// finally `[tool.vwheel]`. Every string is a TOML basic string with escapes for `"`, `\`,
-/// control characters and DEL; UTF-8 text is kept (invalid UTF-8 bytes become U+FFFD). Empty
-/// optional lists are omitted, except the top-level `extras` and `dependency-groups` (always
-/// written); an `upload_time` that is not a TOML date-time is left out. Writes whatever the
-/// model holds otherwise (no validation): a lock that `parse_pylock` accepted gives the same text
-/// back after write → parse → write.
+/// example), `directory`, `archive` and `vcs` as inline tables, `[packages.variants-json]` as subtables (PEP 825 v0.1.1
+/// layout via `metadata::to_json_pep825`, or the draft layout via `to_json_draft003` for draft-format metadata; a
+/// non-draft `$schema` URL from the input is kept), `[packages.tool.vwheel]`, and finally `[tool.vwheel]`. Every string
+/// is a TOML basic string with escapes for `"`, `\`, control characters and DEL; UTF-8 text is kept (invalid UTF-8
+/// bytes become U+FFFD). Empty optional lists are omitted, except the top-level `extras` and `dependency-groups`
+/// (always written); an `upload_time` that is not a TOML date-time is left out. Writes whatever the model holds
+/// otherwise (no validation): a lock that `parse_pylock` accepted gives the same text back after write → parse → write.
 [[nodiscard]] std::string write_pylock(const Lock& lock);
 
 /// Parses and validates a `pylock.toml`. Errors are one line naming `source`, the package (and

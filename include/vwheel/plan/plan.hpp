@@ -119,14 +119,14 @@ struct LockedSource {
   Kind kind = Kind::sdist;
   /// `pylock.toml packages[N].sdist (name version)`: what errors name.
   std::string entry;
-  std::string url;                             ///< empty when the entry gives a path
-  std::optional<std::filesystem::path> path;   ///< absolute (a relative one is the lock's directory's)
-  std::optional<std::uint64_t> size;           ///< sdist and archive
-  std::map<std::string, std::string> hashes;   ///< sdist and archive: every one is checked
-  std::optional<std::string> subdirectory;     ///< archive, directory, vcs
-  bool editable = false;                       ///< directory: PEP 660
-  std::string vcs_type;                        ///< vcs: `git`
-  std::string commit_id;                       ///< vcs
+  std::string url;                                ///< empty when the entry gives a path
+  std::optional<std::filesystem::path> path;      ///< absolute (a relative one is the lock's directory's)
+  std::optional<std::uint64_t> size;              ///< sdist and archive
+  std::map<std::string, std::string> hashes;      ///< sdist and archive: every one is checked
+  std::optional<std::string> subdirectory;        ///< archive, directory, vcs
+  bool editable = false;                          ///< directory: PEP 660
+  std::string vcs_type;                           ///< vcs: `git`
+  std::string commit_id;                          ///< vcs
   std::optional<std::string> requested_revision;  ///< vcs: for direct_url.json only
 };
 

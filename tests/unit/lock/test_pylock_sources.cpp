@@ -22,8 +22,12 @@ Lock every_kind() {
   sdist.name = "a-sdist";
   sdist.version = "1.0";
   sdist.index = "https://pypi.org/simple";
-  sdist.sdist = LockedSdist{"a_sdist-1.0.tar.gz", "https://files.example/a_sdist-1.0.tar.gz", "dist/a_sdist-1.0.tar.gz",
-                            "2025-03-12T10:00:00Z", 1234, {{"sha256", kSha256}, {"sha512", std::string(128, 'b')}}};
+  sdist.sdist = LockedSdist{"a_sdist-1.0.tar.gz",
+                            "https://files.example/a_sdist-1.0.tar.gz",
+                            "dist/a_sdist-1.0.tar.gz",
+                            "2025-03-12T10:00:00Z",
+                            1234,
+                            {{"sha256", kSha256}, {"sha512", std::string(128, 'b')}}};
   LockedWheel wheel;
   wheel.name = "a_sdist-1.0-py3-none-any.whl";
   wheel.url = "https://files.example/" + wheel.name;
@@ -35,7 +39,7 @@ Lock every_kind() {
   archive.name = "b-archive";
   archive.version = "2.0";
   archive.archive = LockedArchive{"https://h.example/b.tar.gz", "../b.tar.gz", "2024-01-01T00:00:00Z", 99,
-                                  {{"sha256", kSha256}}, "python/b"};
+                                  {{"sha256", kSha256}},        "python/b"};
   lock.packages.push_back(archive);
 
   LockedPackage directory;
@@ -55,18 +59,21 @@ TEST(PylockSources, EveryFieldRoundTrips) {
   const std::string text = write_pylock(lock);
   EXPECT_NE(text.find("sdist = { name = \"a_sdist-1.0.tar.gz\", upload-time = 2025-03-12T10:00:00Z, url = "
                       "\"https://files.example/a_sdist-1.0.tar.gz\", path = \"dist/a_sdist-1.0.tar.gz\", size = 1234, "
-                      "hashes = { sha256 = \"" + kSha256),
+                      "hashes = { sha256 = \"" +
+                      kSha256),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("archive = { upload-time = 2024-01-01T00:00:00Z, url = \"https://h.example/b.tar.gz\", path = "
-                      "\"../b.tar.gz\", size = 99, hashes = { sha256 = \"" + kSha256 + "\" }, subdirectory = \"python/b\" }\n"),
+                      "\"../b.tar.gz\", size = 99, hashes = { sha256 = \"" +
+                      kSha256 + "\" }, subdirectory = \"python/b\" }\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("directory = { path = \"src/c\", editable = false, subdirectory = \"pkg\" }\n"), std::string::npos)
+  EXPECT_NE(text.find("directory = { path = \"src/c\", editable = false, subdirectory = \"pkg\" }\n"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("vcs = { type = \"git\", url = \"https://git.example/d.git\", path = \"../d\", "
-                      "requested-revision = \"v1.0\", commit-id = \"" + std::string(40, 'c') +
-                      "\", subdirectory = \"sub/dir\" }\n"),
+                      "requested-revision = \"v1.0\", commit-id = \"" +
+                      std::string(40, 'c') + "\", subdirectory = \"sub/dir\" }\n"),
             std::string::npos)
       << text;
   auto parsed = parse_pylock(text, "pylock.toml");
@@ -80,7 +87,8 @@ TEST(PylockSources, ReadAsOtherToolsWriteThem) {
   auto parsed = parse_pylock(
       "lock-version = \"1.0\"\n[[packages]]\nname = \"v\"\n[packages.vcs]\ntype = \"git\"\npath = \"repo\"\n"
       "commit-id = \"abc123\"\n\n[[packages]]\nname = \"a\"\nversion = \"1\"\n[packages.archive]\npath = \"a.whl\"\n"
-      "hashes = { sha256 = \"" + kSha256 + "\" }\n",
+      "hashes = { sha256 = \"" +
+          kSha256 + "\" }\n",
       "L");
   ASSERT_TRUE(parsed) << parsed.error().message;
   ASSERT_EQ(parsed->packages.size(), 2U);
@@ -118,12 +126,14 @@ TEST(PylockSources, WhatPep751RequiresIsAnErrorNamingTheEntryAndField) {
                                sha + " }\n")),
             "pylock.toml: package `demo` `1.0`: `archive` and `sdist` are mutually exclusive (PEP 751): one source per "
             "entry");
-  EXPECT_EQ(error_of(lock_with("directory = { path = \"p\" }\nvcs = { type = \"git\", url = \"u\", commit-id = \"c\" }\n")),
-            "pylock.toml: package `demo` `1.0`: `vcs` and `directory` are mutually exclusive (PEP 751): one source per "
-            "entry");
+  EXPECT_EQ(
+      error_of(lock_with("directory = { path = \"p\" }\nvcs = { type = \"git\", url = \"u\", commit-id = \"c\" }\n")),
+      "pylock.toml: package `demo` `1.0`: `vcs` and `directory` are mutually exclusive (PEP 751): one source per "
+      "entry");
   // An archive or sdist without `version` is not a source tree: the version is required.
-  EXPECT_EQ(error_of("lock-version = \"1.0\"\n[[packages]]\nname = \"p\"\narchive = { path = \"a.whl\", " + sha + " }\n"),
-            "pylock.toml: packages[0] `p`: `version` is missing");
+  EXPECT_EQ(
+      error_of("lock-version = \"1.0\"\n[[packages]]\nname = \"p\"\narchive = { path = \"a.whl\", " + sha + " }\n"),
+      "pylock.toml: packages[0] `p`: `version` is missing");
 }
 
 TEST(PylockSources, SdistAndWheelsGoTogether) {

@@ -226,8 +226,8 @@ TEST(PlanFromLock, ArchiveAndVcsEntriesAreInstalledFromTheirSource) {
   lock::LockedPackage archive;
   archive.name = "a";
   archive.version = "2.0";
-  archive.archive = lock::LockedArchive{"https://h/a-2.0.tar.gz", std::nullopt, std::nullopt, 7,
-                                        {{"sha256", kSha}}, std::nullopt};
+  archive.archive =
+      lock::LockedArchive{"https://h/a-2.0.tar.gz", std::nullopt, std::nullopt, 7, {{"sha256", kSha}}, std::nullopt};
   lock::LockedPackage vcs;
   vcs.name = "v";
   vcs.vcs = lock::LockedVcs{"git", std::nullopt, "repo", "main", "0123abcd", std::nullopt};
