@@ -148,6 +148,7 @@ Result<install::WheelRequest> prepare_one(const plan::LockedSource& source, cons
                                           const fs::path& python, const fs::path& work) {
   InstallRequest build;
   build.sources = request.sources;
+  build.no_build_isolation = request.no_build_isolation;
   plan::SourceRef ref;
   ref.text = source.entry;
   std::optional<install::DirectUrl> origin;

@@ -353,3 +353,24 @@ def test_lock_writes_the_sdist_of_an_http_page(vwheel, tmp_path, http_dir, page_
     assert reader.install_set(lock, env, ["cp27-cp27m-win32"]) == {"hk": ("2.0", "hk-2.0.tar.gz")}
     downloaded = [p for p in http_dir_requests(served) if p.endswith(".tar.gz")]
     assert downloaded == ([] if page_hashes else ["/links/hk-2.0.tar.gz"])
+
+
+def test_no_build_isolation_builds_with_the_environments_setuptools(vwheel, tmp_path):
+    """Debian's setuptools (a venv with the system site-packages) builds a directory entry; the
+    isolated build would have to fetch it from an index."""
+    project = tmp_path / "st"
+    (project / "st_pkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "st-pkg"\nversion = "0.3"\n')
+    (project / "st_pkg" / "__init__.py").write_text("VALUE = 'setuptools'\n")
+    lock = tmp_path / "pylock.toml"
+    lock.write_text(dump_toml({"lock-version": "1.0", "created-by": "hand",
+                               "packages": [{"name": "st-pkg", "directory": {"path": "st"}}]}))
+    venv = tmp_path / "venv"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    r = vwheel("sync", lock, "--python", python, "--no-build-isolation")
+    assert r.rc == 0, (r.out, r.err)
+    assert values(python, ["st_pkg"]) == {"st_pkg": "setuptools"}
+    assert direct_url(python, "st_pkg") == {"url": project.as_uri(), "dir_info": {}}
