@@ -143,6 +143,50 @@ Result<fs::path> checkout(const plan::LockedSource& source, const fs::path& work
   return tree;
 }
 
+// Unpacks a .zip (zipfile drops `..` and absolute names) or a tar archive, whose members must all
+// be plain files or folders inside it (tarfile's `filter=` is not in every Python a venv has).
+constexpr const char* kUnpack = R"(import sys, tarfile, zipfile
+archive, dest = sys.argv[1], sys.argv[2]
+if zipfile.is_zipfile(archive):
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(dest)
+else:
+    with tarfile.open(archive) as t:
+        members = t.getmembers()
+        for m in members:
+            if m.name.startswith("/") or ".." in m.name.split("/") or not (m.isfile() or m.isdir()):
+                sys.exit("refused: the archive member %r is not a plain file or folder inside it" % m.name)
+        t.extractall(dest, members=members)
+)";
+
+/// The source tree of an archive unpacked into `work/tree` by `python`: its one top folder when
+/// everything is in one (as in an sdist or a repository's tarball), else the folder itself; then
+/// `subdirectory` within it (PEP 751), which must be there.
+Result<fs::path> unpacked_tree(const plan::LockedSource& source, const fs::path& archive, const fs::path& python,
+                               const fs::path& work) {
+  const fs::path dest = work / "tree";
+  fs::create_directories(dest);
+  ProcessRequest run;
+  run.argv = {python.string(), "-I", "-c", kUnpack, archive.string(), dest.string()};
+  run.env = current_environment();
+  run.timeout = std::chrono::minutes(10);
+  auto done = run_process(run);
+  if (!done) return fail(with_kind(done.error().with_context(source.entry), ErrorKind::environment));
+  if (done->exit_code != 0) {
+    return fail(fmt::format("{}: cannot unpack {}: {}", source.entry, archive.filename().string(), last_line(done->err)));
+  }
+  fs::path root = dest;
+  std::vector<fs::path> top;
+  for (const auto& entry : fs::directory_iterator(dest)) top.push_back(entry.path());
+  std::error_code ec;
+  if (top.size() == 1 && fs::is_directory(top.front(), ec)) root = top.front();
+  const fs::path tree = (root / *source.subdirectory).lexically_normal();
+  if (!install::is_within(tree, dest) || !fs::is_directory(tree, ec)) {
+    return fail(fmt::format("{}: the archive has no subdirectory `{}`", source.entry, *source.subdirectory));
+  }
+  return tree;
+}
+
 /// The wheel of one entry, with its PEP 610 origin.
 Result<install::WheelRequest> prepare_one(const plan::LockedSource& source, const SyncRequest& request,
                                           const fs::path& python, const fs::path& work) {
@@ -162,11 +206,13 @@ Result<install::WheelRequest> prepare_one(const plan::LockedSource& source, cons
       if (!file) return fail(file.error());
       auto sha256 = check_file(source, *file);
       if (!sha256) return fail(sha256.error());
-      const bool wheel = file->filename().string().ends_with(".whl");
-      if (source.subdirectory && !wheel) {
-        return fail(fmt::format("{}: an archive's `subdirectory` is not supported yet", source.entry));
-      }
       ref.path = file->string();
+      // A wheel has no source tree: its `subdirectory`, if any, means nothing.
+      if (source.subdirectory && !file->filename().string().ends_with(".whl")) {
+        auto tree = unpacked_tree(source, *file, python, work);
+        if (!tree) return fail(tree.error());
+        ref.path = tree->string();
+      }
       if (source.kind == Kind::archive) origin = install::DirectUrl{url_of(*file), *sha256};
       if (origin) origin->subdirectory = source.subdirectory;
       break;

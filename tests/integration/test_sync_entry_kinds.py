@@ -374,3 +374,34 @@ def test_no_build_isolation_builds_with_the_environments_setuptools(vwheel, tmp_
     assert r.rc == 0, (r.out, r.err)
     assert values(python, ["st_pkg"]) == {"st_pkg": "setuptools"}
     assert direct_url(python, "st_pkg") == {"url": project.as_uri(), "dir_info": {}}
+
+
+def test_an_archive_of_a_tree_is_built_from_its_subdirectory(vwheel, tmp_path):
+    """A repository's tarball (one top folder) with the project in `python/`: PEP 751's
+    `subdirectory` is within the tree, and direct_url.json says so."""
+    project = write_project(tmp_path / "src" / "mono-main" / "python", "k-mono", "8.0", "mono")
+    (tmp_path / "src" / "mono-main" / "README").write_text("not the project\n")
+    archive = tmp_path / "mono-main.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(project.parent, arcname="mono-main")
+    lock = tmp_path / "pylock.toml"
+
+    def sync(subdirectory):
+        lock.write_text(dump_toml({"lock-version": "1.0", "created-by": "hand", "packages": [
+            {"name": "k-mono", "version": "8.0",
+             "archive": {**file_entry(archive, path=archive.name), "subdirectory": subdirectory}}]}))
+        return vwheel("sync", lock, "--python", venv)
+
+    venv = make_venv(vwheel, tmp_path / "venv")
+    r = sync("nowhere")
+    assert r.rc == 1, (r.out, r.err)
+    assert r.err.strip().endswith("pylock.toml packages[0].archive (k-mono 8.0): the archive has no subdirectory "
+                                  "`nowhere`"), r.err
+    r = sync("../..")
+    assert r.rc == 1 and "the archive has no subdirectory `../..`" in r.err, (r.out, r.err)
+    assert installed(vwheel, venv) == {}
+    r = sync("python")
+    assert r.rc == 0, (r.out, r.err)
+    assert values(venv, ["k_mono"]) == {"k_mono": "mono"}
+    assert direct_url(venv, "k_mono") == {"url": archive.as_uri(), "archive_info": archive_info(archive),
+                                          "subdirectory": "python"}
