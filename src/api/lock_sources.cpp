@@ -173,7 +173,8 @@ Result<fs::path> unpacked_tree(const plan::LockedSource& source, const fs::path&
   auto done = run_process(run);
   if (!done) return fail(with_kind(done.error().with_context(source.entry), ErrorKind::environment));
   if (done->exit_code != 0) {
-    return fail(fmt::format("{}: cannot unpack {}: {}", source.entry, archive.filename().string(), last_line(done->err)));
+    return fail(
+        fmt::format("{}: cannot unpack {}: {}", source.entry, archive.filename().string(), last_line(done->err)));
   }
   fs::path root = dest;
   std::vector<fs::path> top;
