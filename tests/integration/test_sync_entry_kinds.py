@@ -12,6 +12,7 @@ import hashlib
 import http.server
 import io
 import json
+import re
 import subprocess
 import tarfile
 import threading
@@ -24,6 +25,7 @@ import pep751_reader as reader
 from example_site import make_venv
 from test_lock_forks import installed
 from test_lock_sync import dump_toml
+from test_verify_download import v2_profile
 from wheelfactory import make_wheel
 
 # build_wheel and build_editable (PEP 660: a .pth naming the source tree) of `{module}.py`.
@@ -301,24 +303,33 @@ def lock_entry(lock: Path, name: str) -> dict:
     return next(p for p in doc["packages"] if p["name"] == name)
 
 
-def test_lock_writes_the_sdist_of_a_find_links_directory(vwheel, tmp_path):
+@pytest.mark.parametrize("targeted", [False, True])
+def test_lock_writes_the_sdist_of_a_find_links_directory(vwheel, tmp_path, targeted):
+    """Universal, and for a target profile (each is its own resolution)."""
     links = tmp_path / "links"
     links.mkdir()
     make_wheel(links, "lk-1.0-py3-none-any.whl", {"lk.py": b"VALUE = 'wheel'\n"})
     sdist = make_sdist(links, "lk", "1.0", "sdist")
     make_sdist(links, "lk", "0.9", "old")  # another version's: not in the lock
     lock = tmp_path / "pylock.toml"
-    r = vwheel("lock", "lk", "--no-index", "-f", links, "-o", lock)
+    target = ["--target", v2_profile(tmp_path)] if targeted else []
+    r = vwheel("lock", "lk", "--no-index", "-f", links, "-o", lock, *target)
     assert r.rc == 0, (r.out, r.err)
     kind, table = reader.source_of(lock_entry(lock, "lk"))
     assert kind == "sdist"
     assert table == {"name": "lk-1.0.tar.gz", "path": str(sdist), "size": sdist.stat().st_size,
                      "hashes": {"sha256": sha256(sdist)}}
     assert [w["name"] for w in lock_entry(lock, "lk")["wheels"]] == ["lk-1.0-py3-none-any.whl"]
-    # An installer that follows PEP 751 takes the wheel where it fits, and else the sdist.
+    # An installer that follows PEP 751 takes the wheel where it fits, and else the sdist (in the
+    # target's environment, for a lock made for one).
     env = {"python_version": "3.12", "python_full_version": "3.12.1", "sys_platform": "linux"}
+    for marker in tomllib.loads(lock.read_text()).get("environments", [])[:1]:
+        env = dict(re.findall(r'(\w+) == "([^"]*)"', marker))
+        env["python_full_version"] = env["python_version"] + ".0"
     assert reader.install_set(lock, env, ["py3-none-any"]) == {"lk": ("1.0", "lk-1.0-py3-none-any.whl")}
     assert reader.install_set(lock, env, ["cp27-cp27m-win32"]) == {"lk": ("1.0", "lk-1.0.tar.gz")}
+    if targeted:
+        return  # the profile's Python is not this machine's
     # vwheel sync reads it back and installs the wheel.
     venv = make_venv(vwheel, tmp_path / "venv")
     r = vwheel("sync", lock, "--python", venv)
