@@ -284,17 +284,22 @@ using RequiresDistReader = std::function<Result<std::vector<std::string>>(const 
 /// `marker` holds (evaluated with `extras` and `dependency_groups` from `asked`: by default the
 /// lock's `default-groups`; an extra or group the lock does not offer is an error) and whose own
 /// `requires-python` admits the target (else an error). Each applicable entry is installed: its
-/// wheel chosen for the target (PEP 825 order, `--variant`, `--no-variants`). A name with several
+/// wheel chosen for the target (PEP 825 order, `--variant`, `--no-variants`), else (no wheels, or
+/// none fits) its sdist; an `archive`, `directory` or `vcs` entry from that source. Those become
+/// packages with a `source` (LockedSource: locations made absolute against the lock's directory)
+/// that the caller gets, checks and builds; their Requires-Dist is not known here, and narrows
+/// nothing. A name with several
 /// applicable entries (PEP 825: variants of another package pin different versions) is narrowed
 /// by the Requires-Dist of the wheels chosen for the other packages, read with `read_requires`
 /// (only then), evaluated with each wheel's variant: the entries every applicable requirement
 /// admits, to a fixed point. Still several: PEP 751's ambiguity error, except in a lock with
 /// variant wheels, where a name that no chosen wheel requires is not installed. Neither
-/// `dependencies` nor tool tables decide anything. An entry whose only source is `directory` (a
-/// project's own) is skipped with a warning. Errors: a requirement that leaves a name no entry
+/// `dependencies` nor tool tables decide anything. The `directory` entry of the project a lock was
+/// made for (a lock with `project_inputs`; the entry under `'default' in dependency_groups`) is
+/// skipped with a warning. Errors: a requirement that leaves a name no entry
 /// (`torch 2.9.0 [cu128] requires nv-lib==12.8.0, which the lock does not contain: run vwheel lock
-/// again`), an applicable entry whose wheels none fits or that has no wheels (only an sdist, vcs
-/// or archive source), an unknown label, a missing hash, and a plan with nothing in it from a lock
+/// again`), an applicable entry whose wheels none fits and that has no sdist, or that has no
+/// source at all, an unknown label, a missing hash, and a plan with nothing in it from a lock
 /// that has packages under the lock's default selection (a sync would empty the environment; with
 /// `no_default_groups` or `only_groups`, an empty plan is what was asked). `lock_file` is where the lock was read:
 /// wheel paths are relative to its directory, and the planned variant wheels name its
