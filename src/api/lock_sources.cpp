@@ -222,8 +222,9 @@ Result<install::WheelRequest> prepare_one(const plan::LockedSource& source, cons
       fs::path tree = *source.path;
       if (source.subdirectory) tree = (tree / *source.subdirectory).lexically_normal();
       std::error_code ec;
-      if (!fs::is_directory(tree, ec))
+      if (!fs::is_directory(tree, ec)) {
         return fail(fmt::format("{}: {}: no such directory", source.entry, tree.string()));
+      }
       ref.path = tree.string();
       ref.editable = source.editable;
       origin = install::DirectUrl{install::file_url(*source.path), std::nullopt, source.editable};
@@ -233,7 +234,12 @@ Result<install::WheelRequest> prepare_one(const plan::LockedSource& source, cons
     case Kind::vcs: {
       auto tree = checkout(source, work);
       if (!tree) return fail(tree.error());
-      ref.path = (source.subdirectory ? (*tree / *source.subdirectory).lexically_normal() : *tree).string();
+      const fs::path project = source.subdirectory ? (*tree / *source.subdirectory).lexically_normal() : *tree;
+      std::error_code ec;
+      if (!install::is_within(project, *tree) || !fs::is_directory(project, ec)) {
+        return fail(fmt::format("{}: the commit has no subdirectory `{}`", source.entry, *source.subdirectory));
+      }
+      ref.path = project.string();
       std::string url = source.url.empty() ? install::file_url(*source.path) : url_without_userinfo(source.url);
       if (url.starts_with("git+")) url.erase(0, 4);
       origin = install::DirectUrl{url, std::nullopt};
