@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "lock_sources.hpp"
 #include "sdist_build.hpp"
 #include "sources.hpp"
 #include "vwheel/api/project.hpp"
@@ -615,6 +616,17 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
     return fail(ok.error());
   }
   SyncReport report;
+  // Entries installed from an sdist, archive, directory or vcs: fetched, checked and built first,
+  // so that a bad one leaves the environment as it was.
+  std::optional<TempDir> work;
+  const bool from_sources =
+      std::any_of(p->packages.begin(), p->packages.end(), [](const plan::Selected& s) { return s.source.has_value(); });
+  if (!request.dry_run && from_sources) {
+    auto made = TempDir::create(fs::temp_directory_path(), "vwheel-lock-sources-");
+    if (!made) return fail_as(made.error(), ErrorKind::environment);
+    work.emplace(std::move(*made));
+    if (auto ok = prepare_lock_sources(*p, opened->env, request, work->path()); !ok) return fail(ok.error());
+  }
   if (!request.dry_run) {
     auto applied = plan::apply_plan(*p, opened->env, settings, with_cache(request.options, request.sources), true, request.quiet);
     if (!applied) return fail(applied.error());

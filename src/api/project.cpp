@@ -67,8 +67,8 @@ void add_project(lock::Lock& lock, const ProjectToLock& project, const fs::path&
   const fs::path from = fs::absolute(lock_file).parent_path().lexically_normal();
   const std::string path = fs::absolute(project.directory).lexically_normal().lexically_relative(from).generic_string();
   const auto end = path.find_last_not_of('/');  // `dir/.` normalizes to `dir/`
-  entry.directory = lock::LockedDirectory{end == std::string::npos ? "." : path.substr(0, end + 1), std::nullopt};
-  entry.other_sources = {"directory"};
+  entry.directory =
+      lock::LockedDirectory{end == std::string::npos ? "." : path.substr(0, end + 1), std::nullopt, std::nullopt};
   lock.packages.push_back(std::move(entry));
 }
 

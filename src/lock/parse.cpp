@@ -230,7 +230,7 @@ class Reader {
     const auto version = string_key(table, "version", where);
     if (!table.contains("name")) error(fmt::format("packages[{}]: `name` is missing", index));
     // PEP 751 leaves `version` out where it may not match the code: a source tree.
-    if (!table.contains("version") && !table.contains("directory")) {
+    if (!table.contains("version") && !table.contains("directory") && !table.contains("vcs")) {
       error(fmt::format("packages[{}]{}: `version` is missing", index, name ? " " + backquoted(*name) : std::string()));
     }
     package.name = name.value_or("");
@@ -262,14 +262,34 @@ class Reader {
         error(fmt::format("{}: sdist: expected a table, got {}", ctx, toml_type_name(*sdist)));
       }
     }
-    for (const char* key : {"vcs", "directory", "archive"}) {
-      if (table.contains(key)) package.other_sources.emplace_back(key);
+    // PEP 751: `vcs`, `directory` and `archive` each stand alone; `sdist` and `wheels` may go together.
+    std::vector<std::string_view> sources;
+    for (const char* key : {"vcs", "directory", "archive", "sdist", "wheels"}) {
+      if (table.contains(key)) sources.emplace_back(key);
+    }
+    if (sources.size() > 1 && !(sources.size() == 2 && sources[0] == "sdist")) {
+      error(fmt::format("{}: `{}` and `{}` are mutually exclusive (PEP 751): one source per entry", ctx, sources[0],
+                        sources[1]));
     }
     if (const toml::node* directory = table.get("directory")) {
       if (const auto* t = directory->as_table()) {
         package.directory = read_directory(*t, ctx + ": directory");
       } else {
         error(fmt::format("{}: directory: expected a table, got {}", ctx, toml_type_name(*directory)));
+      }
+    }
+    if (const toml::node* archive = table.get("archive")) {
+      if (const auto* t = archive->as_table()) {
+        package.archive = read_archive(*t, ctx + ": archive");
+      } else {
+        error(fmt::format("{}: archive: expected a table, got {}", ctx, toml_type_name(*archive)));
+      }
+    }
+    if (const toml::node* vcs = table.get("vcs")) {
+      if (const auto* t = vcs->as_table()) {
+        package.vcs = read_vcs(*t, ctx + ": vcs");
+      } else {
+        error(fmt::format("{}: vcs: expected a table, got {}", ctx, toml_type_name(*vcs)));
       }
     }
 
@@ -380,7 +400,41 @@ class Reader {
         error(fmt::format("{}.editable: expected a boolean, got {}", where, toml_type_name(*editable)));
       }
     }
+    directory.subdirectory = string_key(table, "subdirectory", where + ".");
     return directory;
+  }
+
+  // The same keys as a file's, without `name`, and `subdirectory`.
+  LockedArchive read_archive(const toml::table& table, const std::string& where) {
+    LockedFile file = read_file(table, where);
+    LockedArchive archive;
+    archive.url = std::move(file.url);
+    archive.path = std::move(file.path);
+    archive.upload_time = std::move(file.upload_time);
+    archive.size = file.size;
+    archive.hashes = std::move(file.hashes);
+    archive.subdirectory = string_key(table, "subdirectory", where + ".");
+    return archive;
+  }
+
+  LockedVcs read_vcs(const toml::table& table, const std::string& where) {
+    LockedVcs vcs;
+    const std::string prefix = where + ".";
+    for (const auto& [key, field] : {std::pair{"type", &vcs.type}, std::pair{"commit-id", &vcs.commit_id}}) {
+      if (auto value = string_key(table, key, prefix)) {
+        *field = std::move(*value);
+      } else if (!table.contains(key)) {
+        error(fmt::format("{}: `{}` is missing (PEP 751 requires it)", where, key));
+      }
+    }
+    vcs.url = string_key(table, "url", prefix);
+    vcs.path = string_key(table, "path", prefix);
+    if (!table.contains("url") && !table.contains("path")) {
+      error(fmt::format("{}: neither `url` nor `path` is given (PEP 751 requires one)", where));
+    }
+    vcs.requested_revision = string_key(table, "requested-revision", prefix);
+    vcs.subdirectory = string_key(table, "subdirectory", prefix);
+    return vcs;
   }
 
   LockedFile read_file(const toml::table& table, const std::string& where) {

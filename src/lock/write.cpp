@@ -67,21 +67,56 @@ std::string inline_table(const std::map<std::string, std::string>& entries) {
   return out;
 }
 
+// `, upload-time = ..., url = ..., path = ..., size = ..., hashes = {...}`: a file's keys after its name.
+std::string file_keys(const std::optional<std::string>& upload_time, const std::optional<std::string>& url,
+                      const std::optional<std::string>& path, const std::optional<std::uint64_t>& size,
+                      const std::map<std::string, std::string>& hashes) {
+  std::string out;
+  if (upload_time) {
+    // An upload time that is not a TOML date-time is left out (PEP 751 wants a date-time).
+    if (auto canonical = detail::canonical_date_time(*upload_time)) out += ", upload-time = " + *canonical;
+  }
+  // No credentials at rest: they come from the command line (or a keyring), never from the lock.
+  if (url) out += ", url = " + toml_string(url_without_userinfo(*url));
+  if (path) out += ", path = " + toml_string(*path);
+  if (size) out += fmt::format(", size = {}", *size);
+  out += ", hashes = " + inline_table(hashes);
+  return out;
+}
+
 // `{ name = ..., upload-time = ..., url = ..., path = ..., size = ..., hashes = {...} }`
 std::string inline_file(const LockedFile& file) {
   std::string out = "{ name = ";
   append_toml_string(out, file.name);
-  if (file.upload_time) {
-    // An upload time that is not a TOML date-time is left out (PEP 751 wants a date-time).
-    if (auto canonical = detail::canonical_date_time(*file.upload_time)) out += ", upload-time = " + *canonical;
-  }
-  // No credentials at rest: they come from the command line (or a keyring), never from the lock.
-  if (file.url) out += ", url = " + toml_string(url_without_userinfo(*file.url));
-  if (file.path) out += ", path = " + toml_string(*file.path);
-  if (file.size) out += fmt::format(", size = {}", *file.size);
-  out += ", hashes = " + inline_table(file.hashes);
+  out += file_keys(file.upload_time, file.url, file.path, file.size, file.hashes);
   out += " }";
   return out;
+}
+
+// `, key = "value"` when set.
+std::string optional_key(std::string_view key, const std::optional<std::string>& value) {
+  return value ? fmt::format(", {} = {}", key, toml_string(*value)) : std::string();
+}
+
+std::string inline_directory(const LockedDirectory& directory) {
+  std::string out = "{ path = " + toml_string(directory.path);
+  if (directory.editable) out += *directory.editable ? ", editable = true" : ", editable = false";
+  return out + optional_key("subdirectory", directory.subdirectory) + " }";
+}
+
+std::string inline_archive(const LockedArchive& archive) {
+  std::string out = "{";
+  out += file_keys(archive.upload_time, archive.url, archive.path, archive.size, archive.hashes).substr(1);
+  return out + optional_key("subdirectory", archive.subdirectory) + " }";
+}
+
+std::string inline_vcs(const LockedVcs& vcs) {
+  std::string out = "{ type = " + toml_string(vcs.type);
+  if (vcs.url) out += ", url = " + toml_string(url_without_userinfo(*vcs.url));
+  out += optional_key("path", vcs.path);
+  out += optional_key("requested-revision", vcs.requested_revision);
+  out += ", commit-id = " + toml_string(vcs.commit_id);
+  return out + optional_key("subdirectory", vcs.subdirectory) + " }";
 }
 
 std::string inline_json(const Json& value) {
@@ -206,11 +241,9 @@ void write_package(std::string& out, const LockedPackage& package) {
     for (const auto& dependency : package.dependencies) out += "    " + inline_table(dependency) + ",\n";
     out += "]\n";
   }
-  if (package.directory) {
-    out += "directory = { path = " + toml_string(package.directory->path);
-    if (package.directory->editable) out += *package.directory->editable ? ", editable = true" : ", editable = false";
-    out += " }\n";
-  }
+  if (package.vcs) out += "vcs = " + inline_vcs(*package.vcs) + "\n";
+  if (package.directory) out += "directory = " + inline_directory(*package.directory) + "\n";
+  if (package.archive) out += "archive = " + inline_archive(*package.archive) + "\n";
   if (package.sdist) out += "sdist = " + inline_file(*package.sdist) + "\n";
   if (!package.wheels.empty()) {
     std::vector<const LockedWheel*> wheels;

@@ -65,7 +65,10 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
       auto fetched = fetch_wheels(
           todo, fetching, quiet,
           [&](const Fetched& f) {
-            install::WheelRequest request(f.path, todo.packages[f.index].requested, false, f.sha256);
+            const auto& planned = todo.packages[f.index];
+            // A lock's archive, directory or vcs entry is a direct URL reference (PEP 610).
+            install::WheelRequest request(f.path, planned.requested, planned.origin.has_value(), f.sha256);
+            request.origin = planned.origin;
             request.arriving = f.arriving;
             request.skeleton = f.skeleton;
             (*session)->add(f.index, std::move(request));

@@ -398,7 +398,8 @@ Result<std::vector<fs::path>> fetch_wheels(const Plan& plan, const Settings& set
 }
 
 std::string describe(const Selected& s) {
-  return fmt::format("{} {}: {} ({})", s.name, s.version, s.wheel.filename, s.why);
+  // A source tree's version is known once it is built.
+  return fmt::format("{}{}{}: {} ({})", s.name, s.version.empty() ? "" : " ", s.version, s.wheel.filename, s.why);
 }
 
 std::string report_json(const Plan& plan, const std::vector<install::Installed>* installed) {
@@ -435,9 +436,51 @@ std::string report_json(const Plan& plan, const std::vector<install::Installed>*
   return doc.dump(2) + "\n";
 }
 
+namespace {
+
+/// The requirement line of a lock entry installed from a source: an sdist is its version (from
+/// the index, pinned by its hash); an archive, a directory and a vcs commit are PEP 508 direct
+/// references (`-e PATH` for an editable directory), as pip reads them.
+std::string source_requirement(const Selected& s) {
+  const auto& source = *s.source;
+  using Kind = LockedSource::Kind;
+  fs::path path = source.path.value_or(fs::path());
+  if (source.subdirectory && source.kind != Kind::archive) path /= *source.subdirectory;
+  const std::string location = source.url.empty() ? install::file_url(path) : url_without_userinfo(source.url);
+  std::string out;
+  switch (source.kind) {
+    case Kind::sdist:
+      out = fmt::format("{}=={}", s.name, s.version);
+      break;
+    case Kind::archive:
+      out = fmt::format("{} @ {}", s.name, location);
+      if (source.subdirectory) out += "#subdirectory=" + *source.subdirectory;
+      break;
+    case Kind::directory:
+      out = source.editable ? fmt::format("-e {}", path.string()) : fmt::format("{} @ {}", s.name, location);
+      break;
+    case Kind::vcs: {
+      const std::string base = source.url.empty() ? install::file_url(source.path.value_or(fs::path())) : location;
+      out = fmt::format("{} @ {}+{}@{}", s.name, source.vcs_type, base, source.commit_id);
+      if (source.subdirectory) out += "#subdirectory=" + *source.subdirectory;
+      break;
+    }
+  }
+  if (auto it = source.hashes.find("sha256"); it != source.hashes.end()) {
+    out += fmt::format(" \\\n    --hash=sha256:{}", it->second);
+  }
+  return out + fmt::format("\n    # {}\n", s.why);
+}
+
+}  // namespace
+
 std::string requirements_txt(const Plan& plan) {
   std::string out = fmt::format("# exported by vwheel for {}\n", plan.target);
   for (const auto& s : plan.packages) {
+    if (s.source) {
+      out += source_requirement(s);
+      continue;
+    }
     out += fmt::format("{}=={}", s.name, s.version);
     if (auto sha = s.wheel.sha256()) out += fmt::format(" \\\n    --hash=sha256:{}", *sha);
     out += fmt::format("\n    # {}\n", s.wheel.filename);

@@ -306,13 +306,15 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     if (hashless.empty()) return std::move(out);
     auto digests = detail::hash_hashless(hashless, settings, *client, answered, quiet);
     if (!digests) return fail(digests.error());
+    auto add_digest = [&](lock::LockedFile& w) {
+      auto d = w.url ? digests->find(*w.url) : digests->end();
+      if (d == digests->end() || w.hashes.contains("sha256")) return;
+      w.hashes["sha256"] = d->second.sha256;
+      w.size = d->second.size;
+    };
     for (auto& p : out.packages) {
-      for (auto& w : p.wheels) {
-        auto d = w.url ? digests->find(*w.url) : digests->end();
-        if (d == digests->end() || w.hashes.contains("sha256")) continue;
-        w.hashes["sha256"] = d->second.sha256;
-        w.size = d->second.size;
-      }
+      for (auto& w : p.wheels) add_digest(w);
+      if (p.sdist) add_digest(*p.sdist);
     }
     return std::move(out);
   };
@@ -346,7 +348,7 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
                          const std::optional<variant::VariantMetadata>& md, const std::vector<std::string>& requires_dist,
                          const std::vector<std::string>& extras, const finder::Source& source,
                          const std::map<std::string, std::vector<std::string>>& per_wheel,
-                         const std::optional<std::string>& requires_python) -> Result<void> {
+                         const std::optional<std::string>& requires_python, const finder::File* sdist) -> Result<void> {
     lock::LockedPackage p;
     p.name = name;
     p.version = version;
@@ -360,6 +362,13 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       if (f->wheel->label) labels.push_back(*f->wheel->label);
     }
     std::sort(p.wheels.begin(), p.wheels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    // The version's sdist beside its wheels (as uv and pdm write it): what an installer builds
+    // where no wheel fits (PEP 751), hashed as the wheels are.
+    if (sdist) {
+      auto s = locked_file(*sdist);
+      if (!s) return fail(s.error());
+      p.sdist = std::move(*s);
+    }
     if (md && !labels.empty()) p.variants_json = lock::prune_variants_json(*md, labels);
     p.requires_dist = requires_dist;
     for (const auto& entry : per_wheel) {
@@ -515,9 +524,16 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
       std::string version = wheels.empty() ? version_text : wheels.front()->wheel->version;
       const std::vector<std::string> extras(entry.second.begin(), entry.second.end());
+      const finder::File* sdist = nullptr;
+      for (const auto& f : finder.sdists(name)) {
+        if (f.source == *source && f.version == entry.first && !f.yanked) {
+          sdist = &f;
+          break;
+        }
+      }
       if (auto ok = add_package(name, version, wheels, md, provider.requires_dist_of(name, version_text), extras,
                                 settings.sources[*source], provider.wheel_requires_dist_of(name, version_text),
-                                provider.requires_python_of(name, version_text));
+                                provider.requires_python_of(name, version_text), sdist);
           !ok) {
         return fail(ok.error());
       }
@@ -585,7 +601,8 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       if (wanted[node].contains(w.filename)) wheels.push_back(&w);
     }
     if (auto ok = add_package(node.first, s.version, wheels, s.variants_json, s.requires_dist, s.extras,
-                              settings.sources[s.wheel.source], chosen_deps[node], s.requires_python);
+                              settings.sources[s.wheel.source], chosen_deps[node], s.requires_python,
+                              s.sdist ? &*s.sdist : nullptr);
         !ok) {
       return fail(ok.error());
     }

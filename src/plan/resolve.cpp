@@ -107,6 +107,12 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
       if (f->is_wheel() && f->source == c->wheel->source) s.all_wheels.push_back(*f);
       if (!f->is_wheel() && f->source == c->wheel->source) s.variants_json_location = f->location();
     }
+    for (const auto& f : finder.sdists(pin.name)) {
+      if (f.source == c->wheel->source && f.version == pin.version && !f.yanked) {
+        s.sdist = f;
+        break;
+      }
+    }
     s.allowed_sha256 = allowed_hashes(requirements, pin.name);
     if (settings.require_hashes) {
       if (s.allowed_sha256.empty()) {

@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "choose.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/plan/plan.hpp"
 #include "vwheel/wheel_name/names.hpp"
 
@@ -27,6 +29,10 @@ struct LockedEntry {
   /// Names its Requires-Dist asks for only under variant markers that the chosen variant fails.
   std::set<std::string> variant_excluded;
   std::vector<std::string> requires_dist;  ///< as read
+  /// Installed from this instead of a wheel: its archive, directory or vcs; its sdist when it has
+  /// no wheels (set before choosing), or none of them fits (set by choose_wheel).
+  std::optional<LockedSource> source;
+  std::optional<LockedSource> sdist;  ///< the entry's sdist, for when no wheel fits
 };
 
 Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWheel& w, const fs::path& lock_dir) {
@@ -55,17 +61,62 @@ Result<finder::File> file_of(const lock::LockedPackage& p, const lock::LockedWhe
   return f;
 }
 
-/// Why an entry without wheels cannot be synced: what it has instead (PEP 751's other sources).
-std::string without_wheels(const lock::Lock& lock, const lock::LockedPackage& p) {
-  std::vector<std::string> has;
-  if (p.sdist) has.emplace_back("an sdist");
-  for (const auto& key : p.other_sources) {
-    has.push_back(fmt::format("{} `{}` source", key == "archive" ? "an" : "a", key));
+/// A lock path: relative ones are the lock file's directory's (PEP 751).
+fs::path lock_relative(const std::string& path, const fs::path& lock_dir) {
+  const fs::path p(path);
+  return (p.is_absolute() ? p : lock_dir / p).lexically_normal();
+}
+
+/// What installs the entry when its `key` source is used: the source's location made absolute,
+/// its checks, and the name errors give it.
+LockedSource source_of(const lock::LockedPackage& p, std::size_t index, LockedSource::Kind kind,
+                       const fs::path& lock_file) {
+  static constexpr std::array<const char*, 4> kKeys = {"sdist", "archive", "directory", "vcs"};
+  const fs::path lock_dir = lock_file.parent_path();
+  LockedSource s;
+  s.kind = kind;
+  s.entry = fmt::format("{} packages[{}].{} ({}{}{})", lock_file.string(), index,
+                        kKeys.at(static_cast<std::size_t>(kind)), p.name, p.version.empty() ? "" : " ", p.version);
+  const auto locate = [&](const std::optional<std::string>& url, const std::optional<std::string>& path) {
+    if (url) {
+      s.url = *url;
+    } else if (path) {
+      s.path = lock_relative(*path, lock_dir);
+    }
+  };
+  switch (kind) {
+    case LockedSource::Kind::sdist:
+      locate(p.sdist->url, p.sdist->path);
+      s.size = p.sdist->size;
+      s.hashes = p.sdist->hashes;
+      break;
+    case LockedSource::Kind::archive:
+      locate(p.archive->url, p.archive->path);
+      s.size = p.archive->size;
+      s.hashes = p.archive->hashes;
+      s.subdirectory = p.archive->subdirectory;
+      break;
+    case LockedSource::Kind::directory:
+      s.path = lock_relative(p.directory->path, lock_dir);
+      s.editable = p.directory->editable.value_or(false);
+      s.subdirectory = p.directory->subdirectory;
+      break;
+    case LockedSource::Kind::vcs:
+      // A local repository's path is the lock's directory's; a URL is the repository's.
+      locate(p.vcs->url, p.vcs->path);
+      s.vcs_type = p.vcs->type;
+      s.commit_id = p.vcs->commit_id;
+      s.requested_revision = p.vcs->requested_revision;
+      s.subdirectory = p.vcs->subdirectory;
+      break;
   }
-  return fmt::format("{}: packages[{}] ({} {}) has {}; vwheel sync installs only wheels (`wheels = [...]`)", kSource,
-                     &p - lock.packages.data(), p.name, p.version,
-                     has.empty() ? std::string("no wheels and no other source")
-                                 : fmt::format("only {}", fmt::join(has, " and ")));
+  return s;
+}
+
+/// The project a lock was made for (`vwheel lock` in a project): its own `directory` entry, which
+/// `vwheel sync` does not build (it installs the project's dependencies).
+bool own_project(const lock::Lock& lock, const lock::LockedPackage& p) {
+  return lock.project_inputs && p.directory && p.marker && p.marker->find(kDefaultGroup) != std::string::npos;
 }
 
 
@@ -116,7 +167,11 @@ Result<void> add_extras_and_groups(const lock::Lock& lock, const LockSelection& 
 Result<void> choose_wheel(const lock::Lock& lock, const std::string& name, LockedEntry& entry,
                           const selection::Selection& target) {
   const auto* package = entry.package;
-  if (entry.files.empty()) return fail(without_wheels(lock, *package));
+  if (entry.source) return {};
+  if (entry.files.empty()) {
+    return fail(fmt::format("{}: packages[{}] ({} {}) has no wheels and no other source (PEP 751 wants one)", kSource,
+                            package - lock.packages.data(), package->name, package->version));
+  }
   detail::ChooseRequest request;
   request.name = name;
   request.version = package->version;
@@ -134,6 +189,10 @@ Result<void> choose_wheel(const lock::Lock& lock, const std::string& name, Locke
   std::string reason;
   auto c = detail::choose(request, target, loader, reason);
   if (!c) return fail(c.error());
+  if (!*c && entry.sdist) {  // PEP 751: no wheel fits, the sdist is built
+    entry.source = entry.sdist;
+    return {};
+  }
   if (!*c) {
     return fail(fmt::format("{}: package `{}` {}: no listed wheel fits {}: {}", kSource, name, package->version,
                             target.description, reason));
@@ -147,6 +206,10 @@ Result<void> choose_wheel(const lock::Lock& lock, const std::string& name, Locke
 /// the wheel's variant and no extra. Read once.
 Result<void> read_requirements(const std::string& name, LockedEntry& entry, const RequiresDistReader& read) {
   if (entry.requirements) return {};
+  if (!entry.choice) {  // built from a source: its requirements are known only once built
+    entry.requirements.emplace();
+    return {};
+  }
   const auto& c = *entry.choice;
   auto texts = read(*c.wheel);
   if (!texts) return fail(texts.error());
@@ -227,7 +290,7 @@ Result<std::set<std::string>> variant_only(std::map<std::string, LockedEntry*>& 
   std::set<std::string> out;
   bool any = false;
   for (auto& [name, e] : chosen) {
-    if (!e->choice->label) continue;
+    if (!e->choice || !e->choice->label) continue;
     if (auto ok = read_requirements(name, *e, read); !ok) return fail(ok.error());
     any = any || !e->variant_excluded.empty();
   }
@@ -258,6 +321,40 @@ Result<std::set<std::string>> variant_only(std::map<std::string, LockedEntry*>& 
     }
   }
   return out;
+}
+
+/// The Selected of an entry installed from its source: named for messages until it is built.
+Selected from_source(const std::string& name, const LockedEntry& entry) {
+  const auto& source = *entry.source;
+  Selected s;
+  s.name = name;
+  s.version = entry.package->version;
+  s.requested = true;
+  s.source = source;
+  // Where it comes from, for --report (the built wheel takes its place).
+  s.wheel.url = source.url;
+  s.wheel.path = source.path;
+  using Kind = LockedSource::Kind;
+  const std::string where = source.url.empty() ? source.path.value_or(fs::path()).string() : redact_url(source.url);
+  switch (source.kind) {
+    case Kind::sdist:
+      s.wheel.filename = entry.package->sdist->name;
+      s.why = entry.package->wheels.empty() ? "the sdist, built" : "no listed wheel fits: the sdist, built";
+      break;
+    case Kind::archive:
+      s.wheel.filename = where;
+      s.why = "the archive";
+      break;
+    case Kind::directory:
+      s.wheel.filename = where;
+      s.why = source.editable ? "the directory, built editable" : "the directory, built";
+      break;
+    case Kind::vcs:
+      s.wheel.filename = fmt::format("{}+{}@{}", source.vcs_type, where, source.commit_id);
+      s.why = "the vcs commit, built";
+      break;
+  }
+  return s;
 }
 
 }  // namespace
@@ -308,17 +405,27 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
       auto ok = target.check_requires_python(*p.requires_python, fmt::format("{} {}", where, p.version));
       if (!ok) return fail(ok.error());
     }
-    if (p.wheels.empty() && !p.sdist && p.other_sources == std::vector<std::string>{"directory"}) {
+    if (own_project(lock, p)) {
       plan.warnings.push_back(fmt::format("{}: the project {} {} is a directory entry: vwheel sync installs its "
                                           "dependencies, not the project itself",
                                           kSource, p.name, p.version));
       continue;
     }
-    auto version = pep440::Version::parse(p.version);
-    if (!version) return fail(version.error().with_context(where));
     LockedEntry entry;
     entry.package = &p;
-    entry.version = std::move(*version);
+    // A source tree may have no version (PEP 751): it is known once built.
+    if (!p.version.empty() || (!p.directory && !p.vcs)) {
+      auto version = pep440::Version::parse(p.version);
+      if (!version) return fail(version.error().with_context(where));
+      entry.version = std::move(*version);
+    }
+    const auto index = static_cast<std::size_t>(&p - lock.packages.data());
+    using Kind = LockedSource::Kind;
+    if (p.vcs) entry.source = source_of(p, index, Kind::vcs, lock_file);
+    if (p.directory) entry.source = source_of(p, index, Kind::directory, lock_file);
+    if (p.archive) entry.source = source_of(p, index, Kind::archive, lock_file);
+    if (p.sdist) entry.sdist = source_of(p, index, Kind::sdist, lock_file);
+    if (p.sdist && p.wheels.empty()) entry.source = entry.sdist;
     for (const auto& w : p.wheels) {
       auto f = file_of(p, w, lock_dir);
       if (!f) return fail(f.error());
@@ -368,6 +475,10 @@ Result<Plan> plan_from_lock(const lock::Lock& lock, const fs::path& lock_file, c
 
   for (const auto& [name, entry] : chosen) {
     if (left_out.contains(name)) continue;
+    if (entry->source) {
+      plan.packages.push_back(from_source(name, *entry));
+      continue;
+    }
     const auto& c = *entry->choice;
     Selected s;
     s.name = name;

@@ -15,6 +15,9 @@ that follows the PEP, not only for vwheel's own reader.
    (`Ambiguity`); its sources must not conflict (`ConflictingSources`);
 6. for each package to install, the wheel to take, or else its sdist (`NoSource` when neither).
 
+`source_of()` reads an entry's source table (`sdist`, `archive`, `directory` or `vcs`) with the
+keys PEP 751 requires of it (`BadSource` when one is missing or of the wrong type).
+
 Markers: PEP 751 adds the `extras` and `dependency_groups` variables, whose values are sets
 (`'cpu' in extras`). `packaging` before 25 cannot parse them, so this module has its own small
 PEP 508 marker parser and evaluator; version comparisons use `packaging.specifiers` the way
@@ -74,6 +77,10 @@ class ConflictingSources(LockError):
 
 class NoSource(LockError):
     """No wheel fits the tags and the entry has no sdist."""
+
+
+class BadSource(LockError):
+    """A `sdist`, `archive`, `directory` or `vcs` table without what PEP 751 requires of it."""
 
 
 class MarkerError(LockError):
@@ -348,3 +355,44 @@ def install_set(lock_path, environment, tags, extras=frozenset(), dependency_gro
         chosen[name] = _source(name, found[0], tags)
     return chosen
 
+
+
+# ---- sources other than wheels ----
+
+# PEP 751, per table: key -> (type, required?). `url`/`path`: one of them is required, checked apart.
+SOURCE_KEYS = {
+    "sdist": {"name": (str, False), "upload-time": (object, False), "url": (str, False), "path": (str, False),
+              "size": (int, False), "hashes": (dict, True)},
+    "archive": {"url": (str, False), "path": (str, False), "size": (int, False), "upload-time": (object, False),
+                "hashes": (dict, True), "subdirectory": (str, False)},
+    "directory": {"path": (str, True), "editable": (bool, False), "subdirectory": (str, False)},
+    "vcs": {"type": (str, True), "url": (str, False), "path": (str, False), "requested-revision": (str, False),
+            "commit-id": (str, True), "subdirectory": (str, False)},
+}
+
+
+def source_of(package):
+    """(kind, table) of the entry's source other than wheels, or None when it has only wheels.
+
+    The table's keys are checked against PEP 751: required keys present, types right, one of
+    `url`/`path` where the PEP wants one, at least one hash where hashes are required."""
+    kinds = [k for k in ("vcs", "directory", "archive", "sdist") if k in package]
+    if not kinds:
+        return None
+    kind = kinds[0]
+    table = package[kind]
+    name = f"{package.get('name')} {package.get('version')}"
+    if not isinstance(table, dict):
+        raise BadSource(f"{name}: {kind} is not a table")
+    for key, (kind_type, required) in SOURCE_KEYS[kind].items():
+        if key not in table:
+            if required:
+                raise BadSource(f"{name}: {kind}.{key} is required")
+            continue
+        if not isinstance(table[key], kind_type) or (kind_type is int and isinstance(table[key], bool)):
+            raise BadSource(f"{name}: {kind}.{key} is not a {kind_type.__name__}")
+    if kind != "directory" and "url" not in table and "path" not in table:
+        raise BadSource(f"{name}: {kind} has neither url nor path")
+    if "hashes" in SOURCE_KEYS[kind] and not table["hashes"]:
+        raise BadSource(f"{name}: {kind}.hashes is empty")
+    return kind, table

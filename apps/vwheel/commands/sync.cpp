@@ -25,6 +25,7 @@ struct LockOptions {
   bool explain = false;
   bool compile = false;
   bool no_cache = false;
+  bool no_build_isolation = false;
   plan::LockSelection asked;
   WheelCacheOptions wheel_cache;
   SelectionOptions selection;
@@ -41,6 +42,7 @@ struct LockOptions {
     r.sources.no_cache = no_cache;
     r.dry_run = dry_run;
     r.locked = locked;
+    r.no_build_isolation = no_build_isolation;
     r.quiet = index.quiet;
     if (!report.empty()) r.report_file = report;
     r.options.compile = compile;
@@ -80,6 +82,9 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--explain", o->explain, "Explain each variant choice");
   cmd->add_flag("--compile", o->compile, "Compile .py files to bytecode");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache");
+  cmd->add_flag("--no-build-isolation", o->no_build_isolation,
+                "Build sdists, archives, directories and vcs entries in the target environment, which must have "
+                "their build requirements");
   add_wheel_cache_options(*cmd, o->wheel_cache);
   add_index_options(*cmd, o->index, false);
   cmd->callback([o, &dispatch] {

@@ -170,6 +170,9 @@ struct SyncRequest {
   bool quiet = false;
   /// `--locked`: refuse a lock made from a project whose pyproject.toml changed since (check_locked).
   bool locked = false;
+  /// Entries built from a source (sdist, archive, directory, vcs): the backend runs in the target's
+  /// environment, as InstallRequest::no_build_isolation says.
+  bool no_build_isolation = false;
   std::optional<std::filesystem::path> report_file;
   /// How to install; `cache_dir` is set from `sources` (none with `no_cache`).
   install::InstallOptions options;

@@ -129,13 +129,24 @@ struct DirectUrl {
   /// A project directory installed editable (PEP 660): `dir_info` says `"editable": true`, which
   /// pip reads to list it with its `editable_project_location`.
   bool editable = false;
+  /// A commit of a repository (`vcs_info`, instead of `archive_info`/`dir_info`): the VCS
+  /// (`git`), the commit, and what the user asked for (a branch or tag), if known.
+  struct Vcs {
+    std::string vcs;
+    std::string commit_id;
+    std::optional<std::string> requested_revision;
+  };
+  std::optional<Vcs> vcs{};
+  /// Where the project is within the tree or archive the URL names (`subdirectory`).
+  std::optional<std::string> subdirectory{};
 };
 
 /// The `direct_url.json` text: `{"url": ..., "dir_info": {}}` (`{"editable": true}` when
-/// editable), or `{"url": ..., "archive_info":
+/// editable), `{"url": ..., "archive_info":
 /// {"hashes": {"sha256": H}, "hash": "sha256=H"}}` (both the PEP 610 field and its legacy one,
-/// which older pips read). The URL's userinfo is left out (url_without_userinfo): PEP 610 keeps
-/// secrets out of the file.
+/// which older pips read), or `{"url": ..., "vcs_info": {"vcs": ..., "commit_id": ...,
+/// "requested_revision": ...}}`; with `"subdirectory"` when set. The URL's userinfo is left out (url_without_userinfo):
+/// PEP 610 keeps secrets out of the file.
 [[nodiscard]] std::string direct_url_json(const DirectUrl& direct);
 
 /// `target` relative to `base` (both absolute and lexically normal), `/`-separated, with `..`

@@ -11,9 +11,10 @@
 ///   the root requirements the lock was made for). Other tools' `[tool.*]` tables are ignored.
 /// * `[[packages]]`: `name`, `version`, `marker`, `requires-python`, `index`, `dependencies` (the
 ///   string-valued keys of each entry), `wheels`, `sdist`, `[packages.variants-json]` and
-///   `[packages.tool.vwheel]` (`requires-dist`, `extras`), `directory` (`path`, `editable`: a
-///   locked project's own source tree). Of `vcs` and `archive` only their presence is kept (for
-///   messages); they and `attestation-identities` are not read.
+///   `[packages.tool.vwheel]` (`requires-dist`, `extras`), and PEP 751's other sources:
+///   `directory` (`path`, `editable`, `subdirectory`), `archive` (`url`, `path`, `upload-time`,
+///   `size`, `hashes`, `subdirectory`) and `vcs` (`type`, `url`, `path`, `requested-revision`,
+///   `commit-id`, `subdirectory`). `attestation-identities` is not read.
 /// * wheels and sdist: `name`, `url`, `path`, `upload-time`, `size`, `hashes`.
 ///
 /// `[packages.variants-json]` is the index-level `{name}-{version}-variants.json` document with
@@ -61,12 +62,39 @@ using LockedSdist = LockedFile;
 /// edges say which one each package needs; `vwheel sync` follows them.
 using LockedDependency = std::map<std::string, std::string>;
 
-/// `packages.directory`: a source tree on local disk (a locked project itself).
+/// `packages.directory`: a source tree on local disk (a locked project itself, or a local one).
 struct LockedDirectory {
-  std::string path;               ///< relative to the lock file's directory (POSIX separators), or absolute
-  std::optional<bool> editable;   ///< written only when set
+  std::string path;              ///< relative to the lock file's directory (POSIX separators), or absolute
+  std::optional<bool> editable;  ///< written only when set
+  /// Where the project (its pyproject.toml) is within the tree, relative to its root.
+  std::optional<std::string> subdirectory;
 
   bool operator==(const LockedDirectory&) const = default;
+};
+
+/// `packages.archive`: a wheel, an sdist or another archive of a source tree, by URL or path.
+struct LockedArchive {
+  std::optional<std::string> url;
+  std::optional<std::string> path;         ///< relative to the lock file's directory, or absolute
+  std::optional<std::string> upload_time;  ///< as in LockedFile
+  std::optional<std::uint64_t> size;
+  std::map<std::string, std::string> hashes;  ///< required (PEP 751), as in LockedFile
+  std::optional<std::string> subdirectory;    ///< the project's place within the source tree
+
+  bool operator==(const LockedArchive&) const = default;
+};
+
+/// `packages.vcs`: a commit of a version-controlled source tree.
+struct LockedVcs {
+  std::string type;  ///< PEP 610's VCS name: `git`, `hg`, `bzr`, `svn`
+  std::optional<std::string> url;
+  std::optional<std::string> path;  ///< a local repository, relative to the lock file's directory
+  /// What the user asked for (a branch, a tag): informational, never checked out (PEP 751).
+  std::optional<std::string> requested_revision;
+  std::string commit_id;  ///< the exact commit to install
+  std::optional<std::string> subdirectory;
+
+  bool operator==(const LockedVcs&) const = default;
 };
 
 /// One `[[packages]]` entry.
@@ -74,7 +102,7 @@ struct LockedPackage {
   std::string name;  ///< as written (PEP 751 wants it normalized; not enforced)
   /// As written; empty when the entry has none, which PEP 751 allows (and wants, where the version
   /// may not match the code) for a source tree: vwheel reads an entry without `version` only when it
-  /// has a `directory` (the one source tree it writes), and writes none when it is empty.
+  /// has a `directory` or a `vcs` (source trees), and writes none when it is empty.
   std::string version;
   std::optional<std::string> marker;           ///< PEP 508 marker; never a variant marker (PEP 825)
   std::optional<std::string> requires_python;  ///< a PEP 440 specifier set
@@ -93,12 +121,10 @@ struct LockedPackage {
   std::map<std::string, std::vector<std::string>> wheel_requires_dist;
   /// `[packages.tool.vwheel] extras`: the extras requested of this package.
   std::vector<std::string> extras;
-  /// `[packages.directory]`, which `write_pylock` writes.
+  /// PEP 751's sources other than files: each excludes the others, `wheels` and `sdist`.
   std::optional<LockedDirectory> directory;
-  /// Which of the keys `vcs`, `directory` and `archive` the entry has, in that order (set when
-  /// reading; not written): sources vwheel does not install from, kept so that `vwheel sync` can
-  /// say what an entry without wheels has instead.
-  std::vector<std::string> other_sources;
+  std::optional<LockedArchive> archive;
+  std::optional<LockedVcs> vcs;
 
   bool operator==(const LockedPackage&) const = default;
 };
@@ -127,15 +153,13 @@ struct Lock {
 /// Deterministic TOML text: top-level keys, then `[[packages]]` sorted by normalized name (then
 /// version, then marker; the sort is stable), each with its scalar keys, `dependencies`, `sdist`
 /// and `wheels` as inline tables (wheels sorted by file name, one per line, as in PEP 825's
-/// example), `[packages.variants-json]` as subtables (PEP 825 v0.1.1 layout via
-/// `metadata::to_json_pep825`, or the draft layout via `to_json_draft003` for draft-format
-/// metadata; a non-draft `$schema` URL from the input is kept), `[packages.tool.vwheel]`, and
-/// finally `[tool.vwheel]`. Every string is a TOML basic string with escapes for `"`, `\`,
-/// control characters and DEL; UTF-8 text is kept (invalid UTF-8 bytes become U+FFFD). Empty
-/// optional lists are omitted, except the top-level `extras` and `dependency-groups` (always
-/// written); an `upload_time` that is not a TOML date-time is left out. Writes whatever the
-/// model holds otherwise (no validation): a lock that `parse_pylock` accepted gives the same text
-/// back after write → parse → write.
+/// example), `directory`, `archive` and `vcs` as inline tables, `[packages.variants-json]` as subtables (PEP 825 v0.1.1
+/// layout via `metadata::to_json_pep825`, or the draft layout via `to_json_draft003` for draft-format metadata; a
+/// non-draft `$schema` URL from the input is kept), `[packages.tool.vwheel]`, and finally `[tool.vwheel]`. Every string
+/// is a TOML basic string with escapes for `"`, `\`, control characters and DEL; UTF-8 text is kept (invalid UTF-8
+/// bytes become U+FFFD). Empty optional lists are omitted, except the top-level `extras` and `dependency-groups`
+/// (always written); an `upload_time` that is not a TOML date-time is left out. Writes whatever the model holds
+/// otherwise (no validation): a lock that `parse_pylock` accepted gives the same text back after write → parse → write.
 [[nodiscard]] std::string write_pylock(const Lock& lock);
 
 /// Parses and validates a `pylock.toml`. Errors are one line naming `source`, the package (and
@@ -145,10 +169,14 @@ struct Lock {
 ///   256 dotted key parts outside strings (toml++ would overflow the stack on such nesting);
 /// * `lock-version` missing, not `major.minor`, or with a major other than 1
 ///   ("unsupported lock-version `2.0`: vwheel reads 1.x");
-/// * a package without `name`, or without `version` and without `directory`; an invalid project name or PEP 440 version; a `directory` without a string `path`,
-///   or whose `editable` is not a boolean;
-/// * a wheel or sdist without `url` and `path`, or without `hashes`; a hash that is not hex, or
-///   not of the right length for `sha256`/`sha384`/`sha512`/`sha1`/`md5`;
+/// * a package without `name`, or without `version` and without `directory` or `vcs` (a source
+///   tree); an invalid project name or PEP 440 version; a `directory` without a string `path`, or
+///   whose `editable` is not a boolean; a `vcs` without `type` or `commit-id`; an entry with two
+///   sources PEP 751 makes exclusive (`vcs`, `directory`, `archive`: each alone; `sdist` and
+///   `wheels` may go together);
+/// * a wheel, sdist, archive or vcs without `url` and `path`; a wheel, sdist or archive without
+///   `hashes`; a hash that is not hex, or not of the right length for
+///   `sha256`/`sha384`/`sha512`/`sha1`/`md5`;
 /// * a wheel file name that does not parse, or whose name/version do not match the package's
 ///   (compared normalized), or listed twice;
 /// * a variant wheel (label in the file name) whose package has no `variants-json`, or whose

@@ -122,6 +122,25 @@ struct OtherVariant {
   std::string reason;
 };
 
+/// A lock entry installed from something other than one of its wheels (PEP 751 "Installation"):
+/// its sdist (no listed wheel fits), an archive, a directory or a VCS commit. The caller gets the
+/// file or tree, checks it and builds it (api/lock_sources.hpp) before the plan is applied.
+struct LockedSource {
+  enum class Kind : std::uint8_t { sdist, archive, directory, vcs };
+  Kind kind = Kind::sdist;
+  /// `pylock.toml packages[N].sdist (name version)`: what errors name.
+  std::string entry;
+  std::string url;                                ///< empty when the entry gives a path
+  std::optional<std::filesystem::path> path;      ///< absolute (a relative one is the lock's directory's)
+  std::optional<std::uint64_t> size;              ///< sdist and archive
+  std::map<std::string, std::string> hashes;      ///< sdist and archive: every one is checked
+  std::optional<std::string> subdirectory;        ///< archive, directory, vcs
+  bool editable = false;                          ///< directory: PEP 660
+  std::string vcs_type;                           ///< vcs: `git`
+  std::string commit_id;                          ///< vcs
+  std::optional<std::string> requested_revision;  ///< vcs: for direct_url.json only
+};
+
 /// The wheel chosen for one package.
 struct Selected {
   std::string name;  ///< canonical
@@ -138,6 +157,9 @@ struct Selected {
   std::optional<variant::VariantMetadata> variants_json;
   /// Every wheel of the version from the chosen wheel's source (for locks).
   std::vector<finder::File> all_wheels;
+  /// The version's sdist from the chosen wheel's source, if it lists one (for locks: PEP 751's
+  /// `packages.sdist` beside the wheels).
+  std::optional<finder::File> sdist;
   std::vector<std::string> requires_dist;  ///< as written in the chosen wheel's METADATA
   std::optional<std::string> requires_python;  ///< the chosen wheel's Requires-Python
   /// The core metadata the resolution used (PEP 658 `.metadata` or read by range); the downloaded
@@ -154,6 +176,11 @@ struct Selected {
   /// says (its `size`) is refused naming that entry. Empty for a wheel from an index.
   std::string listed_at;
   std::vector<std::string> explain;        ///< lines for --explain
+  /// Set when a lock entry is installed from a source (`wheel` is then only its name until the
+  /// caller puts the built wheel there, `version` empty for a source tree until then).
+  std::optional<LockedSource> source;
+  /// PEP 610's direct_url.json of the installed wheel (a lock's archive, directory or vcs).
+  std::optional<install::DirectUrl> origin;
   /// The environment the wheel's Requires-Dist is evaluated in: the target's variables plus the
   /// chosen wheel's variant (label, and those of its properties the target supports).
   markers::Environment environment;
@@ -268,17 +295,22 @@ using RequiresDistReader = std::function<Result<std::vector<std::string>>(const 
 /// `marker` holds (evaluated with `extras` and `dependency_groups` from `asked`: by default the
 /// lock's `default-groups`; an extra or group the lock does not offer is an error) and whose own
 /// `requires-python` admits the target (else an error). Each applicable entry is installed: its
-/// wheel chosen for the target (PEP 825 order, `--variant`, `--no-variants`). A name with several
+/// wheel chosen for the target (PEP 825 order, `--variant`, `--no-variants`), else (no wheels, or
+/// none fits) its sdist; an `archive`, `directory` or `vcs` entry from that source. Those become
+/// packages with a `source` (LockedSource: locations made absolute against the lock's directory)
+/// that the caller gets, checks and builds; their Requires-Dist is not known here, and narrows
+/// nothing. A name with several
 /// applicable entries (PEP 825: variants of another package pin different versions) is narrowed
 /// by the Requires-Dist of the wheels chosen for the other packages, read with `read_requires`
 /// (only then), evaluated with each wheel's variant: the entries every applicable requirement
 /// admits, to a fixed point. Still several: PEP 751's ambiguity error, except in a lock with
 /// variant wheels, where a name that no chosen wheel requires is not installed. Neither
-/// `dependencies` nor tool tables decide anything. An entry whose only source is `directory` (a
-/// project's own) is skipped with a warning. Errors: a requirement that leaves a name no entry
+/// `dependencies` nor tool tables decide anything. The `directory` entry of the project a lock was
+/// made for (a lock with `project_inputs`; the entry under `'default' in dependency_groups`) is
+/// skipped with a warning. Errors: a requirement that leaves a name no entry
 /// (`torch 2.9.0 [cu128] requires nv-lib==12.8.0, which the lock does not contain: run vwheel lock
-/// again`), an applicable entry whose wheels none fits or that has no wheels (only an sdist, vcs
-/// or archive source), an unknown label, a missing hash, and a plan with nothing in it from a lock
+/// again`), an applicable entry whose wheels none fits and that has no sdist, or that has no
+/// source at all, an unknown label, a missing hash, and a plan with nothing in it from a lock
 /// that has packages under the lock's default selection (a sync would empty the environment; with
 /// `no_default_groups` or `only_groups`, an empty plan is what was asked). `lock_file` is where the lock was read:
 /// wheel paths are relative to its directory, and the planned variant wheels name its

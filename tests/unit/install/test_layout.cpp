@@ -148,6 +148,18 @@ TEST(DirectUrl, ArchiveHasBothHashFields) {
             R"({"url":"file:///d/x-1.tar.gz","archive_info":{"hashes":{"sha256":"ab12"},"hash":"sha256=ab12"}})");
 }
 
+TEST(DirectUrl, VcsCommitIsVcsInfoWithItsSubdirectory) {
+  DirectUrl vcs{"https://host/repo.git", std::nullopt};
+  vcs.vcs = DirectUrl::Vcs{"git", "0123abcd", "main"};
+  vcs.subdirectory = "python";
+  EXPECT_EQ(direct_url_json(vcs),
+            R"({"url":"https://host/repo.git","vcs_info":{"vcs":"git","requested_revision":"main",)"
+            R"("commit_id":"0123abcd"},"subdirectory":"python"})");
+  vcs.vcs->requested_revision.reset();
+  vcs.subdirectory.reset();
+  EXPECT_EQ(direct_url_json(vcs), R"({"url":"https://host/repo.git","vcs_info":{"vcs":"git","commit_id":"0123abcd"}})");
+}
+
 TEST(DirectUrl, CredentialsNeverReachTheFile) {
   EXPECT_EQ(direct_url_json({"https://alice:s3cret@host/x-1-py3-none-any.whl", std::string("ff")}),
             R"({"url":"https://host/x-1-py3-none-any.whl","archive_info":{"hashes":{"sha256":"ff"},"hash":"sha256=ff"}})");

@@ -18,14 +18,12 @@ Lock project_lock() {
   LockedPackage project;
   project.name = "my-proj";
   project.marker = "'default' in dependency_groups";
-  project.directory = LockedDirectory{".", std::nullopt};
-  project.other_sources = {"directory"};  // what reading finds
+  project.directory = LockedDirectory{".", std::nullopt, std::nullopt};
   lock.packages.push_back(project);
   LockedPackage editable;
   editable.name = "sub";
   editable.version = "0.1";
-  editable.directory = LockedDirectory{"../sub", true};
-  editable.other_sources = {"directory"};
+  editable.directory = LockedDirectory{"../sub", true, std::nullopt};
   lock.packages.push_back(editable);
   return lock;
 }

@@ -224,7 +224,6 @@ TEST(PylockUnknownKeys, AreIgnored) {
   const std::string text = lock_with(
       "future-key = { anything = [1, 2.5, true, 1979-05-27] }\n"
       "attestation-identities = [ { kind = \"GitHub\", repository = \"a/b\" } ]\n"
-      "vcs = { type = \"git\", url = \"https://x/y\", commit-id = \"abc\" }\n"
       "dependencies = [ { name = \"x\", vcs = { url = \"https://x\" } } ]\n" +
           wheels_line("demo-1.0-py3-none-any.whl"),
       "[packages.tool.uv]\nsource = { registry = \"https://pypi.org/simple\" }\n[packages.tool.vwheel]\nother = 1\n"

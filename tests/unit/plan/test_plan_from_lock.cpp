@@ -166,13 +166,86 @@ TEST(PlanFromLock, ADirectoryEntryIsSkippedWithAWarning) {
   lock::LockedPackage project;
   project.name = "proj";
   project.version = "0.1";
-  project.other_sources = {"directory"};
+  project.marker = "'default' in dependency_groups";
+  project.directory = lock::LockedDirectory{".", std::nullopt, std::nullopt};
+  l.default_groups = {"default"};
+  l.project_inputs = "sha256:" + std::string(64, 'a');
   l.packages = {entry("app", "1.0"), project};
   auto p = plan_from_lock(l, "/x/pylock.toml", target());
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(names(*p), (std::vector<std::string>{"app 1.0"}));
   ASSERT_EQ(p->warnings.size(), 1U);
   EXPECT_NE(p->warnings[0].find("directory entry"), std::string::npos);
+}
+
+TEST(PlanFromLock, ADirectoryEntryOfAnotherProjectIsBuilt) {
+  lock::Lock l;
+  lock::LockedPackage local;
+  local.name = "Local_Lib";
+  local.directory = lock::LockedDirectory{"../src/lib", true, "pkg"};
+  l.packages = {entry("app", "1.0"), local};
+  auto p = plan_from_lock(l, "/x/y/pylock.toml", target());
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(p->warnings.empty());
+  ASSERT_EQ(names(*p), (std::vector<std::string>{"app 1.0", "local-lib "}));
+  const auto& source = p->packages[1].source;
+  ASSERT_TRUE(source);
+  EXPECT_EQ(source->kind, LockedSource::Kind::directory);
+  EXPECT_EQ(source->path, std::filesystem::path("/x/src/lib"));  // the lock's directory's
+  EXPECT_EQ(source->subdirectory, "pkg");
+  EXPECT_TRUE(source->editable);
+  EXPECT_EQ(source->entry, "/x/y/pylock.toml packages[1].directory (Local_Lib)");
+  EXPECT_FALSE(p->packages[0].source);
+}
+
+TEST(PlanFromLock, TheSdistIsBuiltWhenNoListedWheelFits) {
+  lock::Lock l;
+  auto s = entry("s", "1.0");
+  s.wheels.front().name = "s-1.0-cp399-cp399-win_amd64.whl";
+  s.sdist = lock::LockedSdist{"s-1.0.tar.gz", std::nullopt, "dist/s-1.0.tar.gz", std::nullopt, 12, {{"sha256", kSha}}};
+  l.packages = {s};
+  auto p = plan_from_lock(l, "/x/pylock.toml", target());
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_EQ(p->packages.size(), 1U);
+  const auto& source = p->packages[0].source;
+  ASSERT_TRUE(source);
+  EXPECT_EQ(source->kind, LockedSource::Kind::sdist);
+  EXPECT_EQ(source->path, std::filesystem::path("/x/dist/s-1.0.tar.gz"));
+  EXPECT_EQ(source->size, 12U);
+  EXPECT_EQ(p->packages[0].wheel.filename, "s-1.0.tar.gz");
+  EXPECT_EQ(p->packages[0].why, "no listed wheel fits: the sdist, built");
+  // Without the sdist, the same entry is refused naming what does not fit.
+  l.packages.front().sdist.reset();
+  auto refused = plan_from_lock(l, "/x/pylock.toml", target());
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("no listed wheel fits"), std::string::npos) << refused.error().message;
+}
+
+TEST(PlanFromLock, ArchiveAndVcsEntriesAreInstalledFromTheirSource) {
+  lock::Lock l;
+  lock::LockedPackage archive;
+  archive.name = "a";
+  archive.version = "2.0";
+  archive.archive =
+      lock::LockedArchive{"https://h/a-2.0.tar.gz", std::nullopt, std::nullopt, 7, {{"sha256", kSha}}, std::nullopt};
+  lock::LockedPackage vcs;
+  vcs.name = "v";
+  vcs.vcs = lock::LockedVcs{"git", std::nullopt, "repo", "main", "0123abcd", std::nullopt};
+  l.packages = {archive, vcs};
+  auto p = plan_from_lock(l, "/x/pylock.toml", target());
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_EQ(p->packages.size(), 2U);
+  EXPECT_EQ(p->packages[0].source->kind, LockedSource::Kind::archive);
+  EXPECT_EQ(p->packages[0].source->url, "https://h/a-2.0.tar.gz");
+  EXPECT_EQ(p->packages[0].source->hashes.at("sha256"), kSha);
+  EXPECT_EQ(p->packages[1].source->kind, LockedSource::Kind::vcs);
+  EXPECT_EQ(p->packages[1].source->path, std::filesystem::path("/x/repo"));
+  EXPECT_EQ(p->packages[1].source->commit_id, "0123abcd");
+  EXPECT_EQ(p->packages[1].source->requested_revision, "main");
+  EXPECT_EQ(p->packages[1].wheel.filename, "git+/x/repo@0123abcd");
+  const auto text = requirements_txt(*p);
+  EXPECT_NE(text.find("a @ https://h/a-2.0.tar.gz \\\n    --hash=sha256:" + kSha), std::string::npos) << text;
+  EXPECT_NE(text.find("v @ git+file:///x/repo@0123abcd\n"), std::string::npos) << text;
 }
 
 }  // namespace
