@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "git.hpp"
 #include "vwheel/api/build.hpp"
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
@@ -54,7 +56,7 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
                              const fs::path& python, const fs::path& work) {
   std::error_code ec;
   if (fs::is_directory(source, ec) && !fs::exists(source / "pyproject.toml", ec)) {
-    return fail(fmt::format("`{}`: {} has no pyproject.toml{}", ref.text, source.string(),
+    return fail(fmt::format("`{}`: {} has no pyproject.toml{}", redact_url(ref.text), source.string(),
                             fs::exists(source / "setup.py", ec) ? " (a setup.py-only project is not built yet)"
                                                                 : ": not a Python project"));
   }
@@ -67,7 +69,7 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
   build.index = false;
   build.editable = ref.editable;
   auto built = api::build(build);
-  if (!built) return fail(built.error().with_context(fmt::format("building `{}`", ref.text)));
+  if (!built) return fail(built.error().with_context(fmt::format("building `{}`", redact_url(ref.text))));
   for (const auto& outcome : built->outcomes) {
     if (outcome.job.sdist) continue;
     if (outcome.wheel) return *outcome.wheel;
@@ -76,10 +78,10 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
     if (const auto nl = tail.rfind('\n'); nl != std::string_view::npos) tail = tail.substr(nl + 1);
     std::string_view why = outcome.wheel.error().message;
     why = why.substr(0, why.find('\n'));
-    return fail(fmt::format("building `{}`: {}{}", ref.text, why,
+    return fail(fmt::format("building `{}`: {}{}", redact_url(ref.text), why,
                             tail.empty() ? "" : fmt::format(" (the backend's last line: {})", ascii_trim(tail))));
   }
-  return fail(fmt::format("building `{}`: the backend built no wheel", ref.text));
+  return fail(fmt::format("building `{}`: the backend built no wheel", redact_url(ref.text)));
 }
 
 Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallRequest& request, const fs::path& python,
@@ -94,7 +96,22 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
   fs::path archive;
   std::optional<std::string> sha256;
   std::string url;
-  if (!ref.url.empty()) {
+  std::optional<install::DirectUrl::Vcs> vcs;
+  if (!ref.git_url.empty()) {
+    const auto what = redact_url(ref.text);
+    const auto cache = request.sources.no_cache ? std::nullopt
+                       : std::optional<fs::path>(request.sources.cache_dir.empty() ? default_cache_dir()
+                                                                                   : fs::path(request.sources.cache_dir));
+    auto checkout = checkout_git(ref.git_url, ref.revision, cache, work, what);
+    if (!checkout) return fail(checkout.error());
+    archive = ref.subdirectory ? checkout->dir / *ref.subdirectory : checkout->dir;
+    std::error_code ec;
+    if (!fs::is_directory(archive, ec)) {
+      return fail(fmt::format("`{}`: commit {} has no folder `{}`", what, checkout->commit, *ref.subdirectory));
+    }
+    url = ref.git_url;
+    vcs = install::DirectUrl::Vcs{"git", checkout->commit, ref.revision};
+  } else if (!ref.url.empty()) {
     auto got = download(ref, request, work);
     if (!got) return fail(got.error());
     archive = got->path;
@@ -130,7 +147,7 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
   }
   // PEP 610: the URL of what the user named (never credentials: install::direct_url_json drops
   // them), with the archive's hash; a directory has none.
-  wheel.origin = install::DirectUrl{url, sha256, ref.editable};
+  wheel.origin = install::DirectUrl{url, sha256, ref.editable, std::move(vcs), ref.subdirectory};
   if (ref.name) {
     auto parsed = wheel_name::parse_wheel_name(wheel.path.filename().string());
     if (!parsed) return fail(parsed.error().with_context(fmt::format("`{}`", redact_url(ref.text))));
