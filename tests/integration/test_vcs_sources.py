@@ -1,0 +1,140 @@
+"""`vwheel install` of git references (`name @ git+file://...@REV#subdirectory=`), compared with what
+pip writes for the same reference; .zip sdists; setup.py-only projects; sources in -r files; and the
+dependencies of local sources, resolved from --find-links together with them.
+"""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from test_install_sources import PY, direct_url, make_venv, site
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "gitdemo"
+version = "{version}"
+
+[tool.setuptools]
+packages = ["gitdemo"]
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit_version(repo: Path, version: str) -> str:
+    """Writes the project (in `sub/`) at `version`, commits it, and returns the commit."""
+    (repo / "sub" / "gitdemo").mkdir(parents=True, exist_ok=True)
+    (repo / "sub" / "pyproject.toml").write_text(PYPROJECT.format(version=version))
+    (repo / "sub" / "gitdemo" / "__init__.py").write_text(f"VERSION = {version!r}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", version)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """main: 1.0 (tagged v1), then 2.0; branch `old` at 1.0."""
+    r = tmp_path / "repo"
+    r.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(r)], check=True)
+    first = commit_version(r, "1.0")
+    git(r, "tag", "v1")
+    git(r, "branch", "old")
+    second = commit_version(r, "2.0")
+    return r, first, second
+
+
+def installed_version(python: Path) -> str:
+    return subprocess.run([str(python), "-c", "import gitdemo; print(gitdemo.VERSION)"], capture_output=True,
+                          text=True).stdout.strip()
+
+
+def vcs_install(vwheel, tmp_path, name, reference):
+    python = make_venv(tmp_path / name)
+    r = vwheel("install", "--python", python, "--no-build-isolation", reference)
+    assert r.rc == 0, r.err
+    return python
+
+
+def test_git_tag_commit_branch_and_head(vwheel, repo, tmp_path):
+    r, first, second = repo
+    url = r.as_uri()
+    python = vcs_install(vwheel, tmp_path, "tag", f"gitdemo @ git+{url}@v1#subdirectory=sub")
+    assert installed_version(python) == "1.0"
+    assert direct_url(python, "gitdemo") == {
+        "url": url, "subdirectory": "sub", "vcs_info": {"vcs": "git", "requested_revision": "v1", "commit_id": first}}
+    python = vcs_install(vwheel, tmp_path, "commit", f"gitdemo @ git+{url}@{first}#subdirectory=sub")
+    assert direct_url(python, "gitdemo")["vcs_info"] == {"vcs": "git", "requested_revision": first, "commit_id": first}
+    python = vcs_install(vwheel, tmp_path, "branch", f"gitdemo @ git+{url}@old#subdirectory=sub")
+    assert installed_version(python) == "1.0"
+    python = vcs_install(vwheel, tmp_path, "head", f"git+{url}#subdirectory=sub")
+    assert installed_version(python) == "2.0"
+    assert direct_url(python, "gitdemo")["vcs_info"] == {"vcs": "git", "commit_id": second}
+    # One bare clone in the cache, by the URL.
+    assert len([p for p in (tmp_path / "cache" / "vwheel" / "git").iterdir() if p.is_dir()]) == 1
+    # vwheel's views: list --json has the document, show the reference as pip freeze writes it.
+    listed = vwheel("list", "--python", python, "--json").json()
+    assert next(d for d in listed if d["name"] == "gitdemo")["direct_url"]["vcs_info"]["commit_id"] == second
+    shown = vwheel("show", "--python", python, "gitdemo")
+    assert f"Direct-URL: git+{url}@{second}#subdirectory=sub" in shown.out
+
+
+def test_a_branch_moved_on_is_fetched_again(vwheel, repo, tmp_path):
+    r, _, _ = repo
+    vcs_install(vwheel, tmp_path, "before", f"git+{r.as_uri()}@main#subdirectory=sub")
+    third = commit_version(r, "3.0")
+    python = vcs_install(vwheel, tmp_path, "after", f"git+{r.as_uri()}@main#subdirectory=sub")
+    assert installed_version(python) == "3.0"
+    assert direct_url(python, "gitdemo")["vcs_info"]["commit_id"] == third
+
+
+def test_vcs_info_is_what_pip_writes(vwheel, repo, tmp_path):
+    r, _, _ = repo
+    # pip 23 takes the bare form (its packaging refuses `name @ git+file:`).
+    reference = f"git+{r.as_uri()}@v1#subdirectory=sub"
+    pip_python = make_venv(tmp_path / "pip")
+    done = subprocess.run([str(pip_python), "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
+                           reference], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    python = vcs_install(vwheel, tmp_path, "vwheel", reference)
+    assert direct_url(python, "gitdemo") == direct_url(pip_python, "gitdemo")
+    # And pip reads vwheel's as its own.
+    freeze = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True, text=True).stdout
+    pip_freeze = subprocess.run([str(pip_python), "-m", "pip", "freeze"], capture_output=True, text=True).stdout
+    assert [l for l in freeze.splitlines() if l.startswith("gitdemo")] == \
+        [l for l in pip_freeze.splitlines() if l.startswith("gitdemo")]
+
+
+def test_a_bad_revision_is_one_line_naming_the_reference(vwheel, repo, tmp_path):
+    r, _, _ = repo
+    python = make_venv(tmp_path / "venv")
+    reference = f"gitdemo @ git+{r.as_uri()}@no-such-tag#subdirectory=sub"
+    done = vwheel("install", "--python", python, "--no-build-isolation", reference)
+    assert done.rc == 1
+    lines = done.err.strip().splitlines()
+    assert len(lines) == 1, done.err
+    assert reference in lines[0] and "no-such-tag" in lines[0] and "(git: fatal:" in lines[0], lines[0]
+    assert not list(site(python).glob("gitdemo*"))
+
+
+def test_git_runs_no_hooks(vwheel, repo, tmp_path):
+    r, _, _ = repo
+    # A hooks path from the configuration (here the user's) would run post-checkout in the work tree.
+    marker = tmp_path / "hook-ran"
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "post-checkout").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (hooks / "post-checkout").chmod(0o755)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    (tmp_path / "home" / ".gitconfig").write_text(f"[core]\n\thooksPath = {hooks}\n")
+    vcs_install(vwheel, tmp_path, "venv", f"git+{r.as_uri()}@v1#subdirectory=sub")
+    assert not marker.exists(), "git ran a hook"
