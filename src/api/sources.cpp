@@ -11,7 +11,9 @@
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
 #include "vwheel/install/layout.hpp"
+#include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/simple/project_page.hpp"
+#include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
 
@@ -170,6 +172,30 @@ Result<std::vector<install::WheelRequest>> prepare_sources(const std::vector<pla
     wheels.push_back(std::move(*wheel));
   }
   return wheels;
+}
+
+Result<std::vector<plan::LocalWheel>> local_wheels(const std::vector<install::WheelRequest>& wheels) {
+  std::vector<plan::LocalWheel> out;
+  for (const auto& w : wheels) {
+    auto opened = wheel::open_wheel(w.path);
+    if (!opened) return fail(opened.error());
+    const std::string member = opened->dist_info + "/METADATA";
+    const auto* entry = opened->archive.find(member);
+    if (entry == nullptr) return fail(fmt::format("{}: the wheel has no {}", w.path.string(), member));
+    auto text = opened->archive.read(*entry, std::uint64_t{16} << 20);
+    if (!text) return fail(text.error().with_context(w.path.string()));
+    auto md = simple::parse_core_metadata(*text, fmt::format("{}: {}", w.path.string(), member));
+    if (!md) return fail(md.error());
+    const auto name = wheel_name::canonicalize_name(md->name);
+    for (const auto& other : out) {
+      if (wheel_name::canonicalize_name(other.metadata.name) != name) continue;
+      return fail(fmt::format("`{}` and `{}` are both the project {}: give one", redact_url(other.origin.url),
+                              redact_url(w.origin ? w.origin->url : w.path.string()), md->name));
+    }
+    auto origin = w.origin.value_or(install::DirectUrl{install::file_url(fs::absolute(w.path).lexically_normal()), w.sha256});
+    out.push_back(plan::LocalWheel{w.path, w.sha256, std::move(*md), std::move(origin)});
+  }
+  return out;
 }
 
 }  // namespace vwheel::api

@@ -8,6 +8,7 @@
 #include "vwheel/api/install.hpp"
 #include "vwheel/core/error.hpp"
 #include "vwheel/install/install.hpp"
+#include "vwheel/plan/plan.hpp"
 #include "vwheel/plan/sources.hpp"
 
 namespace vwheel::api {
@@ -22,5 +23,9 @@ namespace vwheel::api {
                                                                          const InstallRequest& request,
                                                                          const std::filesystem::path& python,
                                                                          const std::filesystem::path& work);
+
+/// The prepared wheels as the resolver's fixed candidates (plan::LocalWheel), their METADATA read.
+/// Two of the same project are an error naming both.
+[[nodiscard]] Result<std::vector<plan::LocalWheel>> local_wheels(const std::vector<install::WheelRequest>& wheels);
 
 }  // namespace vwheel::api

@@ -138,3 +138,95 @@ def test_git_runs_no_hooks(vwheel, repo, tmp_path):
     (tmp_path / "home" / ".gitconfig").write_text(f"[core]\n\thooksPath = {hooks}\n")
     vcs_install(vwheel, tmp_path, "venv", f"git+{r.as_uri()}@v1#subdirectory=sub")
     assert not marker.exists(), "git ran a hook"
+
+
+# ---- the dependencies of local sources, resolved with them ----
+
+def make_dependent_project(root: Path, name="needs-deps", dependencies=("depa>=1",)) -> Path:
+    module = name.replace("-", "_")
+    (root / module).mkdir(parents=True)
+    (root / module / "__init__.py").write_text("VALUE = 1\n")
+    deps = ", ".join(f'"{d}"' for d in dependencies)
+    (root / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        f'[project]\nname = "{name}"\nversion = "0.1"\ndependencies = [{deps}]\n'
+        f'[tool.setuptools]\npackages = ["{module}"]\n')
+    return root
+
+
+@pytest.fixture
+def links(tmp_path):
+    from wheelfactory import make_wheel
+    d = tmp_path / "links"
+    d.mkdir()
+    make_wheel(d, "depa-1.0-py3-none-any.whl")
+    make_wheel(d, "depa-2.0-py3-none-any.whl", requires=["depb"])
+    make_wheel(d, "depb-1.0-py3-none-any.whl")
+    make_wheel(d, "other-1.0-py3-none-any.whl")
+    return d
+
+
+def installed(python: Path) -> dict:
+    out = {}
+    for info in site(python).glob("*.dist-info"):
+        name, version = info.name[:-len(".dist-info")].split("-")[:2]
+        out[name.lower()] = version
+    return out
+
+
+def test_a_projects_dependencies_come_from_find_links_in_the_same_install(vwheel, links, tmp_path):
+    proj = make_dependent_project(tmp_path / "proj")
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-build-isolation", "--no-index", "--find-links", links, "./proj")
+    assert r.rc == 0, r.err
+    have = installed(python)
+    assert (have["needs_deps"], have["depa"], have["depb"]) == ("0.1", "2.0", "1.0"), have
+    assert direct_url(python, "needs_deps") == {"url": proj.as_uri(), "dir_info": {}}
+    # The dependencies are installed as from an index: no direct_url.json, not REQUESTED.
+    depa = next(site(python).glob("depa-2.0.dist-info"))
+    assert not (depa / "direct_url.json").exists() and not (depa / "REQUESTED").exists()
+
+
+def test_a_project_and_an_index_requirement_together(vwheel, links, tmp_path):
+    make_dependent_project(tmp_path / "proj")
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-build-isolation", "--no-index", "--find-links", links, "./proj",
+               "other", "depa<2")
+    assert r.rc == 0, r.err
+    have = installed(python)
+    assert (have["needs_deps"], have["depa"], have["other"]) == ("0.1", "1.0", "1.0"), have
+    assert "depb" not in have, "depa 1.0 needs no depb"
+
+
+def test_a_missing_dependency_names_the_project_and_installs_nothing(vwheel, links, tmp_path):
+    make_dependent_project(tmp_path / "proj", dependencies=("nowhere>=1",))
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-build-isolation", "--no-index", "--find-links", links, "./proj")
+    assert r.rc == 1
+    assert "nowhere" in r.err and "needs-deps" in r.err, r.err
+    assert "needs_deps" not in installed(python)
+
+
+def test_no_deps_installs_the_project_alone(vwheel, links, tmp_path):
+    make_dependent_project(tmp_path / "proj")
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-build-isolation", "--no-deps", "--no-index", "--find-links", links,
+               "./proj")
+    assert r.rc == 0, r.err
+    have = installed(python)
+    assert "needs_deps" in have and "depa" not in have, have
+
+
+def test_a_git_reference_with_dependencies_in_a_requirements_file(vwheel, links, repo, tmp_path):
+    r, first, _ = repo
+    proj = make_dependent_project(tmp_path / "edit", name="edit-me", dependencies=("other",))
+    reqs = tmp_path / "reqs.txt"
+    reqs.write_text(f"-e ./edit\ngitdemo @ git+{r.as_uri()}@v1#subdirectory=sub\ndepa==1.0\n")
+    python = make_venv(tmp_path / "venv")
+    done = vwheel("install", "--python", python, "--no-build-isolation", "--no-index", "--find-links", links,
+                  "-r", reqs)
+    assert done.rc == 0, done.err
+    have = installed(python)
+    assert (have["gitdemo"], have["edit_me"], have["other"], have["depa"]) == ("1.0", "0.1", "1.0", "1.0"), have
+    assert direct_url(python, "gitdemo")["vcs_info"]["commit_id"] == first
+    assert direct_url(python, "edit_me") == {"url": proj.as_uri(), "dir_info": {"editable": True}}
