@@ -44,7 +44,7 @@ Result<http::Downloaded> download(const plan::SourceRef& ref, const InstallReque
   url = url.substr(0, url.find('?'));
   const auto name = simple::percent_decode(url.substr(url.rfind('/') + 1));
   if (!is_archive(name) || name.find('/') != std::string::npos) {
-    return fail(fmt::format("`{}`: expected the URL of a wheel (.whl) or an sdist (.tar.gz)", redact_url(ref.text)));
+    return fail(fmt::format("`{}`: expected the URL of a wheel (.whl) or an sdist (.tar.gz, .zip)", redact_url(ref.text)));
   }
   auto client = http::Client::create(make_settings(request.sources).http);
   if (!client) return fail(with_kind(client.error(), ErrorKind::environment));
@@ -57,10 +57,9 @@ Result<http::Downloaded> download(const plan::SourceRef& ref, const InstallReque
 Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source, const InstallRequest& request,
                              const fs::path& python, const fs::path& work) {
   std::error_code ec;
-  if (fs::is_directory(source, ec) && !fs::exists(source / "pyproject.toml", ec)) {
-    return fail(fmt::format("`{}`: {} has no pyproject.toml{}", redact_url(ref.text), source.string(),
-                            fs::exists(source / "setup.py", ec) ? " (a setup.py-only project is not built yet)"
-                                                                : ": not a Python project"));
+  if (fs::is_directory(source, ec) && !fs::exists(source / "pyproject.toml", ec) && !fs::exists(source / "setup.py", ec)) {
+    return fail(fmt::format("`{}`: {} has no pyproject.toml or setup.py: not a Python project", redact_url(ref.text),
+                            source.string()));
   }
   BuildRequest build;
   build.source = source;
@@ -129,7 +128,7 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
       archive = path;
     } else {
       if (!is_archive(path.filename().string())) {
-        return fail(fmt::format("`{}`: expected a project directory, a wheel (.whl) or an sdist (.tar.gz)", ref.text));
+        return fail(fmt::format("`{}`: expected a project directory, a wheel (.whl) or an sdist (.tar.gz, .zip)", ref.text));
       }
       auto digest = sha256_file(path);
       if (!digest) return fail(with_kind(digest.error(), ErrorKind::environment));

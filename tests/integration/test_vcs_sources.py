@@ -230,3 +230,67 @@ def test_a_git_reference_with_dependencies_in_a_requirements_file(vwheel, links,
     assert (have["gitdemo"], have["edit_me"], have["other"], have["depa"]) == ("1.0", "0.1", "1.0", "1.0"), have
     assert direct_url(python, "gitdemo")["vcs_info"]["commit_id"] == first
     assert direct_url(python, "edit_me") == {"url": proj.as_uri(), "dir_info": {"editable": True}}
+
+
+# ---- .zip sdists and setup.py-only projects ----
+
+SETUP_PY = """\
+from setuptools import setup
+setup(name="legacy-demo", version="0.3", packages=["legacy_demo"])
+"""
+
+
+def make_setup_py_project(root: Path) -> Path:
+    (root / "legacy_demo").mkdir(parents=True)
+    (root / "legacy_demo" / "__init__.py").write_text("VALUE = 3\n")
+    (root / "setup.py").write_text(SETUP_PY)
+    return root
+
+
+def test_a_setup_py_only_project_is_built_with_the_legacy_backend(vwheel, tmp_path):
+    proj = make_setup_py_project(tmp_path / "legacy")
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-build-isolation", "./legacy")
+    assert r.rc == 0, r.err
+    assert installed(python)["legacy_demo"] == "0.3"
+    assert direct_url(python, "legacy_demo") == {"url": proj.as_uri(), "dir_info": {}}
+
+
+def test_an_isolated_setup_py_build_asks_for_setuptools_and_wheel(vwheel, links, tmp_path):
+    # No build requirements to be had: the error names the fallback's (PEP 517, as pip's).
+    make_setup_py_project(tmp_path / "legacy")
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "./legacy")
+    assert r.rc != 0
+    assert "installing the build requirements" in r.err and ("`wheel`" in r.err or "`setuptools`" in r.err), r.err
+
+
+def test_a_zip_sdist_local_and_by_url(vwheel, tmp_path):
+    import shutil
+    import zipfile
+    proj = make_setup_py_project(tmp_path / "legacy-demo-0.3")
+    archive = tmp_path / "legacy-demo-0.3.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for f in proj.rglob("*"):
+            z.write(f, f.relative_to(tmp_path).as_posix())
+    shutil.rmtree(proj)
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-build-isolation", str(archive))
+    assert r.rc == 0, r.err
+    assert installed(python)["legacy_demo"] == "0.3"
+    digest = __import__("hashlib").sha256(archive.read_bytes()).hexdigest()
+    assert direct_url(python, "legacy_demo") == {
+        "url": archive.as_uri(), "archive_info": {"hashes": {"sha256": digest}, "hash": f"sha256={digest}"}}
+    # By URL, with its sha256.
+    server = subprocess.Popen([PY, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory",
+                               str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = server.stdout.readline().split("port ")[1].split(" ")[0]
+        url = f"http://127.0.0.1:{port}/{archive.name}"
+        python = make_venv(tmp_path / "venv2")
+        r = vwheel("install", "--python", python, "--no-build-isolation", f"legacy-demo @ {url}#sha256={digest}")
+        assert r.rc == 0, r.err
+        assert direct_url(python, "legacy_demo")["url"] == url
+    finally:
+        server.terminate()
+        server.wait()
