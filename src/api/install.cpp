@@ -194,7 +194,9 @@ Result<InstallReport> install_with_sources(const InstallRequest& request, const 
   auto local = local_wheels(*wheels);
   if (!local) return fail(local.error());
   requirements.local_wheels = std::move(*local);
-  for (const auto& w : requirements.local_wheels) {
+  for (std::size_t i = 0; i < requirements.local_wheels.size(); ++i) {
+    if (requirements.sources[i].constraint) continue;  // a candidate only
+    const auto& w = requirements.local_wheels[i];
     auto root = markers::Requirement::parse(fmt::format("{}=={}", w.metadata.name, w.metadata.version));
     if (!root) return fail(root.error().with_context(w.path.string()));
     requirements.roots.push_back(std::move(*root));
@@ -348,8 +350,16 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
     loaded.sources.push_back(std::move(*ref));
   }
   if (!loaded.sources.empty()) {
+    const auto constraint = [](const plan::SourceRef& s) { return s.constraint; };
+    if (loaded.roots.empty() && std::all_of(loaded.sources.begin(), loaded.sources.end(), constraint)) {
+      return fail_as(Error("nothing to install: give requirements, wheel files, or -r FILE (-c only constrains them)"),
+                     ErrorKind::usage);
+    }
     // --no-deps of sources alone: installed as given (without resolving, as wheel files are).
-    if (request.no_deps && loaded.roots.empty()) return install_sources(request, loaded, observer);
+    if (request.no_deps && loaded.roots.empty()) {
+      std::erase_if(loaded.sources, constraint);
+      return install_sources(request, loaded, observer);
+    }
     return install_with_sources(request, settings, std::move(loaded), observer);
   }
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,

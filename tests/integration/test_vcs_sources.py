@@ -294,3 +294,26 @@ def test_a_zip_sdist_local_and_by_url(vwheel, tmp_path):
     finally:
         server.terminate()
         server.wait()
+
+
+def test_a_name_at_url_constraint_is_where_a_required_project_comes_from(vwheel, links, tmp_path):
+    from wheelfactory import make_wheel
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    wheel = make_wheel(elsewhere, "other-7.0-py3-none-any.whl")
+    unused = make_wheel(elsewhere, "unused-1.0-py3-none-any.whl")
+    constraints = tmp_path / "constraints.txt"
+    constraints.write_text(f"other @ {wheel.as_uri()}\nunused @ {unused.as_uri()}\n")
+    make_dependent_project(tmp_path / "proj", dependencies=("other",))
+    python = make_venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-build-isolation", "--no-index", "--find-links", links,
+               "-c", constraints, "./proj")
+    assert r.rc == 0, r.err
+    have = installed(python)
+    assert have["other"] == "7.0", have  # not find-links' 1.0
+    assert "unused" not in have, "a constraint alone installs nothing"
+    assert direct_url(python, "other")["url"] == wheel.as_uri()
+    # Unnamed constraints are refused, as pip refuses them.
+    constraints.write_text(f"{wheel}\n")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "-c", constraints, "depa")
+    assert r.rc != 0 and "must name its project" in r.err, r.err

@@ -36,6 +36,9 @@ struct SourceRef {
   /// `#subdirectory=`: the project's folder inside a `git+` reference's checkout (relative, no
   /// `..`).
   std::optional<std::string> subdirectory;
+  /// From a `-c` file (`name @ URL` only, as pip takes them): what its project resolves to when
+  /// something requires it; not installed otherwise.
+  bool constraint = false;
 };
 
 /// Whether `text` (trimmed) is written as a path rather than a requirement: it starts with `.`,
