@@ -13,8 +13,9 @@
 
 namespace vwheel::api {
 
-/// Downloads the URLs (checking `#sha256=`), hashes the local archives (checking it too), builds
-/// project directories and sdists with the PEP 517 frontend (backend run by `python`, build
+/// Downloads the URLs (checking `#sha256=`), hashes the local archives (checking it too), checks
+/// out `git+` references (checkout_git, into the cache's bare clone), builds project directories,
+/// checkouts and sdists with the PEP 517 frontend (backend run by `python`, build
 /// requirements installed from `request.sources` unless `request.no_build_isolation`), all under
 /// `work` (which the caller removes), and checks that a `name @` reference's distribution has that
 /// name. The errors are one line naming the requirement as written; a failed build's names the

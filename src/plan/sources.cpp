@@ -121,6 +121,16 @@ Result<std::optional<SourceRef>> parse_source(std::string_view text) {
   return std::optional<SourceRef>(std::move(ref));
 }
 
+SourceRef git_source(std::string name, std::string url, std::string commit, std::optional<std::string> subdirectory) {
+  SourceRef ref;
+  ref.text = fmt::format("{} @ git+{}@{}{}", name, url, commit, subdirectory ? "#subdirectory=" + *subdirectory : "");
+  ref.name = std::move(name);
+  ref.git_url = std::move(url);
+  ref.revision = std::move(commit);
+  ref.subdirectory = std::move(subdirectory);
+  return ref;
+}
+
 Result<SourceRef> parse_editable(std::string_view text) {
   const auto t = ascii_trim(text);
   if (t.empty()) return fail("-e/--editable needs the path of a project directory");

@@ -52,6 +52,13 @@ struct SourceRef {
 /// `@REV` or a subdirectory that leaves the checkout is an error naming it.
 [[nodiscard]] Result<std::optional<SourceRef>> parse_source(std::string_view text);
 
+/// The `SourceRef` of a git repository at a commit, as a lock records one (PEP 751's
+/// `[packages.vcs]`: `url`, `commit-id`, `subdirectory`): what
+/// `name @ git+URL@COMMIT#subdirectory=DIR` parses to, with that text. `url` is the repository's
+/// URL without `git+`; api's `prepare_sources` checks it out and builds it.
+[[nodiscard]] SourceRef git_source(std::string name, std::string url, std::string commit,
+                                   std::optional<std::string> subdirectory);
+
 /// The path of `-e PATH` / `--editable PATH` as an editable `SourceRef` (its text `-e PATH`). Any
 /// word is a path here (`-e proj` is the folder `proj`, as for pip); a URL or a `name @` reference
 /// is an error naming it.

@@ -126,3 +126,14 @@ TEST(Sources, BadGitReferencesAreErrors) {
   ASSERT_FALSE(secret);
   EXPECT_EQ(secret.error().message.find("s3cret"), std::string::npos) << secret.error().message;
 }
+
+TEST(Sources, GitSourceIsWhatItsTextParsesTo) {
+  const auto made = vwheel::plan::git_source("demo", "https://host/repo.git", std::string(40, 'a'), "sub");
+  auto parsed = parse_source(made.text);
+  ASSERT_TRUE(parsed && *parsed) << made.text;
+  EXPECT_EQ(made.text, "demo @ git+https://host/repo.git@" + std::string(40, 'a') + "#subdirectory=sub");
+  EXPECT_EQ((*parsed)->name, made.name);
+  EXPECT_EQ((*parsed)->git_url, made.git_url);
+  EXPECT_EQ((*parsed)->revision, made.revision);
+  EXPECT_EQ((*parsed)->subdirectory, made.subdirectory);
+}
