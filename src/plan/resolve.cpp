@@ -15,6 +15,7 @@
 #include "local_provider.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/metadata/merge.hpp"
 #include "vwheel/plan/plan.hpp"
@@ -60,7 +61,7 @@ Result<Selected> local_selected(const LocalWheel& w, const resolve::Pin& pin, co
   if (w.sha256) s.wheel.hashes["sha256"] = *w.sha256;
   s.wheel.version = pin.version;
   s.wheel.wheel = std::move(*name);
-  s.why = "a local source";
+  s.why = fmt::format("from {}{}", w.origin.vcs ? w.origin.vcs->vcs + "+" : "", redact_url(w.origin.url));
   s.requested = pin.requested;
   s.required_by = pin.required_by;
   s.extras = pin.extras;

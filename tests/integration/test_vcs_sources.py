@@ -182,6 +182,7 @@ def test_a_projects_dependencies_come_from_find_links_in_the_same_install(vwheel
     have = installed(python)
     assert (have["needs_deps"], have["depa"], have["depb"]) == ("0.1", "2.0", "1.0"), have
     assert direct_url(python, "needs_deps") == {"url": proj.as_uri(), "dir_info": {}}
+    assert f"needs-deps 0.1: needs_deps-0.1-py3-none-any.whl (from {proj.as_uri()})" in r.out + r.err
     # The dependencies are installed as from an index: no direct_url.json, not REQUESTED.
     depa = next(site(python).glob("depa-2.0.dist-info"))
     assert not (depa / "direct_url.json").exists() and not (depa / "REQUESTED").exists()
