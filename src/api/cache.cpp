@@ -102,7 +102,7 @@ std::vector<fs::path> prunable(const fs::path& root) {
            (name.find(".tmp-") != std::string::npos || name.starts_with(".wheel-skeleton-"));
   };
   for (const auto& k : kCacheAreas) {
-    if (k.area == vwheel::CacheArea::tmp) continue;
+    if (k.area == vwheel::CacheArea::tmp || k.area == vwheel::CacheArea::git) continue;  // (git keeps its own)
     for (fs::recursive_directory_iterator it(CacheLayout(root).area(k.area), fs::directory_options::skip_permission_denied, ec), end;
          !ec && it != end; it.increment(ec)) {
       if (!temporary(it->path())) continue;

@@ -140,7 +140,18 @@ std::string format_show(const ShowReport& report) {
     if (d.direct_url) {
       const auto j = nlohmann::ordered_json::parse(*d.direct_url, nullptr, false);
       if (j.is_object() && j.contains("url") && j["url"].is_string()) {
-        out += fmt::format("Direct-URL: {}\n", j["url"].get<std::string>());
+        // A VCS checkout as pip freeze writes it: `git+URL@COMMIT`, `#subdirectory=` after.
+        const auto vcs = j.value("vcs_info", nlohmann::ordered_json::object());
+        if (vcs.is_object() && vcs.value("vcs", "") != "" && vcs.value("commit_id", "") != "") {
+          out += fmt::format("Direct-URL: {}+{}@{}", vcs.value("vcs", ""), j["url"].get<std::string>(),
+                             vcs.value("commit_id", ""));
+          if (j.contains("subdirectory") && j["subdirectory"].is_string()) {
+            out += "#subdirectory=" + j["subdirectory"].get<std::string>();
+          }
+          out += "\n";
+        } else {
+          out += fmt::format("Direct-URL: {}\n", j["url"].get<std::string>());
+        }
       }
     }
     if (entry->files) out += fmt::format("Files: {}\n", *entry->files);

@@ -162,16 +162,10 @@ Result<InstallReport> install_files(const InstallRequest& request, const install
   return report;
 }
 
-/// Local projects, archives and direct references: built or downloaded into wheels, then
-/// installed as wheel files are, in one transaction.
+/// Local projects, archives and direct references with --no-deps and nothing else: built or
+/// downloaded into wheels, then installed as wheel files are, in one transaction.
 Result<InstallReport> install_sources(const InstallRequest& request, const plan::Requirements& loaded,
                                       const Observer& observer) {
-  if (!loaded.roots.empty()) {
-    return fail_as(Error(fmt::format("`{}` and `{}`: install local projects, archives and URLs apart from requirements "
-                                     "resolved from an index (one command each)",
-                                     loaded.sources.front().text, loaded.roots.front().to_string())),
-                   ErrorKind::usage);
-  }
   auto opened = install::open_environment(request.python, cache_root(request.sources));
   if (!opened) return fail_as(opened.error(), ErrorKind::environment);
   auto work = TempDir::create(fs::temp_directory_path(), "vwheel-sources-");
@@ -252,6 +246,41 @@ Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const in
     s.allowed_sha256.clear();  // (checked against the sdist above)
   }
   return {};
+}
+
+Result<InstallReport> install_requirements(const InstallRequest& request, const install::OpenedEnvironment& opened,
+                                           const plan::Settings& settings, const plan::Requirements& requirements,
+                                           const Observer& observer, plan::HeadStart* head);
+
+/// Local projects, archives and direct references as pip installs them: each prepared into a
+/// wheel that its project is fixed to (plan::LocalWheel), their dependencies and the other
+/// requirements resolved from the indexes in the same resolution, all installed in one
+/// transaction.
+Result<InstallReport> install_with_sources(const InstallRequest& request, const plan::Settings& settings,
+                                           plan::Requirements requirements, const Observer& observer) {
+  auto opened = install::open_environment(request.python, cache_root(request.sources));
+  if (!opened) return fail_as(opened.error(), ErrorKind::environment);
+  auto work = TempDir::create(fs::temp_directory_path(), "vwheel-sources-");
+  if (!work) return fail_as(work.error(), ErrorKind::environment);
+  auto wheels = prepare_sources(requirements.sources, request, opened->env.python, work->path());
+  if (!wheels) return fail(wheels.error());
+  // Each wheel fits the target as a wheel file given must (tags, Requires-Python, variant).
+  auto selection = make_selection(request.selection, &opened->interpreter);
+  if (!selection) return fail(selection.error());
+  for (const auto& wheel : *wheels) {
+    if (auto ok = install::check_wheel(wheel.path, *selection, request.ignore_variant); !ok) return fail(ok.error());
+  }
+  auto local = local_wheels(*wheels);
+  if (!local) return fail(local.error());
+  requirements.local_wheels = std::move(*local);
+  for (std::size_t i = 0; i < requirements.local_wheels.size(); ++i) {
+    if (requirements.sources[i].constraint) continue;  // a candidate only
+    const auto& w = requirements.local_wheels[i];
+    auto root = markers::Requirement::parse(fmt::format("{}=={}", w.metadata.name, w.metadata.version));
+    if (!root) return fail(root.error().with_context(w.path.string()));
+    requirements.roots.push_back(std::move(*root));
+  }
+  return install_requirements(request, *opened, settings, requirements, observer, nullptr);
 }
 
 Result<InstallReport> install_requirements(const InstallRequest& request, const install::OpenedEnvironment& opened,
@@ -451,7 +480,19 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
     if (!ref) return fail_as(ref.error(), ErrorKind::usage);
     loaded.sources.push_back(std::move(*ref));
   }
-  if (!loaded.sources.empty()) return install_sources(request, loaded, observer);
+  if (!loaded.sources.empty()) {
+    const auto constraint = [](const plan::SourceRef& s) { return s.constraint; };
+    if (loaded.roots.empty() && std::all_of(loaded.sources.begin(), loaded.sources.end(), constraint)) {
+      return fail_as(Error("nothing to install: give requirements, wheel files, or -r FILE (-c only constrains them)"),
+                     ErrorKind::usage);
+    }
+    // --no-deps of sources alone: installed as given (without resolving, as wheel files are).
+    if (request.no_deps && loaded.roots.empty()) {
+      std::erase_if(loaded.sources, constraint);
+      return install_sources(request, loaded, observer);
+    }
+    return install_with_sources(request, settings, std::move(loaded), observer);
+  }
   auto requirements = load_roots(request.items, request.requirement_files, request.constraint_files, settings,
                                  "nothing to install: give requirements, wheel files, or -r FILE");
   if (!requirements) return fail(requirements.error());

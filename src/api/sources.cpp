@@ -4,12 +4,16 @@
 
 #include <fmt/format.h>
 
+#include "git.hpp"
 #include "vwheel/api/build.hpp"
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
 #include "vwheel/install/layout.hpp"
+#include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/simple/project_page.hpp"
+#include "vwheel/wheel/wheel.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
 
@@ -40,7 +44,7 @@ Result<http::Downloaded> download(const plan::SourceRef& ref, const InstallReque
   url = url.substr(0, url.find('?'));
   const auto name = simple::percent_decode(url.substr(url.rfind('/') + 1));
   if (!is_archive(name) || name.find('/') != std::string::npos) {
-    return fail(fmt::format("`{}`: expected the URL of a wheel (.whl) or an sdist (.tar.gz)", redact_url(ref.text)));
+    return fail(fmt::format("`{}`: expected the URL of a wheel (.whl) or an sdist (.tar.gz, .zip)", redact_url(ref.text)));
   }
   auto client = http::Client::create(make_settings(request.sources).http);
   if (!client) return fail(with_kind(client.error(), ErrorKind::environment));
@@ -53,10 +57,9 @@ Result<http::Downloaded> download(const plan::SourceRef& ref, const InstallReque
 Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source, const InstallRequest& request,
                              const fs::path& python, const fs::path& work) {
   std::error_code ec;
-  if (fs::is_directory(source, ec) && !fs::exists(source / "pyproject.toml", ec)) {
-    return fail(fmt::format("`{}`: {} has no pyproject.toml{}", ref.text, source.string(),
-                            fs::exists(source / "setup.py", ec) ? " (a setup.py-only project is not built yet)"
-                                                                : ": not a Python project"));
+  if (fs::is_directory(source, ec) && !fs::exists(source / "pyproject.toml", ec) && !fs::exists(source / "setup.py", ec)) {
+    return fail(fmt::format("`{}`: {} has no pyproject.toml or setup.py: not a Python project", redact_url(ref.text),
+                            source.string()));
   }
   BuildRequest build;
   build.source = source;
@@ -67,7 +70,7 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
   build.index = false;
   build.editable = ref.editable;
   auto built = api::build(build);
-  if (!built) return fail(built.error().with_context(fmt::format("building `{}`", ref.text)));
+  if (!built) return fail(built.error().with_context(fmt::format("building `{}`", redact_url(ref.text))));
   for (const auto& outcome : built->outcomes) {
     if (outcome.job.sdist) continue;
     if (outcome.wheel) return *outcome.wheel;
@@ -76,10 +79,10 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
     if (const auto nl = tail.rfind('\n'); nl != std::string_view::npos) tail = tail.substr(nl + 1);
     std::string_view why = outcome.wheel.error().message;
     why = why.substr(0, why.find('\n'));
-    return fail(fmt::format("building `{}`: {}{}", ref.text, why,
+    return fail(fmt::format("building `{}`: {}{}", redact_url(ref.text), why,
                             tail.empty() ? "" : fmt::format(" (the backend's last line: {})", ascii_trim(tail))));
   }
-  return fail(fmt::format("building `{}`: the backend built no wheel", ref.text));
+  return fail(fmt::format("building `{}`: the backend built no wheel", redact_url(ref.text)));
 }
 
 Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallRequest& request, const fs::path& python,
@@ -94,7 +97,22 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
   fs::path archive;
   std::optional<std::string> sha256;
   std::string url;
-  if (!ref.url.empty()) {
+  std::optional<install::DirectUrl::Vcs> vcs;
+  if (!ref.git_url.empty()) {
+    const auto what = redact_url(ref.text);
+    const auto cache = request.sources.no_cache ? std::nullopt
+                       : std::optional<fs::path>(request.sources.cache_dir.empty() ? default_cache_dir()
+                                                                                   : fs::path(request.sources.cache_dir));
+    auto checkout = checkout_git(ref.git_url, ref.revision, cache, work, what);
+    if (!checkout) return fail(checkout.error());
+    archive = ref.subdirectory ? checkout->dir / *ref.subdirectory : checkout->dir;
+    std::error_code ec;
+    if (!fs::is_directory(archive, ec)) {
+      return fail(fmt::format("`{}`: commit {} has no folder `{}`", what, checkout->commit, *ref.subdirectory));
+    }
+    url = ref.git_url;
+    vcs = install::DirectUrl::Vcs{"git", checkout->commit, ref.revision};
+  } else if (!ref.url.empty()) {
     auto got = download(ref, request, work);
     if (!got) return fail(got.error());
     archive = got->path;
@@ -110,7 +128,7 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
       archive = path;
     } else {
       if (!is_archive(path.filename().string())) {
-        return fail(fmt::format("`{}`: expected a project directory, a wheel (.whl) or an sdist (.tar.gz)", ref.text));
+        return fail(fmt::format("`{}`: expected a project directory, a wheel (.whl) or an sdist (.tar.gz, .zip)", ref.text));
       }
       auto digest = sha256_file(path);
       if (!digest) return fail(with_kind(digest.error(), ErrorKind::environment));
@@ -130,7 +148,7 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
   }
   // PEP 610: the URL of what the user named (never credentials: install::direct_url_json drops
   // them), with the archive's hash; a directory has none.
-  wheel.origin = install::DirectUrl{url, sha256, ref.editable};
+  wheel.origin = install::DirectUrl{url, sha256, ref.editable, std::move(vcs), ref.subdirectory};
   if (ref.name) {
     auto parsed = wheel_name::parse_wheel_name(wheel.path.filename().string());
     if (!parsed) return fail(parsed.error().with_context(fmt::format("`{}`", redact_url(ref.text))));
@@ -153,6 +171,30 @@ Result<std::vector<install::WheelRequest>> prepare_sources(const std::vector<pla
     wheels.push_back(std::move(*wheel));
   }
   return wheels;
+}
+
+Result<std::vector<plan::LocalWheel>> local_wheels(const std::vector<install::WheelRequest>& wheels) {
+  std::vector<plan::LocalWheel> out;
+  for (const auto& w : wheels) {
+    auto opened = wheel::open_wheel(w.path);
+    if (!opened) return fail(opened.error());
+    const std::string member = opened->dist_info + "/METADATA";
+    const auto* entry = opened->archive.find(member);
+    if (entry == nullptr) return fail(fmt::format("{}: the wheel has no {}", w.path.string(), member));
+    auto text = opened->archive.read(*entry, std::uint64_t{16} << 20);
+    if (!text) return fail(text.error().with_context(w.path.string()));
+    auto md = simple::parse_core_metadata(*text, fmt::format("{}: {}", w.path.string(), member));
+    if (!md) return fail(md.error());
+    const auto name = wheel_name::canonicalize_name(md->name);
+    for (const auto& other : out) {
+      if (wheel_name::canonicalize_name(other.metadata.name) != name) continue;
+      return fail(fmt::format("`{}` and `{}` are both the project {}: give one", redact_url(other.origin.url),
+                              redact_url(w.origin ? w.origin->url : w.path.string()), md->name));
+    }
+    auto origin = w.origin.value_or(install::DirectUrl{install::file_url(fs::absolute(w.path).lexically_normal()), w.sha256});
+    out.push_back(plan::LocalWheel{w.path, w.sha256, std::move(*md), std::move(origin)});
+  }
+  return out;
 }
 
 }  // namespace vwheel::api

@@ -243,8 +243,9 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
   request.output_dir = fs::absolute(given.output_dir).lexically_normal();
   std::error_code ec;
   const bool from_sdist = fs::is_regular_file(request.source, ec);
-  if (from_sdist && !request.source.filename().string().ends_with(".tar.gz")) {
-    return fail(fmt::format("{}: not a source tree or an sdist (.tar.gz)", request.source.string()));
+  if (from_sdist && !request.source.filename().string().ends_with(".tar.gz") &&
+      !request.source.filename().string().ends_with(".zip")) {
+    return fail(fmt::format("{}: not a source tree or an sdist (.tar.gz, .zip)", request.source.string()));
   }
   if (!from_sdist && !fs::is_directory(request.source, ec)) {
     return fail(fmt::format("{}: not a directory (give the source tree of the project, or its sdist)", request.source.string()));
@@ -288,7 +289,10 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
     ctx.source = *unpacked;
   }
   const auto pyproject = ctx.source / "pyproject.toml";
-  auto text = read_file(pyproject);
+  // A setup.py-only project is built as pip builds it (PEP 517's fallback): an empty pyproject.toml,
+  // so setuptools' legacy backend with setuptools and wheel as the build requirements.
+  auto text = !fs::exists(pyproject, ec) && fs::is_regular_file(ctx.source / "setup.py", ec) ? Result<std::string>("")
+                                                                                            : read_file(pyproject);
   if (!text) return fail(text.error());
   // An unpacked sdist's pyproject.toml is named by the sdist in messages.
   const auto shown = from_sdist ? request.source.filename().string() + ":pyproject.toml" : pyproject.string();

@@ -55,7 +55,11 @@ Result<std::map<std::string, std::string>> string_map(const toml::node& node, co
 Result<BuildSystem> read_build_system(const toml::table& doc, std::string_view file) {
   BuildSystem out;
   const toml::node* node = doc.get("build-system");
-  if (node == nullptr) return out;  // PEP 517: setuptools' legacy backend
+  if (node == nullptr) {
+    // PEP 517 (and pip): setuptools' legacy backend, which needs setuptools and wheel.
+    out.requires_ = {"setuptools>=40.8.0", "wheel"};
+    return out;
+  }
   const auto* table = node->as_table();
   if (table == nullptr) return fail(fmt::format("{}: build-system: expected a table, got {}", file, toml_type(*node)));
   if (const auto* req = table->get("requires")) {

@@ -31,15 +31,26 @@ import importlib, json, os, platform, re, sys
 os.dup2(1, 2)
 mode = sys.argv[1]
 if mode == "unpack":
-    import tarfile
     archive, dest, result_path = sys.argv[2:5]
-    with tarfile.open(archive, "r:gz") as t:
-        members = t.getmembers()
-        for m in members:
-            parts = m.name.split("/")
-            if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir()):
-                sys.exit("refused: the archive member %r is not a plain file or folder inside it" % m.name)
-        t.extractall(dest, members=members)
+    def check(name, plain):
+        parts = name.split("/")
+        if name.startswith("/") or ".." in parts or not plain:
+            sys.exit("refused: the archive member %r is not a plain file or folder inside it" % name)
+    if archive.endswith(".zip"):
+        import stat, zipfile
+        with zipfile.ZipFile(archive) as z:
+            members = z.infolist()
+            for m in members:
+                mode_bits = m.external_attr >> 16
+                check(m.filename, not mode_bits or stat.S_ISREG(mode_bits) or stat.S_ISDIR(mode_bits))
+            z.extractall(dest, members=members)
+    else:
+        import tarfile
+        with tarfile.open(archive, "r:gz") as t:
+            members = t.getmembers()
+            for m in members:
+                check(m.name, m.isfile() or m.isdir())
+            t.extractall(dest, members=members)
     with open(result_path, "w") as f:
         json.dump({"top": sorted(os.listdir(dest))}, f)
     sys.exit(0)
@@ -427,8 +438,10 @@ Result<fs::path> unpack_sdist(const HookContext& ctx, const fs::path& archive, c
   }
   std::vector<fs::path> top;
   for (const auto& entry : fs::directory_iterator(dest)) top.push_back(entry.path());
-  if (top.size() != 1 || !fs::is_directory(top.front()) || !fs::is_regular_file(top.front() / "pyproject.toml")) {
-    return fail(fmt::format("{}: an sdist holds one folder with a pyproject.toml, this one does not", archive.string()));
+  if (top.size() != 1 || !fs::is_directory(top.front()) ||
+      (!fs::is_regular_file(top.front() / "pyproject.toml") && !fs::is_regular_file(top.front() / "setup.py"))) {
+    return fail(fmt::format("{}: an sdist holds one folder with a pyproject.toml or a setup.py, this one does not",
+                            archive.string()));
   }
   return top.front();
 }

@@ -269,11 +269,13 @@ std::string file_url(const std::filesystem::path& absolute) {
 
 std::string direct_url_json(const DirectUrl& direct) {
   nlohmann::ordered_json j;
-  j["url"] = url_without_userinfo(direct.url);
+  j["url"] = url_userinfo(direct.url) == "git" ? direct.url : url_without_userinfo(direct.url);
+  if (direct.subdirectory) j["subdirectory"] = *direct.subdirectory;
   if (direct.vcs) {
-    j["vcs_info"]["vcs"] = direct.vcs->vcs;
-    if (direct.vcs->requested_revision) j["vcs_info"]["requested_revision"] = *direct.vcs->requested_revision;
-    j["vcs_info"]["commit_id"] = direct.vcs->commit_id;
+    auto& info = j["vcs_info"];
+    info["vcs"] = direct.vcs->vcs;
+    if (direct.vcs->requested_revision) info["requested_revision"] = *direct.vcs->requested_revision;
+    info["commit_id"] = direct.vcs->commit_id;
   } else if (direct.archive_sha256) {
     j["archive_info"]["hashes"]["sha256"] = *direct.archive_sha256;
     j["archive_info"]["hash"] = "sha256=" + *direct.archive_sha256;
@@ -281,7 +283,6 @@ std::string direct_url_json(const DirectUrl& direct) {
     j["dir_info"] = nlohmann::ordered_json::object();
     if (direct.editable) j["dir_info"]["editable"] = true;
   }
-  if (direct.subdirectory) j["subdirectory"] = *direct.subdirectory;
   return j.dump();
 }
 

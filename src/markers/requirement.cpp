@@ -14,8 +14,8 @@ constexpr bool is_scheme_char(char c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
 }
 
-// A URL needs `scheme://` and, except for `file:`, a host (as packaging, which also rejects
-// `file:` URLs without `//`).
+// A URL needs `scheme://` and, except for `file:` and a VCS's `git+file:`, a host (as packaging,
+// which also rejects `file:` URLs without `//`; pip takes `git+file:///srv/repo`).
 bool is_valid_url(std::string_view url) noexcept {
   const auto colon = url.find(':');
   if (colon == std::string_view::npos || colon == 0) return false;
@@ -25,7 +25,7 @@ bool is_valid_url(std::string_view url) noexcept {
   if (!std::all_of(scheme.begin(), scheme.end(), is_scheme_char)) return false;
   const auto rest = url.substr(colon + 1);
   if (!rest.starts_with("//")) return false;
-  if (ascii_iequals(scheme, "file")) return true;
+  if (ascii_iequals(scheme, "file") || ascii_iequals(scheme, "git+file")) return true;
   const auto host_end = rest.find_first_of("/?#", 2);
   return (host_end == std::string_view::npos ? rest.size() : host_end) > 2;
 }

@@ -21,7 +21,7 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
   todo.head_answers = plan.head_answers;
   for (const auto& s : plan.packages) {
     auto it = present.find(s.name);
-    if (!options.force_reinstall && it != present.end() && it->second.version == s.version &&
+    if (!options.force_reinstall && !s.origin && it != present.end() && it->second.version == s.version &&
         it->second.variant_label == s.label) {
       applied.unchanged.push_back(fmt::format("{} {}", s.name, s.version));
       continue;
@@ -65,10 +65,9 @@ Result<Applied> apply_plan(const Plan& plan, const install::Environment& env, co
       auto fetched = fetch_wheels(
           todo, fetching, quiet,
           [&](const Fetched& f) {
-            const auto& planned = todo.packages[f.index];
-            // A lock's archive, directory or vcs entry is a direct URL reference (PEP 610).
-            install::WheelRequest request(f.path, planned.requested, planned.origin.has_value(), f.sha256);
-            request.origin = planned.origin;
+            const auto& chosen = todo.packages[f.index];
+            install::WheelRequest request(f.path, chosen.requested, chosen.origin.has_value(), f.sha256);
+            request.origin = chosen.origin;
             request.arriving = f.arriving;
             request.skeleton = f.skeleton;
             (*session)->add(f.index, std::move(request));

@@ -60,10 +60,13 @@ Result<void> take_sources(std::string& text, const fs::path& file, bool constrai
       auto ref = parse_source(line);
       if (!ref) return fail(ref.error().with_context(fmt::format("{}:{}", file.string(), number)));
       if (*ref) {
-        if (constraint) {
-          return fail(fmt::format("{}:{}: `{}`: a constraint must name a project, not a path or URL", file.string(),
-                                  number, (*ref)->text));
+        // pip takes `name @ URL` constraints (the project comes from there if it is required),
+        // never unnamed ones.
+        if (constraint && !(*ref)->name) {
+          return fail(fmt::format("{}:{}: `{}`: a constraint must name its project (`name @ URL`), not a path",
+                                  file.string(), number, redact_url((*ref)->text)));
         }
+        (*ref)->constraint = constraint;
         if ((*ref)->path && fs::path(*(*ref)->path).is_relative() && !(*ref)->path->starts_with('~')) {
           (*ref)->path = (file.parent_path() / *(*ref)->path).lexically_normal().string();
         }

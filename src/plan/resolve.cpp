@@ -12,8 +12,10 @@
 #include "client_for.hpp"
 #include "finder_options.hpp"
 #include "index_provider.hpp"
+#include "local_provider.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
+#include "vwheel/core/text.hpp"
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/metadata/merge.hpp"
 #include "vwheel/plan/plan.hpp"
@@ -40,11 +42,34 @@ std::vector<std::string> allowed_hashes(const Requirements& requirements, const 
   return out;
 }
 
-/// The projects every resolution of `requirements` looks up first.
+/// The projects every resolution of `requirements` looks up first (not the local wheels').
 std::vector<std::string> root_names(const Requirements& requirements) {
   std::vector<std::string> names;
-  for (const auto& r : requirements.roots) names.push_back(r.name);
+  for (const auto& r : detail::without_local(requirements.roots, requirements.local_wheels)) names.push_back(r.name);
   return names;
+}
+
+/// The plan entry of a local source's wheel.
+Result<Selected> local_selected(const LocalWheel& w, const resolve::Pin& pin, const selection::Selection& target) {
+  auto name = wheel_name::parse_wheel_name(w.path.filename().string());
+  if (!name) return fail(name.error().with_context(w.path.string()));
+  Selected s;
+  s.name = pin.name;
+  s.version = pin.version.to_string();
+  s.wheel.filename = w.path.filename().string();
+  s.wheel.path = w.path;
+  if (w.sha256) s.wheel.hashes["sha256"] = *w.sha256;
+  s.wheel.version = pin.version;
+  s.wheel.wheel = std::move(*name);
+  s.why = fmt::format("from {}{}", w.origin.vcs ? w.origin.vcs->vcs + "+" : "", redact_url(w.origin.url));
+  s.requested = pin.requested;
+  s.required_by = pin.required_by;
+  s.extras = pin.extras;
+  s.requires_dist = w.metadata.requires_dist;
+  s.requires_python = w.metadata.requires_python;
+  s.environment = target.marker_environment();
+  s.origin = w.origin;
+  return s;
 }
 
 Result<Plan> resolve_once(const Requirements& requirements, const Settings& settings,
@@ -54,11 +79,13 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   provider.set_preferred(&settings.preferred);
   if (settings.sdist_metadata) provider.set_sdists(&settings.formats, &settings.sdist_metadata, &settings.sdist_prefetch);
   finder.prefetch(root_names(requirements));
-  provider.prefetch_metadata(requirements.roots, target.marker_environment());
+  provider.prefetch_metadata(detail::without_local(requirements.roots, requirements.local_wheels),
+                             target.marker_environment());
+  detail::LocalProvider local(provider, requirements.local_wheels, target.marker_environment());
   resolve::Options options;
   options.pre = settings.pre;
   options.no_deps = settings.no_deps;
-  auto resolution = resolve::resolve(provider, requirements.roots, requirements.constraints,
+  auto resolution = resolve::resolve(local, requirements.roots, requirements.constraints,
                                      target.marker_environment(), options);
   if (!resolution) return fail(resolution.error());
   Plan plan;
@@ -70,6 +97,12 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   }
   for (const auto& pin : resolution->pins) {
     if (pin.name == kPython) continue;
+    if (const auto* w = local.local(pin.name)) {
+      auto s = local_selected(*w, pin, target);
+      if (!s) return fail(s.error());
+      plan.packages.push_back(std::move(*s));
+      continue;
+    }
     const auto version = pin.version.to_string();
     const auto* c = provider.choice_of(pin.name, version);
     if (!c) {

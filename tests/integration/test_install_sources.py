@@ -234,13 +234,6 @@ def test_isolated_build_takes_its_backend_from_find_links(vwheel, tmp_path):
     assert not list(site(python).glob("tiny_backend*")), "the build requirement stays in the build environment"
 
 
-def test_mixing_sources_and_index_requirements_is_a_usage_error(vwheel, project, tmp_path):
-    python = make_venv(tmp_path / "venv")
-    r = vwheel("install", "--python", python, "./proj", "requests")
-    assert r.rc == 2
-    assert "`./proj` and `requests`" in r.err
-
-
 def test_http_url_with_credentials_and_sha256(vwheel, sdist, tmp_path):
     _, wheel = sdist
     # -u: the server's "Serving HTTP on ... port N" line must reach the pipe now, not when a block fills

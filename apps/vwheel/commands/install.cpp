@@ -109,8 +109,9 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
       "Install packages (resolved from indexes and --find-links, choosing the best variant for the target), or wheel "
       "files as given");
   cmd->add_option("items", o->items,
-                  "Requirements (PEP 508, e.g. 'torch>=2.12'), or wheel files, project directories, sdists and "
-                  "'name @ URL' references (installed as given, without dependencies)");
+                  "Requirements (PEP 508, e.g. 'torch>=2.12'), and wheel files, project directories, sdists, "
+                  "'name @ URL' and 'name @ git+URL@REV' references (built, their dependencies resolved with the "
+                  "requirements)");
   cmd->add_option("-e,--editable", o->editables,
                   "Install the project directory PATH editable (PEP 660): its modules are imported from PATH")
         ->type_name("PATH")

@@ -62,9 +62,11 @@ struct Observer {
 
 /// `vwheel install`.
 struct InstallRequest {
-  /// Requirements (PEP 508), or what names one distribution's files (plan/sources.hpp): wheel
-  /// files, project directories, sdists and `name @ URL` references, installed as given, without
-  /// dependencies (directories and sdists built into a wheel first). The two kinds do not mix.
+  /// Requirements (PEP 508), and what names one distribution's files (plan/sources.hpp): wheel
+  /// files, project directories, sdists, `name @ URL` and `git+` references (directories, sdists
+  /// and checkouts built into a wheel first). Those wheels are fixed candidates of the resolution
+  /// (plan::LocalWheel): their dependencies are resolved with the requirements, as pip does; with
+  /// `no_deps` and no requirements, they are installed as given.
   std::vector<std::string> items;
   std::vector<std::filesystem::path> requirement_files;
   std::vector<std::filesystem::path> constraint_files;

@@ -26,6 +26,7 @@ enum class CacheArea : std::uint8_t {
   python_providers,  ///< environments of Python variant providers (opted in)
   tmp,               ///< scratch space of running commands
   built,             ///< wheels built from sdists of indexes, by the sdist's sha256 and the build's inputs
+  git,               ///< bare clones of `git+` references' repositories, by the URL without credentials
 };
 
 /// An area's folder name and a few words on what it holds (for `vwheel cache info`).
@@ -37,7 +38,7 @@ struct CacheAreaInfo {
 
 /// Every area, in the order `vwheel cache info` lists them. `clean` removes only these: a
 /// `--cache-dir` that names another folder by mistake loses nothing vwheel did not put there.
-inline constexpr std::array<CacheAreaInfo, 10> kCacheAreas{{
+inline constexpr std::array<CacheAreaInfo, 11> kCacheAreas{{
     {CacheArea::unpacked, "unpacked", "installed wheels, unpacked (hard-linked into environments)"},
     {CacheArea::archives, "archives", "downloads kept (--keep-archives, lock) and records of wheels without a sha256"},
     {CacheArea::http, "http", "index pages"},
@@ -48,6 +49,7 @@ inline constexpr std::array<CacheAreaInfo, 10> kCacheAreas{{
     {CacheArea::python_providers, "python-providers", "environments of Python variant providers (opted in)"},
     {CacheArea::tmp, "tmp", "scratch space of running commands"},
     {CacheArea::built, "built-wheels", "wheels built from sdists (and the logs of failed builds)"},
+    {CacheArea::git, "git", "git repositories of git+ references (bare clones)"},
 }};
 
 static_assert(

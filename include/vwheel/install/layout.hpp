@@ -129,24 +129,24 @@ struct DirectUrl {
   /// A project directory installed editable (PEP 660): `dir_info` says `"editable": true`, which
   /// pip reads to list it with its `editable_project_location`.
   bool editable = false;
-  /// A commit of a repository (`vcs_info`, instead of `archive_info`/`dir_info`): the VCS
-  /// (`git`), the commit, and what the user asked for (a branch or tag), if known.
+  /// A VCS checkout (`url` is the repository's, without `git+`): `vcs_info` in place of the others.
   struct Vcs {
-    std::string vcs;
-    std::string commit_id;
-    std::optional<std::string> requested_revision;
+    std::string vcs;                                ///< `git`
+    std::string commit_id;                          ///< the full commit built
+    std::optional<std::string> requested_revision;  ///< the `@REV` given, if any
   };
   std::optional<Vcs> vcs{};
-  /// Where the project is within the tree or archive the URL names (`subdirectory`).
+  /// `#subdirectory=`: where the project is inside what `url` names.
   std::optional<std::string> subdirectory{};
 };
 
 /// The `direct_url.json` text: `{"url": ..., "dir_info": {}}` (`{"editable": true}` when
 /// editable), `{"url": ..., "archive_info":
 /// {"hashes": {"sha256": H}, "hash": "sha256=H"}}` (both the PEP 610 field and its legacy one,
-/// which older pips read), or `{"url": ..., "vcs_info": {"vcs": ..., "commit_id": ...,
-/// "requested_revision": ...}}`; with `"subdirectory"` when set. The URL's userinfo is left out (url_without_userinfo):
-/// PEP 610 keeps secrets out of the file.
+/// which older pips read), or `{"url": ..., "vcs_info": {"vcs": "git", "requested_revision": R,
+/// "commit_id": C}}`, with `"subdirectory"` after the URL when there is one (pip's order). The
+/// URL's userinfo is left out (url_without_userinfo): PEP 610 keeps secrets out of the file, except
+/// ssh's user `git` (`ssh://git@host/repo`), which is no secret and which the URL needs (as pip).
 [[nodiscard]] std::string direct_url_json(const DirectUrl& direct);
 
 /// `target` relative to `base` (both absolute and lexically normal), `/`-separated, with `..`

@@ -61,6 +61,18 @@ struct RootOrigin {
   bool operator==(const RootOrigin&) const = default;
 };
 
+/// A wheel made from a local source (plan/sources.hpp: built from a project directory, an sdist
+/// or a git checkout, downloaded, or given) before resolving, as pip takes it: its project is
+/// fixed to this exact distribution. The resolver takes its version and `Requires-Dist` from
+/// `metadata` and never asks the indexes for the project; the plan installs this file, with
+/// `origin` as its direct_url.json.
+struct LocalWheel {
+  std::filesystem::path path;
+  std::optional<std::string> sha256;  ///< when known already (a download)
+  simple::CoreMetadata metadata;      ///< the wheel's METADATA
+  install::DirectUrl origin;
+};
+
 /// The requirements of one run.
 struct Requirements {
   std::vector<markers::Requirement> roots;
@@ -76,6 +88,10 @@ struct Requirements {
   /// Local projects, archives and direct references (plan/sources.hpp), installed as given rather
   /// than resolved; a relative path from a requirements file is made relative to its folder.
   std::vector<SourceRef> sources;
+  /// The wheels of local sources, prepared: their projects resolve to them (LocalWheel). A root
+  /// requirement names each one that is installed (`name==version`); one that no requirement
+  /// reaches is not installed.
+  std::vector<LocalWheel> local_wheels;
 };
 
 /// How to resolve and fetch.
@@ -179,11 +195,13 @@ struct Selected {
   /// Set when a lock entry is installed from a source (`wheel` is then only its name until the
   /// caller puts the built wheel there, `version` empty for a source tree until then).
   std::optional<LockedSource> source;
-  /// PEP 610's direct_url.json of the installed wheel (a lock's archive, directory or vcs).
-  std::optional<install::DirectUrl> origin;
   /// The environment the wheel's Requires-Dist is evaluated in: the target's variables plus the
   /// chosen wheel's variant (label, and those of its properties the target supports).
   markers::Environment environment;
+  /// PEP 610's direct_url.json of the installed wheel: a local source's (LocalWheel), installed
+  /// even when the same version is (as pip reinstalls a local project), or a lock's archive,
+  /// directory or vcs entry's.
+  std::optional<install::DirectUrl> origin;
 };
 
 /// A resolved set of wheels.

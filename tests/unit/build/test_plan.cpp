@@ -75,6 +75,7 @@ TEST(BuildProject, WithoutBuildSystemUsesTheLegacyBackend) {
   auto p = parse_build_project("[project]\nname = \"x\"\n", "pyproject.toml");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->build_system.backend, "setuptools.build_meta:__legacy__");
+  EXPECT_EQ(p->build_system.requires_, (std::vector<std::string>{"setuptools>=40.8.0", "wheel"}));
   EXPECT_FALSE(p->has_variant_table);
   EXPECT_TRUE(p->variants.empty());
 }

@@ -165,3 +165,17 @@ TEST(DirectUrl, CredentialsNeverReachTheFile) {
             R"({"url":"https://host/x-1-py3-none-any.whl","archive_info":{"hashes":{"sha256":"ff"},"hash":"sha256=ff"}})");
   EXPECT_EQ(direct_url_json({"https://token@host/a@b/x.tar.gz", std::string("ff")}).find("token"), std::string::npos);
 }
+
+TEST(DirectUrl, GitCheckoutIsVcsInfoInPipsOrder) {
+  vwheel::install::DirectUrl d;
+  d.url = "https://alice:s3cret@host/repo.git";
+  d.vcs = vwheel::install::DirectUrl::Vcs{"git", "0123abcd", std::string("v1")};
+  d.subdirectory = "sub";
+  EXPECT_EQ(direct_url_json(d),
+            R"({"url":"https://host/repo.git","subdirectory":"sub","vcs_info":{"vcs":"git","requested_revision":"v1","commit_id":"0123abcd"}})");
+  // No revision asked for: none written. ssh's user `git` is no secret, and the URL needs it.
+  d.url = "ssh://git@host/repo.git";
+  d.vcs->requested_revision.reset();
+  d.subdirectory.reset();
+  EXPECT_EQ(direct_url_json(d), R"({"url":"ssh://git@host/repo.git","vcs_info":{"vcs":"git","commit_id":"0123abcd"}})");
+}
