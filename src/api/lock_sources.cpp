@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "git.hpp"
 #include "sources.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
@@ -83,64 +84,32 @@ Result<std::string> check_file(const plan::LockedSource& source, const fs::path&
   return std::move(digest->sha256);
 }
 
-/// Runs git (no shell, no prompt for credentials) in `cwd`; the error names the entry and git's
-/// last line.
-Result<std::string> git(const plan::LockedSource& source, const fs::path& exe, std::vector<std::string> args,
-                        const fs::path& cwd) {
-  ProcessRequest run;
-  run.argv = {exe.string()};
-  run.argv.insert(run.argv.end(), args.begin(), args.end());
-  run.env = current_environment();
-  run.env.emplace_back("GIT_TERMINAL_PROMPT=0");
-  run.cwd = cwd;
-  run.timeout = std::chrono::minutes(10);
-  auto done = run_process(run);
-  if (!done) return fail(with_kind(done.error().with_context(source.entry), ErrorKind::environment));
-  if (done->exit_code != 0) {
-    return fail(fmt::format("{}: git {} failed: {}", source.entry, args.front(), last_line(done->err)));
-  }
-  return std::move(done->out);
-}
-
-/// A checkout of the entry's `commit-id` in `work/checkout` (PEP 751: clone, then the commit;
-/// `requested-revision` is never checked out). The vcs helper of `vwheel sync` alone: git only.
-Result<fs::path> checkout(const plan::LockedSource& source, const fs::path& work) {
+/// A checkout of the entry's `commit-id` in `work/checkout` (PEP 751: the commit;
+/// `requested-revision` is never checked out), through the repositories kept in the cache as for
+/// `git+` references (checkout_git). Git only.
+Result<fs::path> checkout(const plan::LockedSource& source, const SyncRequest& request, const fs::path& work) {
   if (source.vcs_type != "git") {
     return fail(
         fmt::format("{}: vcs type `{}` is not supported (vwheel installs from git)", source.entry, source.vcs_type));
-  }
-  const char* path_env = std::getenv("PATH");
-  auto exe = find_executable("git", path_env != nullptr ? path_env : "");
-  if (!exe) {
-    return fail(with_kind(Error(fmt::format("{}: git is not installed (not found in PATH)", source.entry)),
-                          ErrorKind::environment));
   }
   // PEP 751: a commit hash where the VCS has them; never read as an option of git's.
   const auto& id = source.commit_id;
   if ((id.size() != 40 && id.size() != 64) || !std::all_of(id.begin(), id.end(), is_ascii_hex_digit)) {
     return fail(fmt::format("{}: commit-id `{}` is not a git commit hash (40 or 64 hex digits)", source.entry, id));
   }
-  std::string repository = source.url.empty() ? source.path->string() : source.url;
+  std::string repository = source.url.empty() ? install::file_url(*source.path) : source.url;
   if (repository.starts_with("git+")) repository.erase(0, 4);
+  std::optional<fs::path> cache;
+  if (!request.sources.no_cache) {
+    cache = request.sources.cache_dir.empty() ? default_cache_dir() : fs::path(request.sources.cache_dir);
+  }
   fs::create_directories(work);
-  const fs::path tree = work / "checkout";
-  if (auto ok = git(source, *exe, {"clone", "--quiet", "--no-checkout", "--", repository, tree.string()}, work); !ok) {
-    return fail(ok.error());
+  auto got = checkout_git(repository, ascii_lower(id), cache, work, source.entry);
+  if (!got) return fail(got.error());
+  if (!got->commit.starts_with(ascii_lower(id))) {
+    return fail(fmt::format("{}: checked out {}, not the commit-id {}", source.entry, got->commit, id));
   }
-  const std::vector<std::string> detach = {"checkout", "--quiet", "--detach", source.commit_id};
-  if (!git(source, *exe, detach, tree)) {
-    // A commit no branch holds: asked for by its id.
-    if (auto ok = git(source, *exe, {"fetch", "--quiet", "origin", source.commit_id}, tree); !ok)
-      return fail(ok.error());
-    if (auto ok = git(source, *exe, detach, tree); !ok) return fail(ok.error());
-  }
-  auto head = git(source, *exe, {"rev-parse", "HEAD"}, tree);
-  if (!head) return fail(head.error());
-  const std::string got(ascii_trim(*head));
-  if (!got.starts_with(ascii_lower(source.commit_id))) {
-    return fail(fmt::format("{}: checked out {}, not the commit-id {}", source.entry, got, source.commit_id));
-  }
-  return tree;
+  return got->dir;
 }
 
 // Unpacks a .zip (zipfile drops `..` and absolute names) or a tar archive, whose members must all
@@ -232,7 +201,7 @@ Result<install::WheelRequest> prepare_one(const plan::LockedSource& source, cons
       break;
     }
     case Kind::vcs: {
-      auto tree = checkout(source, work);
+      auto tree = checkout(source, request, work);
       if (!tree) return fail(tree.error());
       const fs::path project = source.subdirectory ? (*tree / *source.subdirectory).lexically_normal() : *tree;
       std::error_code ec;

@@ -77,6 +77,17 @@ std::string_view last_line(std::string_view text) {
 
 }  // namespace
 
+fs::path build_environments_dir(const SourceRequest& sources) {
+  if (sources.no_cache) return {};
+  const fs::path root = sources.cache_dir.empty() ? default_cache_dir() : fs::path(sources.cache_dir);
+  std::string from;
+  for (const auto& source : make_settings(sources).sources) {
+    from += fmt::format("{} {}\n", source.kind == finder::Source::Kind::index ? "index" : "links",
+                        redact_url(source.location));
+  }
+  return CacheLayout(root).area(CacheArea::built) / "environments" / sha256_hex(from).substr(0, 16);
+}
+
 Result<std::string> SdistBuilder::sha256(const finder::File& sdist) {
   auto fetched = fetch(sdist);
   if (!fetched) return fail(fetched.error());
@@ -204,7 +215,7 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
   build.output_dir = work->path() / "dist";
   build.python = options_.interpreter.executable.string();
   build.no_isolation = options_.no_build_isolation;
-  build.environments_dir = area / "environments";
+  build.environments_dir = build_environments_dir(options_.sources);
   build.sources = options_.sources;
   build.index = false;
   build.timeout = options_.timeout;

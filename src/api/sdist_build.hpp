@@ -25,6 +25,11 @@
 
 namespace vwheel::api {
 
+/// Where the installer's isolated build environments are kept (BuildRequest::environments_dir):
+/// in the cache's `built-wheels/environments/`, apart for each set of sources they are filled
+/// from (another index may give other build requirements); empty with --no-cache.
+[[nodiscard]] std::filesystem::path build_environments_dir(const SourceRequest& sources);
+
 struct SdistBuildOptions {
   /// The target's interpreter: runs the backend (in its environment with `no_build_isolation`).
   python::Interpreter interpreter;

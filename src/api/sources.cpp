@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "git.hpp"
+#include "sdist_build.hpp"
 #include "vwheel/api/build.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
@@ -66,6 +67,8 @@ Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source,
   build.output_dir = work / "dist";
   build.python = python.string();
   build.no_isolation = request.no_build_isolation;
+  // The isolated environments are the ones sdists from indexes are built in.
+  build.environments_dir = build_environments_dir(request.sources);
   build.sources = request.sources;
   build.index = false;
   build.editable = ref.editable;

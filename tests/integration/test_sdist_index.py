@@ -287,6 +287,31 @@ def test_the_second_install_takes_the_built_wheels_from_the_cache(vwheel, chain,
     assert builds(counters, "b", "1.0") == 2
 
 
+def test_isolated_builds_share_one_kept_environment(vwheel, chain, tmp_path):
+    # b and c ask for the same build requirements: one environment is made for both, and a later
+    # run's build (d) uses it again instead of making another.
+    links, counters = chain
+    python = venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "a")
+    check_chain(python, counters, r)
+    kept = tmp_path / "cache" / "vwheel" / "built-wheels" / "environments"
+    envs = [p.parent for p in kept.glob("*/*/.vwheel-ready")]
+    assert len(envs) == 1, sorted(kept.rglob("*"))
+    (envs[0] / "kept-marker").write_text("")
+    make_sdist(links, counters, "d", "1.0")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "d")
+    assert r.rc == 0, r.err
+    assert builds(counters, "d", "1.0") == 1 and value(python, "d") == "1.0"
+    assert [p.parent for p in kept.glob("*/*/.vwheel-ready")] == envs
+    assert (envs[0] / "kept-marker").exists()
+    # Other sources fill environments of their own.
+    other = tmp_path / "other-links"
+    make_sdist(other, counters, "e", "1.0")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", other, "e")
+    assert r.rc == 0, r.err
+    assert len(list(kept.glob("*/*/.vwheel-ready"))) == 2
+
+
 def test_only_binary_says_why_nothing_fits(vwheel, chain, tmp_path):
     links, counters = chain
     python = venv(tmp_path / "venv")

@@ -153,8 +153,8 @@ TEST(DirectUrl, VcsCommitIsVcsInfoWithItsSubdirectory) {
   vcs.vcs = DirectUrl::Vcs{"git", "0123abcd", "main"};
   vcs.subdirectory = "python";
   EXPECT_EQ(direct_url_json(vcs),
-            R"({"url":"https://host/repo.git","vcs_info":{"vcs":"git","requested_revision":"main",)"
-            R"("commit_id":"0123abcd"},"subdirectory":"python"})");
+            R"({"url":"https://host/repo.git","subdirectory":"python","vcs_info":{"vcs":"git",)"
+            R"("requested_revision":"main","commit_id":"0123abcd"}})");
   vcs.vcs->requested_revision.reset();
   vcs.subdirectory.reset();
   EXPECT_EQ(direct_url_json(vcs), R"({"url":"https://host/repo.git","vcs_info":{"vcs":"git","commit_id":"0123abcd"}})");
