@@ -120,7 +120,7 @@ def test_an_sdist_whose_wheel_is_refused_is_not_published(vwheel, tmp_path):
 def test_an_sdist_that_cannot_be_built_from_is_not_published(vwheel, tmp_path):
     r, dist = build(vwheel, tmp_path, "bad-sdist", "--sdist")
     assert r.rc == 1, r.err
-    assert "an sdist holds one folder with a pyproject.toml, this one does not" in r.err, r.err
+    assert "an sdist holds one folder with a pyproject.toml or a setup.py, this one does not" in r.err, r.err
     assert not dist.exists()
 
 
