@@ -518,6 +518,7 @@ Result<LockReport> lock(const LockRequest& request) {
     build.interpreter = *interp;
     build.cache_root = settings.cache_dir;
     build.sources = request.sources;
+    build.no_build_isolation = request.no_build_isolation;
     auto& b = builder.emplace(std::move(build));
     settings.sdist_metadata = [&b](const finder::File& sdist) { return b.metadata(sdist); };
     settings.sdist_prefetch = [&b](const finder::File& sdist) { b.prefetch(sdist); };
