@@ -401,7 +401,9 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     auto& finder = head ? head->finder() : fresh.emplace(*client, settings.sources, detail::finder_options(settings));
     const auto pinned = pinned_versions(requirements);
     IndexProvider provider(finder, universal, pinned, true);
-    if (settings.sdist_metadata) provider.set_sdists(&settings.formats, &settings.sdist_metadata, &settings.sdist_prefetch);
+    if (settings.sdist_metadata) {
+      provider.set_sdists(&settings.formats, &settings.sdist_metadata, &settings.sdist_prefetch);
+    }
     // Each resolved fork's pins are preferred by the forks after it (with an existing lock's
     // versions): a dependency two forks both allow is locked at one version, not at the newest
     // each fork happens to reach first. On the torch-shaped graph of test_lock_forks.py this costs
