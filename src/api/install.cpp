@@ -547,6 +547,23 @@ Result<LockReport> lock(const LockRequest& request) {
   universal_request.universal = true;
   auto universal = make_selection(universal_request, interp);
   if (!universal) return fail(universal.error());
+  // Versions that only sdists give are locked through the sdist's metadata, which the
+  // interpreter reads (PKG-INFO when static, else its backend): a universal lock takes it for
+  // every environment, as uv does. Profiles take it as an install does: only where each one has
+  // the interpreter's tags (what it builds would not be another machine's).
+  std::optional<SdistBuilder> builder;
+  const bool own_tags = std::all_of(targets.begin(), targets.end(),
+                                    [&](const selection::Selection& t) { return interp && t.tags() == interp->tags; });
+  if (interp && own_tags) {
+    SdistBuildOptions build;
+    build.interpreter = *interp;
+    build.cache_root = settings.cache_dir;
+    build.sources = request.sources;
+    build.no_build_isolation = request.no_build_isolation;
+    auto& b = builder.emplace(std::move(build));
+    settings.sdist_metadata = [&b](const finder::File& sdist) { return b.metadata(sdist); };
+    settings.sdist_prefetch = [&b](const finder::File& sdist) { b.prefetch(sdist); };
+  }
   // Re-locking prefers the existing lock's versions (as uv does), except for what is upgraded.
   std::set<std::string> upgrading;
   for (const auto& n : request.upgrade_packages) upgrading.insert(wheel_name::canonicalize_name(n));

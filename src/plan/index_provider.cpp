@@ -60,7 +60,7 @@ Result<std::vector<pep440::Version>> IndexProvider::versions(std::string_view na
     if ((universal_ && (any_plain || any_variant)) || (any_plain && !target_.forced_label(name))) {
       candidate.push_back(Candidate::yes);
     } else if (!any_variant || target_.no_variants) {
-      const bool sdist = !universal_ && usable_sdist(name, version);
+      const bool sdist = usable_sdist(name, version);
       candidate.push_back(sdist ? Candidate::yes : Candidate::no);
       if (sdist) from_sdist.insert(version);
     } else {
@@ -352,7 +352,10 @@ Result<resolve::Dependencies> IndexProvider::universal_dependencies(std::string_
   const auto* plain = files.plain;
   auto variant_wheels = files.variant_wheels;
   const auto* variants_json = files.variants_json;
-  if (!plain && variant_wheels.empty()) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
+  // A version without usable wheels was offered through its sdist (versions): the wheel it builds
+  // is one plain kind, whose requirements the sdist's metadata gives.
+  const auto* sdist = !plain && variant_wheels.empty() ? usable_sdist(name, version) : nullptr;
+  if (!plain && variant_wheels.empty() && !sdist) return fail(fmt::format("{} {}: no usable wheel", name, key.version));
   // Each kind's metadata is read below (a plain wheel's, one wheel's per label): all at once.
   finder_.prefetch_metadata(files.kind_wheels());
   std::vector<WheelKind> kinds;
@@ -383,6 +386,10 @@ Result<resolve::Dependencies> IndexProvider::universal_dependencies(std::string_
     }
     if (auto ok = add_kind({"", plain, {}, {}}, same); !ok) return fail(ok.error());
     requires_dist_[key] = raw[plain->filename];
+  }
+  if (sdist) {
+    if (auto ok = add_kind({"", sdist, {}, {}}, {sdist}); !ok) return fail(ok.error());
+    requires_dist_[key] = raw[sdist->filename];
   }
   if (!variant_wheels.empty()) {
     if (variants_json && variants_json->source != variant_wheels.front()->source) variants_json = nullptr;

@@ -36,9 +36,9 @@ class IndexProvider final : public resolve::Provider {
       : finder_(finder), target_(target), pinned_(pinned), universal_(universal),
         load_(finder_loader(finder)) {}
 
-  /// Source distributions as candidates (plan::Settings::sdist_metadata), for installs: a
-  /// version without a wheel the target can use, or any version of a project whose wheels
-  /// `formats` refuses, is offered through its usable sdist (not yanked unless pinned,
+  /// Source distributions as candidates (plan::Settings::sdist_metadata): a version without a
+  /// wheel the target can use (a universal lock: without any usable wheel), or any version of a
+  /// project whose wheels `formats` refuses, is offered through its usable sdist (not yanked unless pinned,
   /// Requires-Python admitting the target, allowed by `formats`), whose dependencies `read` gives.
   /// With `prefer_binary`, the versions with a wheel come before those with only an sdist.
   /// `prefetch` (when set) is told of the sdist of a project's most preferred version when
@@ -91,6 +91,10 @@ class IndexProvider final : public resolve::Provider {
   }
   const std::vector<const finder::File*>& files_of(const std::string& name, const pep440::Version& version) {
     return files_[name][version];
+  }
+  /// The sdist a version without usable wheels is offered through (see set_sdists), or nullptr.
+  const finder::File* sdist_of(std::string_view name, const pep440::Version& version) const {
+    return usable_sdist(name, version);
   }
 
  private:

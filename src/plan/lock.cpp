@@ -401,6 +401,9 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     auto& finder = head ? head->finder() : fresh.emplace(*client, settings.sources, detail::finder_options(settings));
     const auto pinned = pinned_versions(requirements);
     IndexProvider provider(finder, universal, pinned, true);
+    if (settings.sdist_metadata) {
+      provider.set_sdists(&settings.formats, &settings.sdist_metadata, &settings.sdist_prefetch);
+    }
     // Each resolved fork's pins are preferred by the forks after it (with an existing lock's
     // versions): a dependency two forks both allow is locked at one version, not at the newest
     // each fork happens to reach first. On the torch-shaped graph of test_lock_forks.py this costs
@@ -483,6 +486,9 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       for (const auto* f : files) {
         if (f->is_wheel() && (!source || f->source < *source)) source = f->source;
       }
+      // A version without usable wheels was resolved through its sdist: the entry has only that.
+      const auto* built = provider.sdist_of(name, entry.first);
+      if (!source && built) source = built->source;
       if (!source) continue;
       std::vector<const finder::File*> wheels, variant_wheels;
       const finder::File* variants_json = nullptr;
@@ -524,12 +530,10 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
       std::string version = wheels.empty() ? version_text : wheels.front()->wheel->version;
       const std::vector<std::string> extras(entry.second.begin(), entry.second.end());
-      const finder::File* sdist = nullptr;
+      const finder::File* sdist = wheels.empty() ? built : nullptr;
       for (const auto& f : finder.sdists(name)) {
-        if (f.source == *source && f.version == entry.first && !f.yanked) {
-          sdist = &f;
-          break;
-        }
+        if (sdist) break;
+        if (f.source == *source && f.version == entry.first && !f.yanked) sdist = &f;
       }
       if (auto ok = add_package(name, version, wheels, md, provider.requires_dist_of(name, version_text), extras,
                                 settings.sources[*source], provider.wheel_requires_dist_of(name, version_text),
@@ -547,6 +551,8 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
         auto r = own.find(f->filename);
         per_wheel[f->filename] = r != own.end() ? r->second : provider.requires_dist_of(name, version_text);
       }
+      // (An sdist's name is no wheel's: its edges' markers are a plain wheel's.)
+      if (wheels.empty() && sdist) per_wheel[sdist->filename] = provider.requires_dist_of(name, version_text);
     }
     set_dependencies(out, edges, written, wheel_deps);
     out.requires_python = requirements.requires_python ? requirements.requires_python->to_string()

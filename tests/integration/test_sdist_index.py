@@ -525,3 +525,94 @@ def test_hashes_of_requirement_files_are_the_sdists(vwheel, chain, tmp_path):
     r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--require-hashes", "-r", reqs)
     assert r.rc == 0, r.err
     assert value(python, "b") == "1.0" and value(python, "c") == "2.0"
+
+
+# ---- vwheel lock of versions that only sdists give (uv locks them the same way) ----
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_lock_of_sdist_only_versions_writes_their_sdists_and_sync_builds_them(vwheel, tmp_path):
+    import pep751_reader as reader
+    from profiles_matrix import matrix
+    env = {e.name: e for e in matrix()}
+    links, counters = tmp_path / "links", tmp_path / "counters"
+    make_wheel(links, "a", "1.0", ['b>=1; sys_platform == "linux"', 'd; sys_platform == "win32"'])
+    make_sdist(links, counters, "b", "1.0", ["c"])  # static PKG-INFO 2.2: read, not built
+    make_sdist(links, counters, "c", "2.0", metadata_version="2.1")  # dynamic: the backend builds it
+    make_sdist(links, counters, "d", "1.0")
+    lock = tmp_path / "pylock.toml"
+    r = vwheel("lock", "--python", PY, "--no-index", "--find-links", links, "a", "-o", lock)
+    assert r.rc == 0, r.err
+    assert (builds(counters, "b", "1.0"), builds(counters, "c", "2.0"), builds(counters, "d", "1.0")) == (0, 1, 0)
+    doc = reader.tomllib.loads(lock.read_text())
+    entries = {p["name"]: p for p in doc["packages"]}
+    assert sorted(entries) == ["a", "b", "c", "d"]
+    for name, version in (("b", "1.0"), ("c", "2.0"), ("d", "1.0")):
+        p = entries[name]
+        assert "wheels" not in p, p
+        kind, table = reader.source_of(p)
+        assert kind == "sdist" and table["name"] == f"{name}-{version}.tar.gz", table
+        assert table["hashes"] == {"sha256": _sha256(links / table["name"])}
+        assert table["size"] == (links / table["name"]).stat().st_size
+    # The sdist's requirements (and their markers) are the entries' edges and markers.
+    assert [(d["name"], d["version"]) for d in entries["b"]["dependencies"]] == [("c", "2.0")]
+    for name in "bc":
+        assert reader.evaluate_marker(entries[name]["marker"], env["linux-cp312"].environment)
+        assert not reader.evaluate_marker(entries[name]["marker"], env["windows-cp312"].environment)
+    assert reader.evaluate_marker(entries["d"]["marker"], env["windows-cp312"].environment)
+    assert not reader.evaluate_marker(entries["d"]["marker"], env["linux-cp312"].environment)
+    # PEP 751's installation steps (the independent reader): the sdists where no wheel is locked.
+    linux = env["linux-cp312"]
+    assert reader.install_set(lock, linux.environment, linux.tags) == {
+        "a": ("1.0", "a-1.0-py3-none-any.whl"), "b": ("1.0", "b-1.0.tar.gz"), "c": ("2.0", "c-2.0.tar.gz")}
+    windows = env["windows-cp312"]
+    assert set(reader.install_set(lock, windows.environment, windows.tags)) == {"a", "d"}
+    # sync builds b and c (sync builds a lock's sdists itself, without the built-wheels cache).
+    python = venv(tmp_path / "venv")
+    r = vwheel("sync", "--python", python, lock)
+    assert r.rc == 0, r.err
+    assert [value(python, m) for m in "abc"] == ["1.0", "1.0", "2.0"]
+    assert not installed(python, "d")
+    assert builds(counters, "b", "1.0") == 1 and builds(counters, "c", "2.0") >= 2
+
+
+def test_lock_reads_a_real_backends_metadata_with_no_build_isolation(vwheel, tmp_path):
+    # Debian's hatchling writes Metadata-Version 2.1: its sdist's dependencies are what it builds.
+    links = tmp_path / "links"
+    real_sdist(vwheel, tmp_path, "hatched",
+               '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+               '[project]\nname = "hatched"\nversion = "1.5"\ndependencies = ["flitted; python_version >= \'3.8\'"]\n',
+               {"hatched/__init__.py": "VALUE = 'h'\n"}, links)
+    real_sdist(vwheel, tmp_path, "flitted",
+               '[build-system]\nrequires = ["flit_core>=3.2"]\nbuild-backend = "flit_core.buildapi"\n\n'
+               '[project]\nname = "flitted"\nversion = "0.2"\ndescription = "f"\n',
+               {"flitted.py": '"""f"""\nVALUE = "f"\n'}, links)
+    lock = tmp_path / "pylock.toml"
+    r = vwheel("lock", "--python", PY, "--no-index", "--find-links", links, "--no-build-isolation", "hatched", "-o", lock)
+    assert r.rc == 0, r.err
+    import pep751_reader as reader
+    doc = reader.tomllib.loads(lock.read_text())
+    entries = {p["name"]: p for p in doc["packages"]}
+    assert sorted(entries) == ["flitted", "hatched"]
+    assert all("wheels" not in p and reader.source_of(p)[0] == "sdist" for p in entries.values()), entries
+    assert entries["hatched"]["dependencies"] == [{"name": "flitted", "version": "0.2",
+                                                   "marker": 'python_version >= "3.8"'}]
+    python = venv(tmp_path / "venv", system=True)
+    r = vwheel("sync", "--python", python, "--no-build-isolation", lock)
+    assert r.rc == 0, r.err
+    assert value(python, "hatched") == "h" and value(python, "flitted") == "f"
+
+
+def test_lock_without_a_build_environment_names_the_sdist(vwheel, tmp_path):
+    # Isolated, hatchling is nowhere to be had (--no-index): the error names the sdist.
+    links = tmp_path / "links"
+    real_sdist(vwheel, tmp_path, "hatched",
+               '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+               '[project]\nname = "hatched"\nversion = "1.5"\n',
+               {"hatched/__init__.py": "VALUE = 'h'\n"}, links)
+    r = vwheel("lock", "--python", PY, "--no-index", "--find-links", links, "hatched", "-o", tmp_path / "pylock.toml")
+    assert r.rc != 0
+    assert "hatched-1.5.tar.gz" in r.err and "hatchling" in r.err, r.err
+    assert not (tmp_path / "pylock.toml").exists()

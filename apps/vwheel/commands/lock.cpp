@@ -18,6 +18,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
     std::string python_version;
     bool upgrade = false;
     std::vector<std::string> upgrade_packages;
+    bool no_build_isolation = false;
     SelectionOptions selection;
     IndexOptions index;
   };
@@ -38,6 +39,8 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_option("--python", o->python, "Interpreter whose markers the lock is for (default: $VIRTUAL_ENV, else python3)");
   cmd->add_option("--python-version", o->python_version,
                   "Pythons the lock covers, a PEP 440 specifier set (e.g. '>=3.11'); written as its requires-python");
+  cmd->add_flag("--no-build-isolation", o->no_build_isolation,
+                "Read the metadata of sdist-only versions with the interpreter's own packages as build requirements");
   add_index_options(*cmd, o->index, true);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
@@ -53,6 +56,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
       r.sources = o->index.request;
       r.upgrade = o->upgrade;
       r.upgrade_packages = o->upgrade_packages;
+      r.no_build_isolation = o->no_build_isolation;
       r.quiet = o->index.quiet;
       auto done = api::lock(r);
       if (!done) return report_failure(done.error());

@@ -141,6 +141,10 @@ struct LockRequest {
   /// plan::Requirements::requires_python and the lock's `requires-python`); a bad one is a usage
   /// error naming it.
   std::optional<std::string> python_version;
+  /// Versions that only sdists give are locked through their metadata, which the interpreter
+  /// reads (static PKG-INFO, else the backend): with this, the backend runs in the interpreter's
+  /// environment, which must have the build requirements.
+  bool no_build_isolation = false;
 };
 
 struct LockReport {

@@ -117,8 +117,9 @@ struct Settings {
   /// Reads an sdist's dependencies (the installer downloads it, and builds it when its PKG-INFO
   /// is not static). Set: a version without a compatible wheel (or any version under
   /// `--no-binary`) is a candidate through its sdist (the first source's), which the plan then
-  /// lists in place of a wheel (`Selected::wheel` is the sdist; the caller builds it). Unset
-  /// (locks): sdists are never candidates.
+  /// lists in place of a wheel (`Selected::wheel` is the sdist; the caller builds it). A
+  /// universal lock (make_lock) takes a version through its sdist only when it has no usable
+  /// wheel at all. Unset: sdists are never candidates.
   SdistMetadataReader sdist_metadata;
   /// With `sdist_metadata`: told of the sdists it will most likely be asked for next.
   SdistPrefetch sdist_prefetch;
@@ -284,7 +285,9 @@ class HeadStart {
 /// environments the lock stands for (Linux, Windows, macOS; Python 3.9 to 3.15; `universal`'s
 /// environment first); each fork is resolved on its own and the lock holds every version any fork
 /// needs, all wheels of each (`universal`'s `no_variants` applies), and each entry's
-/// `dependencies` edges with their markers. With targets, the union of their plans, listing only
+/// `dependencies` edges with their markers; a version without usable wheels is locked through
+/// its sdist when `settings.sdist_metadata` is set (its metadata is one plain wheel's, evaluated
+/// per environment), an entry with the `sdist` and no `wheels`. With targets, the union of their plans, listing only
 /// the wheels some target can use (several versions of a project where the targets differ).
 /// An unchanged index gives a byte-identical lock. Wheels their index gives no sha256 for are
 /// downloaded and hashed (once: see the installer's record of such downloads), with a progress
