@@ -180,15 +180,19 @@ Result<InstallReport> install_sources(const InstallRequest& request, const plan:
 /// leaves them. Every build comes before anything is installed: a failed one installs nothing.
 Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const install::OpenedEnvironment& opened,
                                   const InstallRequest& request) {
-  std::map<std::string, std::string> present;
-  for (const auto& d : install::list_distributions(opened.env)) {
-    present.emplace(wheel_name::canonicalize_name(d.name), d.version);
+  std::map<std::string, install::Distribution> present;
+  for (auto& d : install::list_distributions(opened.env)) {
+    present.emplace(wheel_name::canonicalize_name(d.name), std::move(d));
   }
   std::vector<plan::Selected*> to_build;
   for (auto& s : p.packages) {
     if (!s.wheel.is_sdist()) continue;
     const auto it = present.find(s.name);
-    if (!request.options.force_reinstall && it != present.end() && it->second == s.version) continue;
+    // (another variant of the same version installed is replaced: built)
+    if (!request.options.force_reinstall && it != present.end() && it->second.version == s.version &&
+        it->second.variant_label == s.label) {
+      continue;
+    }
     // --hash values are the sdist's, checked before it is built.
     if (!s.allowed_sha256.empty()) {
       auto sha = builder.sha256(s.wheel);

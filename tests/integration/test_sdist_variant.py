@@ -109,3 +109,17 @@ def test_each_target_gets_its_own_variant_and_the_null_variant_when_none_fits(vw
     # One built wheel per label: the cache key has it.
     assert [w.name for w in built_wheels(tmp_path)] == sorted(["vdemo-1.0-py3-none-any-v1.whl",
                                                                "vdemo-1.0-py3-none-any-null.whl"])
+
+
+def test_another_target_replaces_the_installed_variant_and_the_same_one_keeps_it(vwheel, tmp_path):
+    _, links = project_and_sdist(vwheel, tmp_path)
+    python = venv(tmp_path / "venv")
+    assert install(vwheel, python, links, profile(tmp_path, ["v1"])).rc == 0
+    # Version 1.0 is installed, as variant v1: a v3 machine's install builds and installs v3.
+    r = install(vwheel, python, links, profile(tmp_path, ["v3", "v2", "v1"]))
+    assert r.rc == 0, r.err
+    listed = vwheel("list", "--python", python)
+    assert any("vdemo" in line and "v3 (x86_64 :: level :: v3)" in line for line in listed.out.splitlines()), listed.out
+    r = install(vwheel, python, links, profile(tmp_path, ["v3", "v2", "v1"]))
+    assert r.rc == 0, r.err
+    assert "installed vdemo" not in r.out, r.out
