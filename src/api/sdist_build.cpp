@@ -165,16 +165,28 @@ Result<SdistVariant> SdistBuilder::variant(const finder::File& sdist) {
 
 Result<SdistVariant> SdistBuilder::choose_variant(const finder::File& sdist) {
   if (!options_.selection) return SdistVariant{};
+  // An sdist without variants is remembered as such (by its sha256), so that a later install
+  // takes its kept wheel without downloading it or running Python, as before variants.
+  auto sha = known_sha256(sdist);
+  if (!sha) return fail(sha.error());
+  const auto plain = CacheLayout(options_.cache_root).entry(CacheArea::built, sha256_hex("no variants " + *sha));
+  std::error_code ec;
+  if (fs::exists(plain, ec)) return SdistVariant{};
+  const auto remember_plain = [&] {
+    fs::create_directories(plain.parent_path(), ec);
+    (void)write_file_atomic(plain, "", Durability::none);  // (not kept: read again next time, no harm)
+    return SdistVariant{};
+  };
   auto fetched = fetch(sdist);
   if (!fetched) return fail(fetched.error());
   auto text = read_top_file(options_.interpreter.executable, (*fetched)->path, "pyproject.toml");
   if (!text) return fail(text.error());
-  if (!*text) return SdistVariant{};
+  if (!*text) return remember_plain();
   // Read as the frontend reads it: the same table gives the same variants to build.
   const auto shown = sdist.filename + ":pyproject.toml";
   auto project = build::parse_build_project(**text, shown);
   if (!project) return fail(project.error());
-  if (!project->has_variant_table) return SdistVariant{};
+  if (!project->has_variant_table) return remember_plain();
   auto document = metadata::parse_pyproject(**text);
   if (!document) return fail(document.error().with_context(shown));
   auto declared = std::move(document->metadata);
