@@ -266,7 +266,7 @@ Result<void> plan_sdist_variants(plan::Plan& p, SdistBuilder& builder) {
     const auto built = fmt::format("{} is built", s.wheel.filename);
     for (auto& line : s.explain) {
       if (!line.ends_with(built)) continue;
-      line += chosen->label == "null" ? fmt::format(" as the null variant ({})", chosen->why)
+      line += chosen->label == variant::kNullLabel ? fmt::format(" as the null variant ({})", chosen->why)
                                       : fmt::format(" as variant {} ({})", chosen->label, chosen->why);
     }
   }

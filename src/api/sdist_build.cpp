@@ -201,7 +201,7 @@ Result<SdistVariant> SdistBuilder::choose_variant(const finder::File& sdist) {
   chosen.declared = project->variants.size();
   const auto count = fmt::format("{} variant{}", chosen.declared, chosen.declared == 1 ? "" : "s");
   if (ranked->ranking.order.empty()) {
-    chosen.label = "null";
+    chosen.label = variant::kNullLabel;
     chosen.why = fmt::format("none of its {} fits {}", count, selection.description);
   } else {
     chosen.label = ranked->ranking.order.front();
@@ -293,7 +293,7 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
   build.log = log;
   build.metadata_only = metadata_only;
   // The variant as `vwheel build --variant LABEL` (`--null`) of the tree builds it.
-  if (label == "null") {
+  if (label == variant::kNullLabel) {
     build.selection.null_variant = true;
   } else if (!label.empty()) {
     build.selection.labels = {label};
