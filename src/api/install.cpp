@@ -180,15 +180,19 @@ Result<InstallReport> install_sources(const InstallRequest& request, const plan:
 /// leaves them. Every build comes before anything is installed: a failed one installs nothing.
 Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const install::OpenedEnvironment& opened,
                                   const InstallRequest& request) {
-  std::map<std::string, std::string> present;
-  for (const auto& d : install::list_distributions(opened.env)) {
-    present.emplace(wheel_name::canonicalize_name(d.name), d.version);
+  std::map<std::string, install::Distribution> present;
+  for (auto& d : install::list_distributions(opened.env)) {
+    present.emplace(wheel_name::canonicalize_name(d.name), std::move(d));
   }
   std::vector<plan::Selected*> to_build;
   for (auto& s : p.packages) {
     if (!s.wheel.is_sdist()) continue;
     const auto it = present.find(s.name);
-    if (!request.options.force_reinstall && it != present.end() && it->second == s.version) continue;
+    // (another variant of the same version installed is replaced: built)
+    if (!request.options.force_reinstall && it != present.end() && it->second.version == s.version &&
+        it->second.variant_label == s.label) {
+      continue;
+    }
     // --hash values are the sdist's, checked before it is built.
     if (!s.allowed_sha256.empty()) {
       auto sha = builder.sha256(s.wheel);
@@ -248,6 +252,27 @@ Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const in
   return {};
 }
 
+/// Plans each sdist built as a variant as that variant (its label and properties: the
+/// environment's installed variant is compared with them, --report and --explain show them), and
+/// adds to its --explain line (plan::IndexProvider's "no compatible wheel: X is built") why.
+Result<void> plan_sdist_variants(plan::Plan& p, SdistBuilder& builder) {
+  for (auto& s : p.packages) {
+    if (!s.wheel.is_sdist()) continue;
+    auto chosen = builder.variant(s.wheel);
+    if (!chosen) return fail(chosen.error());
+    if (chosen->label.empty()) continue;
+    s.label = chosen->label;
+    s.properties = chosen->properties;
+    const auto built = fmt::format("{} is built", s.wheel.filename);
+    for (auto& line : s.explain) {
+      if (!line.ends_with(built)) continue;
+      line += chosen->label == variant::kNullLabel ? fmt::format(" as the null variant ({})", chosen->why)
+                                      : fmt::format(" as variant {} ({})", chosen->label, chosen->why);
+    }
+  }
+  return {};
+}
+
 Result<InstallReport> install_requirements(const InstallRequest& request, const install::OpenedEnvironment& opened,
                                            const plan::Settings& settings, const plan::Requirements& requirements,
                                            const Observer& observer, plan::HeadStart* head);
@@ -298,6 +323,7 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   build.no_build = request.no_build;
   build.timeout = request.build_timeout;
   build.verbose = request.verbose;
+  build.selection = *selection;
   SdistBuilder builder(std::move(build));
   auto settings = base_settings;
   settings.formats = request.formats;
@@ -316,6 +342,9 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   }
   if (observer.on_warning) {
     for (const auto& w : p->warnings) observer.on_warning(w);
+  }
+  if (settings.sdist_metadata) {
+    if (auto ok = plan_sdist_variants(*p, builder); !ok) return fail(ok.error());
   }
   if (observer.on_plan) observer.on_plan(*p);
   // Never an incomplete environment: what the install keeps must still have what it requires.

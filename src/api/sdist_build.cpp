@@ -6,36 +6,41 @@
 #include <fmt/ranges.h>
 
 #include "vwheel/api/build.hpp"
+#include "vwheel/api/rank.hpp"
+#include "vwheel/build/plan.hpp"
 #include "vwheel/core/cache_layout.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/process.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
+#include "vwheel/metadata/document.hpp"
 #include "vwheel/plan/sdist.hpp"
 #include "vwheel/wheel/wheel.hpp"
+#include "vwheel/wheel_name/names.hpp"
 
 namespace vwheel::api {
 namespace fs = std::filesystem;
 
 namespace {
 
-// Prints the sdist's `{top}/PKG-INFO` (the one at the top level, not an egg-info's), nothing when
-// it has none. Python's tarfile reads what the frontend unpacks with.
-constexpr const char* kReadPkgInfo = R"PY(
+// Prints the sdist's `{top}/NAME` (the one at the top level, not an egg-info's), nothing when it
+// has none. Python's tarfile reads what the frontend unpacks with.
+constexpr const char* kReadTopFile = R"PY(
 import sys, tarfile
 with tarfile.open(sys.argv[1], "r:gz") as t:
     for m in t:
         parts = m.name.split("/")
-        if len(parts) == 2 and parts[1] == "PKG-INFO" and m.isfile():
+        if len(parts) == 2 and parts[1] == sys.argv[2] and m.isfile():
             sys.stdout.write(t.extractfile(m).read().decode("utf-8", "replace"))
             break
 )PY";
 
-/// The `PKG-INFO` of a `.tar.gz` sdist, or nullopt when it has none (or is another format).
-Result<std::optional<std::string>> read_pkg_info(const fs::path& python, const fs::path& sdist) {
+/// The top-level file `name` (`PKG-INFO`, `pyproject.toml`) of a `.tar.gz` sdist, or nullopt when
+/// it has none (or is another format).
+Result<std::optional<std::string>> read_top_file(const fs::path& python, const fs::path& sdist, const char* name) {
   if (!sdist.filename().string().ends_with(".tar.gz")) return std::optional<std::string>{};
   ProcessRequest req;
-  req.argv = {python.string(), "-I", "-c", kReadPkgInfo, sdist.string()};
+  req.argv = {python.string(), "-I", "-c", kReadTopFile, sdist.string(), name};
   auto run = run_process(req);
   if (!run) return fail(with_kind(run.error(), ErrorKind::environment));
   if (run->exit_code != 0) {
@@ -132,8 +137,8 @@ Result<std::string> SdistBuilder::known_sha256(const finder::File& sdist) {
   return sha256(sdist);
 }
 
-std::string SdistBuilder::cache_key(const std::string& sdist_sha256) const {
-  // The build's inputs: the sdist, the interpreter (its installation, not the venv: a new
+std::string SdistBuilder::cache_key(const std::string& sdist_sha256, const std::string& label) const {
+  // The build's inputs: the sdist, the variant built from it, the interpreter (its installation, not the venv: a new
   // environment of the same Python builds the same wheel) and the tags it builds for; without
   // isolation the environment's packages take part, so the environment itself is an input.
   const auto& in = options_.interpreter;
@@ -142,7 +147,68 @@ std::string SdistBuilder::cache_key(const std::string& sdist_sha256) const {
       in.environment.contains("python_full_version") ? in.environment.at("python_full_version") : std::string(),
       fmt::join(in.tags, ","));
   if (options_.no_build_isolation) inputs += fmt::format("environment {}\n", in.prefix.string());
+  if (!label.empty()) inputs += fmt::format("variant {}\n", label);
   return sha256_hex(inputs);
+}
+
+Result<SdistVariant> SdistBuilder::variant(const finder::File& sdist) {
+  {
+    const std::lock_guard lock(choosing_);
+    if (auto it = variants_.find(sdist.location()); it != variants_.end()) return it->second;
+  }
+  // Chosen outside the lock (the builds fetch side by side); two threads may choose the same.
+  auto chosen = choose_variant(sdist);
+  if (!chosen) return fail(chosen.error());
+  const std::lock_guard lock(choosing_);
+  return variants_.emplace(sdist.location(), std::move(*chosen)).first->second;
+}
+
+Result<SdistVariant> SdistBuilder::choose_variant(const finder::File& sdist) {
+  if (!options_.selection) return SdistVariant{};
+  // An sdist without variants is remembered as such (by its sha256), so that a later install
+  // takes its kept wheel without downloading it or running Python, as before variants.
+  auto sha = known_sha256(sdist);
+  if (!sha) return fail(sha.error());
+  const auto plain = CacheLayout(options_.cache_root).entry(CacheArea::built, sha256_hex("no variants " + *sha));
+  std::error_code ec;
+  if (fs::exists(plain, ec)) return SdistVariant{};
+  const auto remember_plain = [&] {
+    fs::create_directories(plain.parent_path(), ec);
+    (void)write_file_atomic(plain, "", Durability::none);  // (not kept: read again next time, no harm)
+    return SdistVariant{};
+  };
+  auto fetched = fetch(sdist);
+  if (!fetched) return fail(fetched.error());
+  auto text = read_top_file(options_.interpreter.executable, (*fetched)->path, "pyproject.toml");
+  if (!text) return fail(text.error());
+  if (!*text) return remember_plain();
+  // Read as the frontend reads it: the same table gives the same variants to build.
+  const auto shown = sdist.filename + ":pyproject.toml";
+  auto project = build::parse_build_project(**text, shown);
+  if (!project) return fail(project.error());
+  if (!project->has_variant_table) return remember_plain();
+  auto document = metadata::parse_pyproject(**text);
+  if (!document) return fail(document.error().with_context(shown));
+  auto declared = std::move(document->metadata);
+  for (const auto& v : project->variants) declared.variants.insert_or_assign(v.label, v.properties);
+  // Ranked as `vwheel rank` ranks a *-variants.json: the same engine, the run's selection (a
+  // copy: ranking completes its environment from the metadata).
+  auto selection = *options_.selection;
+  const auto name = wheel_name::canonicalize_name(sdist.filename.substr(0, sdist.filename.rfind('-')));
+  auto ranked = rank_metadata(declared, shown, name, selection);
+  if (!ranked) return fail(ranked.error());
+  SdistVariant chosen;
+  chosen.declared = project->variants.size();
+  const auto count = fmt::format("{} variant{}", chosen.declared, chosen.declared == 1 ? "" : "s");
+  if (ranked->ranking.order.empty()) {
+    chosen.label = variant::kNullLabel;
+    chosen.why = fmt::format("none of its {} fits {}", count, selection.description);
+  } else {
+    chosen.label = ranked->ranking.order.front();
+    for (const auto& property : declared.variants.at(chosen.label)) chosen.properties.push_back(property.to_string());
+    chosen.why = fmt::format("the best of its {} for {}", count, selection.description);
+  }
+  return chosen;
 }
 
 void SdistBuilder::prefetch(const finder::File& sdist) {
@@ -173,11 +239,15 @@ Result<std::string> SdistBuilder::read_metadata(const finder::File& sdist) {
   // A wheel built before says it all, without running Python.
   auto sha = known_sha256(sdist);
   if (!sha) return fail(sha.error());
+  auto chosen = variant(sdist);
+  if (!chosen) return fail(chosen.error());
   const CacheLayout layout(options_.cache_root);
-  if (auto kept = only_wheel(layout.entry(CacheArea::built, cache_key(*sha)))) return wheel_metadata(*kept);
+  if (auto kept = only_wheel(layout.entry(CacheArea::built, cache_key(*sha, chosen->label)))) {
+    return wheel_metadata(*kept);
+  }
   auto fetched = fetch(sdist);
   if (!fetched) return fail(fetched.error());
-  auto pkg_info = read_pkg_info(options_.interpreter.executable, (*fetched)->path);
+  auto pkg_info = read_top_file(options_.interpreter.executable, (*fetched)->path, "PKG-INFO");
   if (!pkg_info) return fail(pkg_info.error());
   if (*pkg_info && plan::sdist_metadata_is_static(**pkg_info)) return std::move(**pkg_info);
   // Dynamic dependencies: the backend says them, with prepare_metadata_for_build_wheel when it
@@ -191,7 +261,7 @@ Result<std::string> SdistBuilder::read_metadata(const finder::File& sdist) {
                     name, version, sdist.filename));
   }
   {
-    auto prepared = run_frontend(sdist, **fetched, name, version, true);
+    auto prepared = run_frontend(sdist, **fetched, name, version, chosen->label, true);
     if (!prepared) return fail(prepared.error());
     if (prepared->metadata) return std::move(*prepared->metadata);
   }
@@ -202,7 +272,7 @@ Result<std::string> SdistBuilder::read_metadata(const finder::File& sdist) {
 
 Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, const Fetched& fetched,
                                                     const std::string& name, const std::string& version,
-                                                    bool metadata_only) {
+                                                    const std::string& label, bool metadata_only) {
   const auto area = CacheLayout(options_.cache_root).area(CacheArea::built);
   std::error_code ec;
   fs::create_directories(area / "logs", ec);
@@ -222,6 +292,12 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
   build.timeout_option = "--build-timeout";
   build.log = log;
   build.metadata_only = metadata_only;
+  // The variant as `vwheel build --variant LABEL` (`--null`) of the tree builds it.
+  if (label == variant::kNullLabel) {
+    build.selection.null_variant = true;
+  } else if (!label.empty()) {
+    build.selection.labels = {label};
+  }
   const auto what = fmt::format("{} {} {} ({})", metadata_only ? "preparing the metadata of" : "building", name,
                                 version, sdist.filename);
   auto built = api::build(build);
@@ -257,7 +333,7 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
     }
     if (!metadata_only) {
       // Kept under its key: moved in whole, so that a reader sees the wheel or nothing.
-      const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(fetched.sha256));
+      const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(fetched.sha256, label));
       const auto staged = work->path() / "entry";
       fs::create_directories(staged);
       fs::rename(*outcome.wheel, staged / outcome.wheel->filename());
@@ -277,11 +353,13 @@ Result<fs::path> SdistBuilder::wheel(const finder::File& sdist, const std::strin
   }
   auto sha = known_sha256(sdist);
   if (!sha) return fail(sha.error());
-  const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(*sha));
+  auto chosen = variant(sdist);
+  if (!chosen) return fail(chosen.error());
+  const auto entry = CacheLayout(options_.cache_root).entry(CacheArea::built, cache_key(*sha, chosen->label));
   if (auto kept = only_wheel(entry)) return *kept;
   auto fetched = fetch(sdist);
   if (!fetched) return fail(fetched.error());
-  auto built = run_frontend(sdist, **fetched, name, version, false);
+  auto built = run_frontend(sdist, **fetched, name, version, chosen->label, false);
   if (!built) return fail(built.error());
   if (auto kept = only_wheel(entry)) return *kept;
   return fail(with_kind(

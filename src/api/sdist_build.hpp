@@ -22,6 +22,7 @@
 #include "vwheel/core/fs.hpp"
 #include "vwheel/finder/finder.hpp"
 #include "vwheel/python/interpreter.hpp"
+#include "vwheel/selection/selection.hpp"
 
 namespace vwheel::api {
 
@@ -44,6 +45,22 @@ struct SdistBuildOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   /// A failed build's error has the backend's last 20 lines as details (`--verbose`).
   bool verbose = false;
+  /// The target: an sdist whose pyproject.toml has a `[variant]` table is built as the variant
+  /// the target ranks best among those it declares (`vwheel rank`'s engine), as the Building
+  /// draft asks of installers; without it, as its plain wheel.
+  std::optional<selection::Selection> selection;
+};
+
+/// The wheel an sdist is built as (SdistBuilder::variant).
+struct SdistVariant {
+  /// The variant label; empty for the plain wheel, `null` for the null variant.
+  std::string label;
+  /// The label's properties, `ns :: feature :: value` (none for the null variant).
+  std::vector<std::string> properties;
+  /// How many variants its `[variant.variants]` declares.
+  std::size_t declared = 0;
+  /// How it was chosen, for --explain (empty for the plain wheel).
+  std::string why;
 };
 
 class SdistBuilder {
@@ -68,6 +85,11 @@ class SdistBuilder {
   /// The sdist's sha256 (fetching it first, the index's sha256 checked).
   Result<std::string> sha256(const finder::File& sdist);
 
+  /// Which wheel `wheel` builds from the sdist: the plain wheel when its pyproject.toml has no
+  /// `[variant]` table (or there is no `selection`), else the variant the target ranks best among
+  /// its `[variant.variants]`, or the null variant when none fits. Fetches the sdist; chosen once.
+  Result<SdistVariant> variant(const finder::File& sdist);
+
  private:
   struct Fetched {
     std::filesystem::path path;
@@ -77,17 +99,21 @@ class SdistBuilder {
   Result<std::string> read_metadata(const finder::File& sdist);
   /// The sdist's sha256 as the index gives it, else as `sha256` computes it.
   Result<std::string> known_sha256(const finder::File& sdist);
-  [[nodiscard]] std::string cache_key(const std::string& sdist_sha256) const;
+  /// The built-wheel cache's key: the build's inputs, the variant label among them.
+  [[nodiscard]] std::string cache_key(const std::string& sdist_sha256, const std::string& label) const;
+  Result<SdistVariant> choose_variant(const finder::File& sdist);
   /// Runs the frontend on the sdist: builds its wheel into the cache, or (`metadata_only`)
   /// prepares its metadata. A failed hook's error is the one line `wheel` describes, its whole
   /// output in the cache's `built-wheels/logs/NAME-VERSION.log` (kept only then).
   Result<api::BuildReport> run_frontend(const finder::File& sdist, const Fetched& fetched, const std::string& name,
-                                        const std::string& version, bool metadata_only);
+                                        const std::string& version, const std::string& label, bool metadata_only);
 
   SdistBuildOptions options_;
   std::optional<TempDir> work_;
   std::mutex fetching_;  ///< `wheel` runs on several threads at once (fetched_ and work_)
   std::map<std::string, Fetched> fetched_;  ///< by location; never erased (pointers stay valid)
+  std::mutex choosing_;
+  std::map<std::string, SdistVariant> variants_;  ///< by location
   std::counting_semaphore<> cores_{std::max(1U, std::thread::hardware_concurrency())};
   std::mutex prefetching_;
   /// The prefetched metadata by location. Declared last: destroyed first, waiting for the

@@ -208,6 +208,26 @@ def test_sdist_only_dependencies_three_levels_from_an_http_index(vwheel, chain, 
         served.stop()
 
 
+def test_a_second_install_from_an_http_index_downloads_no_sdist(vwheel, chain, tmp_path):
+    # Whether an sdist has variants (which the built wheel's key depends on) is remembered: the
+    # kept wheels are taken by the index's sha256, without downloading their sdists again.
+    links, counters = chain
+    r = vwheel("index", "build", links, "-o", tmp_path / "site")
+    assert r.rc == 0, r.err
+    served = start_serve(tmp_path, tmp_path / "site")
+    try:
+        r = vwheel("install", "--python", venv(tmp_path / "venv1"), "--index-url", served.index_url, "a")
+        assert r.rc == 0, r.err
+        before = len(served.log.read_text())
+        python = venv(tmp_path / "venv2")
+        r = vwheel("install", "--python", python, "--index-url", served.index_url, "a")
+        check_chain(python, counters, r)
+        later = served.log.read_text()[before:]
+        assert ".tar.gz" not in later, later
+    finally:
+        served.stop()
+
+
 def test_a_wrong_sha256_of_an_indexed_sdist_is_refused(vwheel, chain, tmp_path):
     links, _ = chain
     r = vwheel("index", "build", links, "-o", tmp_path / "site")
