@@ -601,13 +601,14 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
     }
   }
+  const finder::Source no_index{finder::Source::Kind::find_links, ""};  // a local source's wheel
   for (const auto& [node, s] : merged) {
     std::vector<const finder::File*> wheels;
     for (const auto& w : s.all_wheels) {
       if (wanted[node].contains(w.filename)) wheels.push_back(&w);
     }
     if (auto ok = add_package(node.first, s.version, wheels, s.variants_json, s.requires_dist, s.extras,
-                              settings.sources[s.wheel.source], chosen_deps[node], s.requires_python,
+                              s.origin ? no_index : settings.sources[s.wheel.source], chosen_deps[node], s.requires_python,
                               s.sdist ? &*s.sdist : nullptr);
         !ok) {
       return fail(ok.error());
