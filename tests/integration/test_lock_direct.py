@@ -15,7 +15,7 @@ import pytest
 import pep751_reader as reader
 from conftest import ROOT
 from example_site import make_venv
-from test_sync_entry_kinds import BACKEND, git, make_sdist, sha256, values, direct_url, write_project
+from test_sync_entry_kinds import BACKEND, direct_url, git, http_dir, make_sdist, sha256, values, write_project  # noqa: F401
 from wheelfactory import make_wheel
 
 # The tiny backend, with [project].dependencies as Requires-Dist.
@@ -121,6 +121,17 @@ def test_sdist_by_file_url(vwheel, tmp_path, setup):
     assert packages["s-proj"]["version"] == "2.0"
     assert values(venv, ["s_proj"]) == {"s_proj": "sdist"}
     assert direct_url(venv, "s_proj")["archive_info"]["hashes"] == {"sha256": sha256(sdist)}
+
+
+def test_sdist_by_http_url(vwheel, tmp_path, setup, http_dir):
+    served, base = http_dir
+    sdist = make_sdist(served, "h-proj", "3.0", "http")
+    url = f"{base}/{sdist.name}"
+    packages, venv = lock_and_sync(vwheel, tmp_path, setup, f"h-proj @ {url}#sha256={sha256(sdist)}", "dep-a")
+    # (No size: the download is not kept; PEP 751 makes it optional.)
+    assert reader.source_of(packages["h-proj"]) == ("archive", {"url": url, "hashes": {"sha256": sha256(sdist)}})
+    assert values(venv, ["h_proj"]) == {"h_proj": "http"}
+    assert direct_url(venv, "h_proj")["url"] == url
 
 
 def test_universal_lock_of_a_directory_is_refused_for_now(vwheel, tmp_path, setup):
