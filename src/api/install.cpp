@@ -620,10 +620,6 @@ Result<LockReport> lock(const LockRequest& request) {
   std::optional<TempDir> source_work;
   std::vector<plan::SourceRef> source_refs;
   if (!requirements->sources.empty()) {
-    if (targets.empty()) {
-      return fail_as(Error("a lock of local projects, archives or direct references needs --target for now"),
-                     ErrorKind::usage);
-    }
     if (!interp) return fail_as(Error("building local sources needs a Python interpreter: give --python"),
                                 ErrorKind::environment);
     auto made = TempDir::create(fs::temp_directory_path(), "vwheel-lock-sources-");

@@ -2,8 +2,9 @@
 PEP 751 entry of its kind (`directory`, editable `directory`, `vcs` at the resolved commit,
 `archive` with its size and sha256), its dependencies resolved from the indexes (here a
 --find-links folder) as for any package; `vwheel sync` of the lock into a fresh venv installs
-them, with PEP 610's direct_url.json. For now these locks need --target (a universal one is
-refused)."""
+them, with PEP 610's direct_url.json. A universal lock takes the project's requirements as they
+are in every environment; one whose requirements' markers differ between environments needs
+--target."""
 import json
 import platform
 import subprocess
@@ -134,8 +135,21 @@ def test_sdist_by_http_url(vwheel, tmp_path, setup, http_dir):
     assert direct_url(venv, "h_proj")["url"] == url
 
 
-def test_universal_lock_of_a_directory_is_refused_for_now(vwheel, tmp_path, setup):
-    proj = project(tmp_path / "proj", "u-proj", "1.0", "dir")
+def test_universal_lock_of_a_directory(vwheel, tmp_path, setup):
+    proj = project(tmp_path / "proj", "u-proj", "1.0", "universal", ["dep-a"])
     r = vwheel("lock", str(proj), "--no-index", "--find-links", setup["links"], "-o", setup["lock"])
-    assert r.rc == 2 and "needs --target" in r.err, (r.out, r.err)
+    assert r.rc == 0, (r.out, r.err)
+    packages = {p["name"]: p for p in tomllib.loads(setup["lock"].read_text())["packages"]}
+    assert reader.source_of(packages["u-proj"]) == ("directory", {"path": "../proj"})
+    assert dependencies(packages["u-proj"]) == ["dep-a"]
+    venv = make_venv(vwheel, tmp_path / "venv")
+    r = vwheel("sync", setup["lock"], "--python", venv)
+    assert r.rc == 0, (r.out, r.err)
+    assert values(venv, ["u_proj", "dep_a"]) == {"u_proj": "universal", "dep_a": "a"}
+
+
+def test_universal_lock_refuses_requirements_that_differ_by_environment(vwheel, tmp_path, setup):
+    proj = project(tmp_path / "proj", "m-proj", "1.0", "m", ['dep-a; sys_platform == \\"win32\\"'])
+    r = vwheel("lock", str(proj), "--no-index", "--find-links", setup["links"], "-o", setup["lock"])
+    assert r.rc == 1 and "give --target" in r.err, (r.out, r.err)
     assert not setup["lock"].exists()
