@@ -107,6 +107,79 @@ Result<plan::Requirements> load_roots(const std::vector<std::string>& items, con
   return requirements;
 }
 
+/// `vwheel lock`'s requirements: the items, files and editables (at least one of them).
+Result<plan::Requirements> lock_roots(const LockRequest& request, plan::Settings& settings) {
+  plan::Requirements requirements;
+  if (auto ok = plan::load_requirements(request.items, request.requirement_files, request.constraint_files,
+                                        requirements, settings);
+      !ok) {
+    return fail(ok.error());
+  }
+  for (const auto& path : request.editables) {
+    auto ref = plan::parse_editable(path);
+    if (!ref) return fail_as(ref.error(), ErrorKind::usage);
+    requirements.sources.push_back(std::move(*ref));
+  }
+  const bool sources = std::any_of(requirements.sources.begin(), requirements.sources.end(),
+                                    [](const plan::SourceRef& s) { return !s.constraint; });
+  if (requirements.roots.empty() && !sources) {
+    return fail_as(Error("nothing to lock: give requirements or -r FILE"), ErrorKind::usage);
+  }
+  return requirements;
+}
+
+/// `path` relative to the directory of `lock_file`, POSIX separators (PEP 751), as add_project
+/// writes its own.
+std::string relative_to_lock(const fs::path& path, const fs::path& lock_file) {
+  const fs::path from = fs::absolute(lock_file).parent_path().lexically_normal();
+  const std::string out = fs::absolute(path).lexically_normal().lexically_relative(from).generic_string();
+  const auto end = out.find_last_not_of('/');  // `dir/.` normalizes to `dir/`
+  return end == std::string::npos ? "." : out.substr(0, end + 1);
+}
+
+/// Turns the lock entry resolved from a local source's wheel into the PEP 751 source entry it
+/// stands for: `directory` (a project folder, `editable` for `-e`), `vcs` (a `git+` reference at
+/// the commit it was built from) or `archive` (a local or downloaded archive, with its sha256).
+/// Its dependencies stay those of the built wheel's METADATA.
+Result<void> lock_source_entry(lock::LockedPackage& p, const plan::SourceRef& ref, const plan::LocalWheel& wheel,
+                               const fs::path& lock_file) {
+  p.wheels.clear();
+  p.sdist.reset();
+  p.index.reset();
+  p.variants_json.reset();
+  p.wheel_requires_dist.clear();
+  const auto& origin = wheel.origin;
+  if (origin.vcs) {
+    lock::LockedVcs vcs;
+    vcs.type = origin.vcs->vcs;
+    vcs.url = url_without_userinfo(ref.git_url);
+    vcs.requested_revision = ref.revision;
+    vcs.commit_id = origin.vcs->commit_id;
+    vcs.subdirectory = ref.subdirectory;
+    p.vcs = std::move(vcs);
+    return {};
+  }
+  if (!origin.archive_sha256) {
+    const fs::path dir = ref.path ? fs::path(*ref.path) : fs::path(".");
+    p.directory = lock::LockedDirectory{relative_to_lock(dir, lock_file),
+                                        ref.editable ? std::optional<bool>(true) : std::nullopt, std::nullopt};
+    return {};
+  }
+  lock::LockedArchive archive;
+  archive.hashes["sha256"] = *origin.archive_sha256;
+  if (ref.path) {
+    archive.path = relative_to_lock(*ref.path, lock_file);
+    std::error_code ec;
+    const auto size = fs::file_size(*ref.path, ec);
+    if (ec) return fail_as(Error(fmt::format("{}: {}", *ref.path, ec.message())), ErrorKind::environment);
+    archive.size = size;
+  } else {
+    archive.url = url_without_userinfo(ref.url);
+  }
+  p.archive = std::move(archive);
+  return {};
+}
+
 /// Canonical name -> version of the wheel files of a run.
 Result<std::map<std::string, std::string>> versions_of(const std::vector<install::WheelRequest>& wheels) {
   std::map<std::string, std::string> out;
@@ -543,8 +616,7 @@ Result<LockReport> lock(const LockRequest& request) {
                                                                              : Result<std::optional<ProjectToLock>>();
   if (!project) return fail(project.error());
   auto requirements = *project ? project_requirements((*project)->project, request.constraint_files, settings)
-                               : load_roots(request.items, request.requirement_files, request.constraint_files,
-                                            settings, "nothing to lock: give requirements or -r FILE");
+                               : lock_roots(request, settings);
   if (!requirements) return fail(requirements.error());
   if (request.python_version) {
     auto spec = pep440::SpecifierSet::parse(*request.python_version);
@@ -571,6 +643,32 @@ Result<LockReport> lock(const LockRequest& request) {
     if (!s) return fail(s.error());
     if (auto ok = require_environment_and_tags(*s); !ok) return fail(ok.error());
     targets.push_back(std::move(*s));
+  }
+  // Local projects, archives and direct references: built here, their wheels the resolution's
+  // fixed candidates (as for an install), then written as the source entries they stand for.
+  std::optional<TempDir> source_work;
+  std::vector<plan::SourceRef> source_refs;
+  if (!requirements->sources.empty()) {
+    if (!interp) return fail_as(Error("building local sources needs a Python interpreter: give --python"),
+                                ErrorKind::environment);
+    auto made = TempDir::create(fs::temp_directory_path(), "vwheel-lock-sources-");
+    if (!made) return fail_as(made.error(), ErrorKind::environment);
+    source_work.emplace(std::move(*made));
+    InstallRequest build;
+    build.sources = request.sources;
+    build.no_build_isolation = request.no_build_isolation;
+    auto wheels = prepare_sources(requirements->sources, build, interp->executable, source_work->path());
+    if (!wheels) return fail(wheels.error());
+    auto local = local_wheels(*wheels);
+    if (!local) return fail(local.error());
+    requirements->local_wheels = std::move(*local);
+    for (std::size_t i = 0; i < requirements->local_wheels.size(); ++i) {
+      if (requirements->sources[i].constraint) continue;  // a candidate only
+      const auto& w = requirements->local_wheels[i];
+      auto root = markers::Requirement::parse(fmt::format("{}=={}", w.metadata.name, w.metadata.version));
+      if (!root) return fail(root.error().with_context(w.path.string()));
+      requirements->roots.push_back(std::move(*root));
+    }
   }
   auto universal_request = request.selection;
   universal_request.universal = true;
@@ -658,6 +756,14 @@ Result<LockReport> lock(const LockRequest& request) {
     return fail(Error(fmt::format("--upgrade-package {}: no package {} in the lock or its resolution", n, name)));
   }
   if (*project) add_project(*made, **project, request.output);
+  for (std::size_t i = 0; i < requirements->local_wheels.size(); ++i) {
+    const auto& w = requirements->local_wheels[i];
+    const auto name = wheel_name::canonicalize_name(w.metadata.name);
+    for (auto& p : made->packages) {
+      if (wheel_name::canonicalize_name(p.name) != name) continue;
+      if (auto ok = lock_source_entry(p, requirements->sources[i], w, request.output); !ok) return fail(ok.error());
+    }
+  }
   if (auto ok = write_file_atomic(request.output, lock::write_pylock(*made)); !ok) {
     return fail_as(ok.error(), ErrorKind::environment);
   }

@@ -11,6 +11,7 @@
 #include "client_for.hpp"
 #include "finder_options.hpp"
 #include "lock_hashes.hpp"
+#include "local_provider.hpp"
 #include "lock_markers.hpp"
 #include "index_provider.hpp"
 #include "vwheel/core/fs.hpp"
@@ -289,6 +290,32 @@ Result<void> check_overlaps(const std::map<Node, Needed>& needed, const std::vec
 }
 }  // namespace
 
+/// A local source's wheel stands for one set of requirements in the whole fork (LocalProvider
+/// evaluates them in one environment): a Requires-Dist whose marker differs between the fork's
+/// environments would be locked for some of them only, so it is refused.
+Result<void> check_local_markers(const std::vector<LocalWheel>& wheels, const std::vector<markers::Environment>& environments,
+                                 const IndexProvider::Fork& fork) {
+  for (const auto& w : wheels) {
+    auto reqs = simple::parse_requires_dist(w.metadata, w.path.filename().string());
+    if (!reqs) return fail(reqs.error());
+    for (const auto& r : *reqs) {
+      if (!r.marker) continue;
+      std::optional<bool> first;
+      for (auto e : fork.environments) {
+        auto applies = r.marker->evaluate(environments[e]);
+        if (!applies) return fail(applies.error().with_context(w.metadata.name));
+        if (first && *first != *applies) {
+          return fail(fmt::format("{}: Requires-Dist `{}` depends on the environment; a universal lock of a local "
+                                  "source needs its requirements alike everywhere (give --target)",
+                                  w.metadata.name, r.to_string()));
+        }
+        first = *applies;
+      }
+    }
+  }
+  return {};
+}
+
 Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& settings,
                              const selection::Selection& universal, const std::vector<selection::Selection>& targets,
                              bool quiet, HeadStart* head) {
@@ -442,8 +469,10 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
         for (auto& child : *split) queue.push_back(std::move(child));
         continue;
       }
+      if (auto ok = check_local_markers(requirements.local_wheels, environments, fork); !ok) return fail(ok.error());
       provider.set_fork(&fork, &environments);
-      auto resolution = resolve::resolve(provider, requirements.roots, requirements.constraints,
+      detail::LocalProvider with_local(provider, requirements.local_wheels, environments[fork.environments.front()]);
+      auto resolution = resolve::resolve(with_local, requirements.roots, requirements.constraints,
                                          environments[fork.environments.front()], options);
       if (!resolution) {
         auto children = provider.take_split();
@@ -478,8 +507,26 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     }
     if (auto ok = check_overlaps(needed, resolved); !ok) return fail(ok.error());
     auto load = finder_loader(finder);
+    const finder::Source no_index{finder::Source::Kind::find_links, ""};
     for (const auto& [node, entry] : locked) {
       const auto& [name, version_text] = node;
+      // A local source's wheel: the entry api turns into its `directory`, `archive` or `vcs`.
+      const auto local = std::find_if(requirements.local_wheels.begin(), requirements.local_wheels.end(),
+                                      [&](const LocalWheel& w) { return wheel_name::canonicalize_name(w.metadata.name) == name; });
+      if (local != requirements.local_wheels.end()) {
+        const std::vector<std::string> extras(entry.second.begin(), entry.second.end());
+        if (auto ok = add_package(name, local->metadata.version, {}, std::nullopt, local->metadata.requires_dist, extras,
+                                  no_index, {}, local->metadata.requires_python, nullptr);
+            !ok) {
+          return fail(ok.error());
+        }
+        auto marker = entry_marker(environments, needed[node]);
+        if (!marker) return fail(marker.error().with_context(fmt::format("{} {}", name, version_text)));
+        out.packages.back().marker = std::move(*marker);
+        written[node] = local->metadata.version;
+        wheel_deps[node][local->path.filename().string()] = local->metadata.requires_dist;
+        continue;
+      }
       const auto& files = provider.files_of(name, entry.first);
       // One source per package: the first that has wheels of the version.
       std::optional<std::size_t> source;
@@ -601,13 +648,14 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       }
     }
   }
+  const finder::Source no_index{finder::Source::Kind::find_links, ""};  // a local source's wheel
   for (const auto& [node, s] : merged) {
     std::vector<const finder::File*> wheels;
     for (const auto& w : s.all_wheels) {
       if (wanted[node].contains(w.filename)) wheels.push_back(&w);
     }
     if (auto ok = add_package(node.first, s.version, wheels, s.variants_json, s.requires_dist, s.extras,
-                              settings.sources[s.wheel.source], chosen_deps[node], s.requires_python,
+                              s.origin ? no_index : settings.sources[s.wheel.source], chosen_deps[node], s.requires_python,
                               s.sdist ? &*s.sdist : nullptr);
         !ok) {
       return fail(ok.error());

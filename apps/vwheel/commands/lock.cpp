@@ -11,6 +11,7 @@ namespace vwheel::cli {
 void add_lock_command(CLI::App& app, Dispatch& dispatch) {
   struct Options {
     std::vector<std::string> items;
+    std::vector<std::string> editables;
     std::vector<std::string> requirement_files;
     std::vector<std::string> constraint_files;
     std::string output = "pylock.toml";
@@ -26,6 +27,8 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
   CLI::App* cmd = app.add_subcommand(
       "lock", "Resolve requirements and write a pylock.toml listing every variant wheel, with [packages.variants-json]");
   cmd->add_option("items", o->items, "Requirements (PEP 508)");
+  cmd->add_option("-e,--editable", o->editables, "Lock a local project directory as an editable `directory` entry")
+        ->allow_extra_args(false);
   cmd->add_option("-r,--requirement", o->requirement_files, "Requirements file")
         ->allow_extra_args(false);
   cmd->add_option("-c,--constraint", o->constraint_files, "Constraints file")
@@ -46,6 +49,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
     dispatch.action = [o]() -> int {
       api::LockRequest r;
       r.items = o->items;
+      r.editables = o->editables;
       r.requirement_files.assign(o->requirement_files.begin(), o->requirement_files.end());
       r.constraint_files.assign(o->constraint_files.begin(), o->constraint_files.end());
       r.output = o->output;

@@ -123,7 +123,14 @@ struct InstallReport {
 
 /// `vwheel lock`.
 struct LockRequest {
+  /// Requirements, and local projects, archives and direct references (plan/sources.hpp): each of
+  /// those is built to read its metadata and becomes a PEP 751 `directory`, `archive` or `vcs`
+  /// entry. A universal lock takes the built wheel's Requires-Dist as they are in every
+  /// environment: one whose markers differ between environments is an input error (use
+  /// `profiles`).
   std::vector<std::string> items;
+  /// `-e PATH`: project directories, locked as editable `directory` entries.
+  std::vector<std::string> editables;
   std::vector<std::filesystem::path> requirement_files;
   std::vector<std::filesystem::path> constraint_files;
   std::filesystem::path output = "pylock.toml";
