@@ -396,6 +396,7 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   build.no_build = request.no_build;
   build.timeout = request.build_timeout;
   build.verbose = request.verbose;
+  build.progress = observer.on_build;
   build.selection = *selection;
   SdistBuilder builder(std::move(build));
   auto settings = base_settings;

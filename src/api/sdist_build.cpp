@@ -300,8 +300,21 @@ Result<api::BuildReport> SdistBuilder::run_frontend(const finder::File& sdist, c
   }
   const auto what = fmt::format("{} {} {} ({})", metadata_only ? "preparing the metadata of" : "building", name,
                                 version, sdist.filename);
+  const auto say = [this](const std::string& line) {
+    if (!options_.progress) return;
+    static std::mutex saying;
+    const std::lock_guard lock(saying);
+    options_.progress(line);
+  };
+  say(what);
+  const auto started = std::chrono::steady_clock::now();
   auto built = api::build(build);
   if (!built) return fail(built.error().with_context(what));
+  if (built->failed() == 0) {
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    say(fmt::format("{} {} {} ({}) in {:.1f} s", metadata_only ? "prepared the metadata of" : "built", name, version,
+                    sdist.filename, took.count()));
+  }
   for (auto& outcome : built->outcomes) {
     if (outcome.job.sdist) continue;
     if (!outcome.wheel) {

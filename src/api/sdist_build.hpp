@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <future>
 #include <mutex>
@@ -45,6 +46,8 @@ struct SdistBuildOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   /// A failed build's error has the backend's last 20 lines as details (`--verbose`).
   bool verbose = false;
+  /// Told when each backend run begins and ends (Observer::on_build), one line at a time.
+  std::function<void(const std::string&)> progress;
   /// The target: an sdist whose pyproject.toml has a `[variant]` table is built as the variant
   /// the target ranks best among those it declares (`vwheel rank`'s engine), as the Building
   /// draft asks of installers; without it, as its plain wheel.

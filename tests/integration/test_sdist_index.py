@@ -332,6 +332,28 @@ def test_isolated_builds_share_one_kept_environment(vwheel, chain, tmp_path):
     assert len(list(kept.glob("*/*/.vwheel-ready"))) == 2
 
 
+def test_builds_show_their_progress_on_a_terminal_or_when_asked(vwheel, chain, tmp_path):
+    links, counters = chain
+    python = venv(tmp_path / "venv")
+    # Not a terminal: the output is as before, no build lines.
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--no-cache", "a")
+    assert r.rc == 0, r.err
+    assert "building" not in r.err and "built" not in r.err, r.err
+    python = venv(tmp_path / "venv2")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "--no-cache", "a",
+               env={"VWHEEL_PROGRESS": "lines"})
+    assert r.rc == 0, r.err
+    for name, version in (("b", "1.0"), ("c", "2.0")):
+        assert f"building {name} {version} ({name}-{version}.tar.gz)\n" in r.err, r.err
+        assert f"built {name} {version} ({name}-{version}.tar.gz) in " in r.err, r.err
+    # -q: nothing.
+    python = venv(tmp_path / "venv3")
+    r = vwheel("install", "-q", "--python", python, "--no-index", "--find-links", links, "--no-cache", "a",
+               env={"VWHEEL_PROGRESS": "lines"})
+    assert r.rc == 0, r.err
+    assert "building" not in r.err, r.err
+
+
 def test_only_binary_says_why_nothing_fits(vwheel, chain, tmp_path):
     links, counters = chain
     python = venv(tmp_path / "venv")

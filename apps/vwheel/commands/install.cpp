@@ -1,12 +1,15 @@
 // `vwheel install WHEEL...` (local wheel files, no dependencies) and
 // `vwheel install REQ... [-r FILE] [-c FILE]` (resolved against indexes and --find-links).
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "command.hpp"
 #include "index_options.hpp"
 #include "interruptible.hpp"
 #include "vwheel/api/install.hpp"
+#include "vwheel/http/client.hpp"
 
 namespace vwheel::cli {
 namespace fs = std::filesystem;
@@ -166,6 +169,12 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
         api::Observer observer;
         observer.on_warning = report_warning;
         if (lines) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };
+        // Builds take seconds: on a terminal (or with VWHEEL_PROGRESS=lines|bars), a line as each
+        // begins and ends, on stderr beside the downloads' progress.
+        const bool forced = http::ProgressDisplay::style_for(false) != http::ProgressDisplay::Style::automatic;
+        if (lines && (forced || ::isatty(STDERR_FILENO) != 0)) {
+          observer.on_build = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+        }
         auto request = make_request(*o);
         if (!request) return report_failure(request.error());
         auto done = api::install(*request, observer);

@@ -58,6 +58,10 @@ struct SourceRequest {
 struct Observer {
   std::function<void(const plan::Plan&)> on_plan;
   std::function<void(const std::string&)> on_warning;
+  /// An sdist's build (or metadata step) began or ended: one line, e.g. `building b 1.0
+  /// (b-1.0.tar.gz)`, `built b 1.0 (b-1.0.tar.gz) in 1.2 s`. Called from several threads at once,
+  /// never concurrently (the caller holds a lock).
+  std::function<void(const std::string&)> on_build;
 };
 
 /// `vwheel install`.
