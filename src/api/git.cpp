@@ -23,9 +23,14 @@ namespace {
 /// The environment git runs in: ours without what would point it at another repository
 /// (`GIT_DIR` of a hook that runs vwheel), and never asking for a password on the terminal.
 std::vector<std::string> git_environment() {
-  static constexpr std::string_view kDropped[] = {"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_OBJECT_DIRECTORY=",
-                                                 "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_COMMON_DIR=",
-                                                 "GIT_TERMINAL_PROMPT=", "GIT_CONFIG_PARAMETERS="};
+  static constexpr std::string_view kDropped[] = {"GIT_DIR=",
+                                                  "GIT_WORK_TREE=",
+                                                  "GIT_INDEX_FILE=",
+                                                  "GIT_OBJECT_DIRECTORY=",
+                                                  "GIT_ALTERNATE_OBJECT_DIRECTORIES=",
+                                                  "GIT_COMMON_DIR=",
+                                                  "GIT_TERMINAL_PROMPT=",
+                                                  "GIT_CONFIG_PARAMETERS="};
   std::vector<std::string> env;
   bool ssh_set = false;
   for (auto& e : current_environment()) {
@@ -59,7 +64,8 @@ class Git {
   }
 
   /// Runs `git ARGS`; a non-zero exit is an error saying `doing` and git's last line.
-  Result<ProcessResult> must(const std::vector<std::string>& args, std::string_view doing, const fs::path& cwd = {}) const {
+  Result<ProcessResult> must(const std::vector<std::string>& args, std::string_view doing,
+                             const fs::path& cwd = {}) const {
     auto done = run(args, cwd);
     if (!done) return done;
     if (done->exit_code != 0) return fail(failure(doing, *done));
@@ -74,7 +80,8 @@ class Git {
 
   /// The commit `rev` names in `repo`, or nullopt.
   Result<std::optional<std::string>> commit_of(const fs::path& repo, const std::string& rev) const {
-    auto done = run({"--git-dir", repo.string(), "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"});
+    auto done =
+        run({"--git-dir", repo.string(), "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"});
     if (!done) return fail(done.error());
     if (done->exit_code != 0) return std::optional<std::string>();
     return std::optional<std::string>(std::string(ascii_trim(done->out)));
@@ -108,7 +115,8 @@ Result<std::optional<std::string>> resolve_revision(const Git& git, const fs::pa
 }  // namespace
 
 Result<GitCheckout> checkout_git(const std::string& url, const std::optional<std::string>& revision,
-                                 const std::optional<fs::path>& cache_root, const fs::path& work, std::string_view what) {
+                                 const std::optional<fs::path>& cache_root, const fs::path& work,
+                                 std::string_view what) {
   const char* path_env = std::getenv("PATH");
   auto exe = find_executable("git", path_env != nullptr ? path_env : "/usr/bin:/bin");
   if (!exe) {
@@ -120,7 +128,9 @@ Result<GitCheckout> checkout_git(const std::string& url, const std::optional<std
                                : work / "repository";
   std::error_code ec;
   fs::create_directories(repo.parent_path(), ec);
-  if (ec) return fail(with_kind(Error(fmt::format("{}: {}", repo.parent_path().string(), ec.message())), ErrorKind::environment));
+  if (ec)
+    return fail(
+        with_kind(Error(fmt::format("{}: {}", repo.parent_path().string(), ec.message())), ErrorKind::environment));
   // One run at a time fetches into a cached repository (git's own ref locks would fail the other).
   auto held = lock_file(repo.string() + ".lock", LOCK_EX, true);
   if (!held) return fail(with_kind(held.error(), ErrorKind::environment));
@@ -140,10 +150,10 @@ Result<GitCheckout> checkout_git(const std::string& url, const std::optional<std
   if (!commit) {
     // Branches and tags as the remote has them now, and its HEAD (the default revision). The URL
     // is given each time rather than kept in the repository's config: its credentials stay out.
-    if (auto ok = git.must({"--git-dir", repo.string(), "fetch", "--quiet", "--force", "--no-write-fetch-head",
-                            "--end-of-options", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*",
-                            "+HEAD:refs/vwheel/HEAD"},
-                           "cannot fetch the repository");
+    if (auto ok = git.must(
+            {"--git-dir", repo.string(), "fetch", "--quiet", "--force", "--no-write-fetch-head", "--end-of-options",
+             url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+HEAD:refs/vwheel/HEAD"},
+            "cannot fetch the repository");
         !ok) {
       return fail(ok.error());
     }
@@ -152,8 +162,8 @@ Result<GitCheckout> checkout_git(const std::string& url, const std::optional<std
     commit = *found;
     if (!commit && revision && looks_like_commit(*revision)) {
       // A commit on no branch or tag: servers hand out a full commit id asked for by name.
-      auto fetched = git.run({"--git-dir", repo.string(), "fetch", "--quiet", "--no-write-fetch-head", "--end-of-options",
-                              url, *revision});
+      auto fetched = git.run({"--git-dir", repo.string(), "fetch", "--quiet", "--no-write-fetch-head",
+                              "--end-of-options", url, *revision});
       if (!fetched) return fail(fetched.error());
       auto again = git.commit_of(repo, *revision);
       if (!again) return fail(again.error());
@@ -169,8 +179,9 @@ Result<GitCheckout> checkout_git(const std::string& url, const std::optional<std
     }
   }
   const auto checkout = work / "checkout";
-  if (auto ok = git.must({"clone", "--quiet", "--no-checkout", "--shared", "--template=", repo.string(), checkout.string()},
-                         "cannot make a work tree");
+  if (auto ok =
+          git.must({"clone", "--quiet", "--no-checkout", "--shared", "--template=", repo.string(), checkout.string()},
+                   "cannot make a work tree");
       !ok) {
     return fail(with_kind(ok.error(), ErrorKind::environment));
   }
@@ -180,8 +191,8 @@ Result<GitCheckout> checkout_git(const std::string& url, const std::optional<std
     return fail(ok.error());
   }
   if (fs::exists(checkout / ".gitmodules", ec)) {
-    if (auto ok = git.must({"submodule", "update", "--quiet", "--init", "--recursive"}, "cannot check out the submodules",
-                           checkout);
+    if (auto ok = git.must({"submodule", "update", "--quiet", "--init", "--recursive"},
+                           "cannot check out the submodules", checkout);
         !ok) {
       return fail(ok.error());
     }

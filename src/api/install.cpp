@@ -20,12 +20,12 @@
 #include "vwheel/core/text.hpp"
 #include "vwheel/http/client.hpp"
 #include "vwheel/http/preload.hpp"
+#include "vwheel/install/select.hpp"
 #include "vwheel/pep440/specifier.hpp"
 #include "vwheel/pep440/version.hpp"
+#include "vwheel/python/interpreter.hpp"
 #include "vwheel/wheel_name/names.hpp"
 #include "vwheel/wheel_name/wheel_name.hpp"
-#include "vwheel/install/select.hpp"
-#include "vwheel/python/interpreter.hpp"
 
 namespace vwheel::api {
 namespace fs = std::filesystem;
@@ -121,7 +121,7 @@ Result<plan::Requirements> lock_roots(const LockRequest& request, plan::Settings
     requirements.sources.push_back(std::move(*ref));
   }
   const bool sources = std::any_of(requirements.sources.begin(), requirements.sources.end(),
-                                    [](const plan::SourceRef& s) { return !s.constraint; });
+                                   [](const plan::SourceRef& s) { return !s.constraint; });
   if (requirements.roots.empty() && !sources) {
     return fail_as(Error("nothing to lock: give requirements or -r FILE"), ErrorKind::usage);
   }
@@ -271,8 +271,8 @@ Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const in
       auto sha = builder.sha256(s.wheel);
       if (!sha) return fail(sha.error());
       if (std::find(s.allowed_sha256.begin(), s.allowed_sha256.end(), *sha) == s.allowed_sha256.end()) {
-        return fail(fmt::format("{}: its sha256 {} is not among the --hash values given for {}", s.wheel.filename,
-                                *sha, s.name));
+        return fail(fmt::format("{}: its sha256 {} is not among the --hash values given for {}", s.wheel.filename, *sha,
+                                s.name));
       }
     }
     to_build.push_back(&s);
@@ -340,7 +340,7 @@ Result<void> plan_sdist_variants(plan::Plan& p, SdistBuilder& builder) {
     for (auto& line : s.explain) {
       if (!line.ends_with(built)) continue;
       line += chosen->label == variant::kNullLabel ? fmt::format(" as the null variant ({})", chosen->why)
-                                      : fmt::format(" as variant {} ({})", chosen->label, chosen->why);
+                                                   : fmt::format(" as variant {} ({})", chosen->label, chosen->why);
     }
   }
   return {};
@@ -524,7 +524,8 @@ plan::Settings make_settings(const SourceRequest& o) {
       auth.indexes.push_back({source.location, ""});  // a named one was registered first, with its name
     }
   }
-  auth.keyring = o.keyring_provider == "subprocess" ? http::KeyringProvider::subprocess : http::KeyringProvider::disabled;
+  auth.keyring =
+      o.keyring_provider == "subprocess" ? http::KeyringProvider::subprocess : http::KeyringProvider::disabled;
   s.http.ca_file = o.cert;
   for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"}) {
     if (!s.http.ca_file.empty()) break;
@@ -650,8 +651,8 @@ Result<LockReport> lock(const LockRequest& request) {
   std::optional<TempDir> source_work;
   std::vector<plan::SourceRef> source_refs;
   if (!requirements->sources.empty()) {
-    if (!interp) return fail_as(Error("building local sources needs a Python interpreter: give --python"),
-                                ErrorKind::environment);
+    if (!interp)
+      return fail_as(Error("building local sources needs a Python interpreter: give --python"), ErrorKind::environment);
     auto made = TempDir::create(fs::temp_directory_path(), "vwheel-lock-sources-");
     if (!made) return fail_as(made.error(), ErrorKind::environment);
     source_work.emplace(std::move(*made));

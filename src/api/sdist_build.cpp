@@ -216,13 +216,13 @@ void SdistBuilder::prefetch(const finder::File& sdist) {
   auto& slot = prefetched_[sdist.location()];
   if (slot.valid()) return;
   slot = std::async(std::launch::async, [this, sdist] {
-    cores_.acquire();
-    struct Release {
-      std::counting_semaphore<>& cores;
-      ~Release() { cores.release(); }
-    } release{cores_};
-    return read_metadata(sdist);
-  }).share();
+           cores_.acquire();
+           struct Release {
+             std::counting_semaphore<>& cores;
+             ~Release() { cores.release(); }
+           } release{cores_};
+           return read_metadata(sdist);
+         }).share();
 }
 
 Result<std::string> SdistBuilder::metadata(const finder::File& sdist) {

@@ -8,13 +8,13 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <future>
+#include <map>
 #include <mutex>
-#include <semaphore>
-#include <thread>
 #include <optional>
+#include <semaphore>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vwheel/api/build.hpp"
@@ -113,7 +113,7 @@ class SdistBuilder {
 
   SdistBuildOptions options_;
   std::optional<TempDir> work_;
-  std::mutex fetching_;  ///< `wheel` runs on several threads at once (fetched_ and work_)
+  std::mutex fetching_;                     ///< `wheel` runs on several threads at once (fetched_ and work_)
   std::map<std::string, Fetched> fetched_;  ///< by location; never erased (pointers stay valid)
   std::mutex choosing_;
   std::map<std::string, SdistVariant> variants_;  ///< by location

@@ -45,7 +45,8 @@ Result<http::Downloaded> download(const plan::SourceRef& ref, const InstallReque
   url = url.substr(0, url.find('?'));
   const auto name = simple::percent_decode(url.substr(url.rfind('/') + 1));
   if (!is_archive(name) || name.find('/') != std::string::npos) {
-    return fail(fmt::format("`{}`: expected the URL of a wheel (.whl) or an sdist (.tar.gz, .zip)", redact_url(ref.text)));
+    return fail(
+        fmt::format("`{}`: expected the URL of a wheel (.whl) or an sdist (.tar.gz, .zip)", redact_url(ref.text)));
   }
   auto client = http::Client::create(make_settings(request.sources).http);
   if (!client) return fail(with_kind(client.error(), ErrorKind::environment));
@@ -58,7 +59,8 @@ Result<http::Downloaded> download(const plan::SourceRef& ref, const InstallReque
 Result<fs::path> build_wheel(const plan::SourceRef& ref, const fs::path& source, const InstallRequest& request,
                              const fs::path& python, const fs::path& work) {
   std::error_code ec;
-  if (fs::is_directory(source, ec) && !fs::exists(source / "pyproject.toml", ec) && !fs::exists(source / "setup.py", ec)) {
+  if (fs::is_directory(source, ec) && !fs::exists(source / "pyproject.toml", ec) &&
+      !fs::exists(source / "setup.py", ec)) {
     return fail(fmt::format("`{}`: {} has no pyproject.toml or setup.py: not a Python project", redact_url(ref.text),
                             source.string()));
   }
@@ -104,8 +106,9 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
   if (!ref.git_url.empty()) {
     const auto what = redact_url(ref.text);
     const auto cache = request.sources.no_cache ? std::nullopt
-                       : std::optional<fs::path>(request.sources.cache_dir.empty() ? default_cache_dir()
-                                                                                   : fs::path(request.sources.cache_dir));
+                                                : std::optional<fs::path>(request.sources.cache_dir.empty()
+                                                                              ? default_cache_dir()
+                                                                              : fs::path(request.sources.cache_dir));
     auto checkout = checkout_git(ref.git_url, ref.revision, cache, work, what);
     if (!checkout) return fail(checkout.error());
     archive = ref.subdirectory ? checkout->dir / *ref.subdirectory : checkout->dir;
@@ -131,7 +134,8 @@ Result<install::WheelRequest> prepare(const plan::SourceRef& ref, const InstallR
       archive = path;
     } else {
       if (!is_archive(path.filename().string())) {
-        return fail(fmt::format("`{}`: expected a project directory, a wheel (.whl) or an sdist (.tar.gz, .zip)", ref.text));
+        return fail(
+            fmt::format("`{}`: expected a project directory, a wheel (.whl) or an sdist (.tar.gz, .zip)", ref.text));
       }
       auto digest = sha256_file(path);
       if (!digest) return fail(with_kind(digest.error(), ErrorKind::environment));
@@ -194,7 +198,8 @@ Result<std::vector<plan::LocalWheel>> local_wheels(const std::vector<install::Wh
       return fail(fmt::format("`{}` and `{}` are both the project {}: give one", redact_url(other.origin.url),
                               redact_url(w.origin ? w.origin->url : w.path.string()), md->name));
     }
-    auto origin = w.origin.value_or(install::DirectUrl{install::file_url(fs::absolute(w.path).lexically_normal()), w.sha256});
+    auto origin =
+        w.origin.value_or(install::DirectUrl{install::file_url(fs::absolute(w.path).lexically_normal()), w.sha256});
     out.push_back(plan::LocalWheel{w.path, w.sha256, std::move(*md), std::move(origin)});
   }
   return out;

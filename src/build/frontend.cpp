@@ -292,7 +292,7 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
   // A setup.py-only project is built as pip builds it (PEP 517's fallback): an empty pyproject.toml,
   // so setuptools' legacy backend with setuptools and wheel as the build requirements.
   auto text = !fs::exists(pyproject, ec) && fs::is_regular_file(ctx.source / "setup.py", ec) ? Result<std::string>("")
-                                                                                            : read_file(pyproject);
+                                                                                             : read_file(pyproject);
   if (!text) return fail(text.error());
   // An unpacked sdist's pyproject.toml is named by the sdist in messages.
   const auto shown = from_sdist ? request.source.filename().string() + ":pyproject.toml" : pyproject.string();
@@ -328,7 +328,8 @@ Result<BuildReport> build_project(const BuildRequest& given, BuildServices& serv
         if (prepared) report.metadata = std::move(*prepared);
       }
     } catch (const std::exception& e) {
-      outcome.wheel = fail(with_kind(Error(fmt::format("{}: {}", outcome.job.describe(), e.what())), ErrorKind::environment));
+      outcome.wheel =
+          fail(with_kind(Error(fmt::format("{}: {}", outcome.job.describe(), e.what())), ErrorKind::environment));
     }
     if (outcome.wheel) outcome.backend_tail.clear();
     report.outcomes.push_back(std::move(outcome));

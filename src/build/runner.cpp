@@ -231,8 +231,8 @@ Result<fs::path> isolated_environment(const HookContext& ctx, const BuildJob& jo
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   std::error_code ec;
   const auto python = fs::weakly_canonical(ctx.python, ec);
-  const auto key = sha256_hex(fmt::format("python {}\nrequires {}\n", (ec ? ctx.python : python).string(),
-                                          fmt::join(sorted, "\n")));
+  const auto key =
+      sha256_hex(fmt::format("python {}\nrequires {}\n", (ec ? ctx.python : python).string(), fmt::join(sorted, "\n")));
   const auto env = kept / key;
   const auto ready = env / ".vwheel-ready";
   fs::create_directories(kept);
@@ -251,7 +251,9 @@ Result<fs::path> isolated_environment(const HookContext& ctx, const BuildJob& jo
 // outside its output folder (`../x` from the source copy lands here).
 bool own_entry(const std::string& name) {
   static const std::set<std::string, std::less<>> kOwn = {"src", "out", "tmp", "home", "env", "variant"};
-  return kOwn.contains(name) || (name.ends_with(".json") && (name.starts_with("requires_") || name.starts_with("build_") || name.starts_with("prepare_metadata_")));
+  return kOwn.contains(name) ||
+         (name.ends_with(".json") &&
+          (name.starts_with("requires_") || name.starts_with("build_") || name.starts_with("prepare_metadata_")));
 }
 
 bool is_distribution_file(const std::string& name) { return name.ends_with(".whl") || name.ends_with(".tar.gz"); }
@@ -331,8 +333,8 @@ std::vector<std::string> provider_build_requires(const HookContext& ctx) {
   return out;
 }
 
-Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, const fs::path& dir, const std::string& kind,
-                               std::string& tail, bool metadata) {
+Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, const fs::path& dir,
+                               const std::string& kind, std::string& tail, bool metadata) {
   for (const char* sub : {"out", "tmp", "home"}) fs::create_directories(dir / sub);
   if (!ctx.request->editable) copy_tree(ctx.source, dir / "src", ctx.request->output_dir);
   const auto shipped = distribution_files(dir);  // e.g. test data of the project

@@ -66,8 +66,9 @@ struct BackendRun {
 /// `HOME` in `home/` and `TMPDIR` in `tmp/`. The returned file must be a plain name in `out/`,
 /// and the hook must have left nothing in `dir` but those folders and no wheel or sdist outside
 /// `out/`; otherwise the build fails. `tail` gets the backend's last lines on failure.
-[[nodiscard]] Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job, const std::filesystem::path& dir,
-                                             const std::string& kind, std::string& tail, bool metadata = false);
+[[nodiscard]] Result<BackendRun> run_backend(const HookContext& ctx, const BuildJob& job,
+                                             const std::filesystem::path& dir, const std::string& kind,
+                                             std::string& tail, bool metadata = false);
 
 /// Unpacks an sdist with the interpreter's tarfile (plain files and folders only) into `dest`;
 /// returns its one top-level folder, which must hold a pyproject.toml.

@@ -63,7 +63,8 @@ bool is_trusted_host(std::string_view url, const std::vector<std::string>& trust
   const auto authority = url_authority(url);
   // The host alone: up to the port's `:`, unless that is inside an IPv6 literal.
   std::string_view host = authority;
-  if (const auto colon = host.rfind(':'); colon != std::string_view::npos && host.find(']', colon) == std::string_view::npos) {
+  if (const auto colon = host.rfind(':');
+      colon != std::string_view::npos && host.find(']', colon) == std::string_view::npos) {
     host = host.substr(0, colon);
   }
   for (const auto& t : trusted) {
@@ -221,9 +222,10 @@ bool Job::stays_on_trusted_hosts() {
   redirect_checked_ = true;
   const auto at = effective_url(easy_);
   if (!ascii_istarts_with(at, "https:") || is_trusted_host(at, options_.trusted_hosts)) return true;
-  abort_reason_ = fmt::format("redirected to {}, whose certificate was not verified (--trusted-host {} only): give "
-                              "--trusted-host {} too, or its CA with --cert",
-                              redact_url(at), url_authority(plain_url_), url_authority(at));
+  abort_reason_ = fmt::format(
+      "redirected to {}, whose certificate was not verified (--trusted-host {} only): give "
+      "--trusted-host {} too, or its CA with --cert",
+      redact_url(at), url_authority(plain_url_), url_authority(at));
   return false;
 }
 

@@ -10,10 +10,10 @@
 #include "choose.hpp"
 #include "client_for.hpp"
 #include "finder_options.hpp"
-#include "lock_hashes.hpp"
-#include "local_provider.hpp"
-#include "lock_markers.hpp"
 #include "index_provider.hpp"
+#include "local_provider.hpp"
+#include "lock_hashes.hpp"
+#include "lock_markers.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/text.hpp"
@@ -23,7 +23,6 @@
 #include "vwheel/resolve/resolver.hpp"
 #include "vwheel/simple/core_metadata.hpp"
 #include "vwheel/wheel_name/names.hpp"
-
 
 namespace vwheel::plan {
 namespace fs = std::filesystem;
@@ -293,7 +292,8 @@ Result<void> check_overlaps(const std::map<Node, Needed>& needed, const std::vec
 /// A local source's wheel stands for one set of requirements in the whole fork (LocalProvider
 /// evaluates them in one environment): a Requires-Dist whose marker differs between the fork's
 /// environments would be locked for some of them only, so it is refused.
-Result<void> check_local_markers(const std::vector<LocalWheel>& wheels, const std::vector<markers::Environment>& environments,
+Result<void> check_local_markers(const std::vector<LocalWheel>& wheels,
+                                 const std::vector<markers::Environment>& environments,
                                  const IndexProvider::Fork& fork) {
   for (const auto& w : wheels) {
     auto reqs = simple::parse_requires_dist(w.metadata, w.path.filename().string());
@@ -305,9 +305,10 @@ Result<void> check_local_markers(const std::vector<LocalWheel>& wheels, const st
         auto applies = r.marker->evaluate(environments[e]);
         if (!applies) return fail(applies.error().with_context(w.metadata.name));
         if (first && *first != *applies) {
-          return fail(fmt::format("{}: Requires-Dist `{}` depends on the environment; a universal lock of a local "
-                                  "source needs its requirements alike everywhere (give --target)",
-                                  w.metadata.name, r.to_string()));
+          return fail(
+              fmt::format("{}: Requires-Dist `{}` depends on the environment; a universal lock of a local "
+                          "source needs its requirements alike everywhere (give --target)",
+                          w.metadata.name, r.to_string()));
         }
         first = *applies;
       }
@@ -371,10 +372,11 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     }
     return w;
   };
-  auto add_package = [&](const std::string& name, const std::string& version, const std::vector<const finder::File*>& wheels,
-                         const std::optional<variant::VariantMetadata>& md, const std::vector<std::string>& requires_dist,
-                         const std::vector<std::string>& extras, const finder::Source& source,
-                         const std::map<std::string, std::vector<std::string>>& per_wheel,
+  auto add_package = [&](const std::string& name, const std::string& version,
+                         const std::vector<const finder::File*>& wheels,
+                         const std::optional<variant::VariantMetadata>& md,
+                         const std::vector<std::string>& requires_dist, const std::vector<std::string>& extras,
+                         const finder::Source& source, const std::map<std::string, std::vector<std::string>>& per_wheel,
                          const std::optional<std::string>& requires_python, const finder::File* sdist) -> Result<void> {
     lock::LockedPackage p;
     p.name = name;
@@ -511,12 +513,13 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     for (const auto& [node, entry] : locked) {
       const auto& [name, version_text] = node;
       // A local source's wheel: the entry api turns into its `directory`, `archive` or `vcs`.
-      const auto local = std::find_if(requirements.local_wheels.begin(), requirements.local_wheels.end(),
-                                      [&](const LocalWheel& w) { return wheel_name::canonicalize_name(w.metadata.name) == name; });
+      const auto local =
+          std::find_if(requirements.local_wheels.begin(), requirements.local_wheels.end(),
+                       [&](const LocalWheel& w) { return wheel_name::canonicalize_name(w.metadata.name) == name; });
       if (local != requirements.local_wheels.end()) {
         const std::vector<std::string> extras(entry.second.begin(), entry.second.end());
-        if (auto ok = add_package(name, local->metadata.version, {}, std::nullopt, local->metadata.requires_dist, extras,
-                                  no_index, {}, local->metadata.requires_python, nullptr);
+        if (auto ok = add_package(name, local->metadata.version, {}, std::nullopt, local->metadata.requires_dist,
+                                  extras, no_index, {}, local->metadata.requires_python, nullptr);
             !ok) {
           return fail(ok.error());
         }
@@ -655,8 +658,8 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
       if (wanted[node].contains(w.filename)) wheels.push_back(&w);
     }
     if (auto ok = add_package(node.first, s.version, wheels, s.variants_json, s.requires_dist, s.extras,
-                              s.origin ? no_index : settings.sources[s.wheel.source], chosen_deps[node], s.requires_python,
-                              s.sdist ? &*s.sdist : nullptr);
+                              s.origin ? no_index : settings.sources[s.wheel.source], chosen_deps[node],
+                              s.requires_python, s.sdist ? &*s.sdist : nullptr);
         !ok) {
       return fail(ok.error());
     }

@@ -77,7 +77,8 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   const auto pinned = pinned_versions(requirements);
   IndexProvider provider(finder, target, pinned, false);
   provider.set_preferred(&settings.preferred);
-  if (settings.sdist_metadata) provider.set_sdists(&settings.formats, &settings.sdist_metadata, &settings.sdist_prefetch);
+  if (settings.sdist_metadata)
+    provider.set_sdists(&settings.formats, &settings.sdist_metadata, &settings.sdist_prefetch);
   finder.prefetch(root_names(requirements));
   provider.prefetch_metadata(detail::without_local(requirements.roots, requirements.local_wheels),
                              target.marker_environment());
@@ -85,8 +86,8 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
   resolve::Options options;
   options.pre = settings.pre;
   options.no_deps = settings.no_deps;
-  auto resolution = resolve::resolve(local, requirements.roots, requirements.constraints,
-                                     target.marker_environment(), options);
+  auto resolution =
+      resolve::resolve(local, requirements.roots, requirements.constraints, target.marker_environment(), options);
   if (!resolution) return fail(resolution.error());
   Plan plan;
   plan.target = target.description;

@@ -29,8 +29,8 @@ Result<std::optional<SourceRef>> parse_git(SourceRef ref, std::string_view url) 
   // The revision is after the last `@` of the path, never the userinfo's (`ssh://git@host/r@v1`).
   const auto path_start = url.find('/', scheme_end + 3);
   std::string_view repo = url;
-  if (const auto at = url.rfind('@'); at != std::string_view::npos && path_start != std::string_view::npos &&
-                                      at > path_start) {
+  if (const auto at = url.rfind('@');
+      at != std::string_view::npos && path_start != std::string_view::npos && at > path_start) {
     repo = url.substr(0, at);
     const auto rev = url.substr(at + 1);
     if (rev.empty()) return fail(fmt::format("`{}`: the revision after `@` is empty", redact_url(ref.text)));

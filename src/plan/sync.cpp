@@ -119,7 +119,6 @@ bool own_project(const lock::Lock& lock, const lock::LockedPackage& p) {
   return lock.project_inputs && p.directory && p.marker && p.marker->find(kDefaultGroup) != std::string::npos;
 }
 
-
 /// `, `-joined, or `none`.
 std::string listed(const std::vector<std::string>& values) {
   return values.empty() ? std::string("none") : fmt::format("{}", fmt::join(values, ", "));

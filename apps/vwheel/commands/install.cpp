@@ -141,19 +141,19 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
                 "instead of a fresh one");
   cmd->add_option("--no-binary", o->no_binary,
                   "Do not use wheels of these projects (comma-separated names, :all: or :none:): build their sdists")
-        ->type_name("NAMES")
-        ->allow_extra_args(false);
+      ->type_name("NAMES")
+      ->allow_extra_args(false);
   cmd->add_option("--only-binary", o->only_binary,
                   "Do not build sdists of these projects (comma-separated names, :all: or :none:): wheels only")
-        ->type_name("NAMES")
-        ->allow_extra_args(false);
+      ->type_name("NAMES")
+      ->allow_extra_args(false);
   cmd->add_flag("--prefer-binary", o->prefer_binary,
                 "Prefer an older version with a compatible wheel over a newer one that only an sdist gives");
   cmd->add_flag("--no-build", o->no_build,
                 "Never build an sdist from an index or --find-links (fail naming it instead)");
   cmd->add_option("--build-timeout", o->build_timeout,
                   "Stop a build backend that runs longer than SECONDS (default 1800); nothing is installed")
-        ->type_name("SECONDS");
+      ->type_name("SECONDS");
   cmd->add_flag("-v,--verbose", o->verbose, "A failed build of an sdist: show the backend's last 20 lines");
   cmd->add_flag("--ignore-variant", o->ignore_variant,
                 "Wheel files: install a variant wheel even when the target does not support its variant");

@@ -28,7 +28,7 @@ void add_lock_command(CLI::App& app, Dispatch& dispatch) {
       "lock", "Resolve requirements and write a pylock.toml listing every variant wheel, with [packages.variants-json]");
   cmd->add_option("items", o->items, "Requirements (PEP 508)");
   cmd->add_option("-e,--editable", o->editables, "Lock a local project directory as an editable `directory` entry")
-        ->allow_extra_args(false);
+      ->allow_extra_args(false);
   cmd->add_option("-r,--requirement", o->requirement_files, "Requirements file")
         ->allow_extra_args(false);
   cmd->add_option("-c,--constraint", o->constraint_files, "Constraints file")

@@ -152,9 +152,8 @@ TEST(DirectUrl, VcsCommitIsVcsInfoWithItsSubdirectory) {
   DirectUrl vcs{"https://host/repo.git", std::nullopt};
   vcs.vcs = DirectUrl::Vcs{"git", "0123abcd", "main"};
   vcs.subdirectory = "python";
-  EXPECT_EQ(direct_url_json(vcs),
-            R"({"url":"https://host/repo.git","subdirectory":"python","vcs_info":{"vcs":"git",)"
-            R"("requested_revision":"main","commit_id":"0123abcd"}})");
+  EXPECT_EQ(direct_url_json(vcs), R"({"url":"https://host/repo.git","subdirectory":"python","vcs_info":{"vcs":"git",)"
+                                  R"("requested_revision":"main","commit_id":"0123abcd"}})");
   vcs.vcs->requested_revision.reset();
   vcs.subdirectory.reset();
   EXPECT_EQ(direct_url_json(vcs), R"({"url":"https://host/repo.git","vcs_info":{"vcs":"git","commit_id":"0123abcd"}})");
@@ -171,8 +170,9 @@ TEST(DirectUrl, GitCheckoutIsVcsInfoInPipsOrder) {
   d.url = "https://alice:s3cret@host/repo.git";
   d.vcs = vwheel::install::DirectUrl::Vcs{"git", "0123abcd", std::string("v1")};
   d.subdirectory = "sub";
-  EXPECT_EQ(direct_url_json(d),
-            R"({"url":"https://host/repo.git","subdirectory":"sub","vcs_info":{"vcs":"git","requested_revision":"v1","commit_id":"0123abcd"}})");
+  EXPECT_EQ(
+      direct_url_json(d),
+      R"({"url":"https://host/repo.git","subdirectory":"sub","vcs_info":{"vcs":"git","requested_revision":"v1","commit_id":"0123abcd"}})");
   // No revision asked for: none written. ssh's user `git` is no secret, and the URL needs it.
   d.url = "ssh://git@host/repo.git";
   d.vcs->requested_revision.reset();

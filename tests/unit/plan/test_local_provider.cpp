@@ -62,7 +62,8 @@ TEST(LocalProvider, ALocalProjectResolvesToItsWheelAndItsDependenciesFromTheInde
 TEST(LocalProvider, RequirementsOnLocalProjectsAreLeftOutOfLookUps) {
   const std::vector<LocalWheel> wheels{local_proj()};
   std::vector<vwheel::markers::Requirement> reqs;
-  for (const char* text : {"proj==0.1", "requests", "PROJ[x]"}) reqs.push_back(*vwheel::markers::Requirement::parse(text));
+  for (const char* text : {"proj==0.1", "requests", "PROJ[x]"})
+    reqs.push_back(*vwheel::markers::Requirement::parse(text));
   const auto left = vwheel::plan::detail::without_local(reqs, wheels);
   ASSERT_EQ(left.size(), 1U);
   EXPECT_EQ(left.front().name, "requests");

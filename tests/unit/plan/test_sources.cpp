@@ -114,11 +114,11 @@ TEST(Sources, GitFileUrlsNamedOrBare) {
 }
 
 TEST(Sources, BadGitReferencesAreErrors) {
-  EXPECT_FALSE(parse_source("demo @ git+https://host/repo@"));                       // empty revision
-  EXPECT_FALSE(parse_source("demo @ git+https://host/repo#subdirectory=../x"));     // leaves the checkout
+  EXPECT_FALSE(parse_source("demo @ git+https://host/repo@"));                   // empty revision
+  EXPECT_FALSE(parse_source("demo @ git+https://host/repo#subdirectory=../x"));  // leaves the checkout
   EXPECT_FALSE(parse_source("demo @ git+https://host/repo#subdirectory=/abs"));
   EXPECT_FALSE(parse_source("demo @ git+https://host/repo#sha256=" + std::string(64, 'a')));  // not for git
-  EXPECT_FALSE(parse_source("demo @ https://host/x.tar.gz#subdirectory=sub"));      // only for git
+  EXPECT_FALSE(parse_source("demo @ https://host/x.tar.gz#subdirectory=sub"));                // only for git
   auto scheme = parse_source("demo @ git+ftp://host/repo");
   ASSERT_FALSE(scheme);
   EXPECT_NE(scheme.error().message.find("git+ssh://"), std::string::npos);
