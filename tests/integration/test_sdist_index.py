@@ -11,6 +11,7 @@ real setuptools and hatchling (/usr/bin/python3).
 import base64
 import hashlib
 import io
+import json
 import subprocess
 import tarfile
 import zipfile
@@ -658,3 +659,39 @@ def test_lock_without_a_build_environment_names_the_sdist(vwheel, tmp_path):
     assert r.rc != 0
     assert "hatched-1.5.tar.gz" in r.err and "hatchling" in r.err, r.err
     assert not (tmp_path / "pylock.toml").exists()
+
+
+def test_pip_installs_the_same_sdists_with_the_same_files_and_origin(vwheel, tmp_path):
+    # The same setuptools sdist, from --find-links and by its path, installed by vwheel and by
+    # Debian's pip (both building in the environment, which sees the system's setuptools).
+    links = tmp_path / "links"
+    real_sdist(vwheel, tmp_path, "samepkg",
+               '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+               '[project]\nname = "samepkg"\nversion = "1.2"\n',
+               {"samepkg/__init__.py": "VALUE = 'same'\n", "samepkg/data.txt": "data\n"}, links)
+    sdist = links / "samepkg-1.2.tar.gz"
+
+    def files(python):
+        info = next(site(python).glob("samepkg-*.dist-info"))
+        record = {line.rsplit(",", 2)[0] for line in (info / "RECORD").read_text().splitlines()}
+        direct = info / "direct_url.json"
+        return {p for p in record if "__pycache__" not in p}, (json.loads(direct.read_text()) if direct.exists() else None)
+
+    for how in (["--no-index", "--find-links", str(links), "samepkg"], [str(sdist)]):
+        ours = venv(tmp_path / f"vw-{len(how)}", system=True)
+        r = vwheel("install", "--python", ours, "--no-build-isolation", *how)
+        assert r.rc == 0, r.err
+        theirs = venv(tmp_path / f"pip-{len(how)}", system=True)
+        done = subprocess.run([str(theirs), "-m", "pip", "install", "-q", "--no-build-isolation", *how],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        (our_files, our_url), (their_files, their_url) = files(ours), files(theirs)
+        assert our_files == their_files
+        if their_url is None:
+            assert our_url is None
+        else:
+            # PEP 610: the same URL and kind; pip 23 leaves archive_info's optional hashes out when
+            # the URL gave none, vwheel records the sha256 it checked (pip reads both).
+            assert our_url["url"] == their_url["url"] and "archive_info" in their_url
+            assert our_url["archive_info"]["hashes"] == {"sha256": hashlib.sha256(sdist.read_bytes()).hexdigest()}
+        assert value(ours, "samepkg") == "same"
