@@ -46,6 +46,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     if MODE == "hang":
         print("thinking forever", flush=True)
         time.sleep(600)
+    if MODE == "outside":
+        with open(os.path.join("..", "stray.txt"), "w") as f:
+            f.write("written beside the source tree, outside the backend's folders")
     with open("PKG-INFO") as f:
         headers = f.read().split("\\n\\n")[0]
     name = next(l.split(": ", 1)[1] for l in headers.splitlines() if l.startswith("Name: "))
@@ -695,3 +698,15 @@ def test_pip_installs_the_same_sdists_with_the_same_files_and_origin(vwheel, tmp
             assert our_url["url"] == their_url["url"] and "archive_info" in their_url
             assert our_url["archive_info"]["hashes"] == {"sha256": hashlib.sha256(sdist.read_bytes()).hexdigest()}
         assert value(ours, "samepkg") == "same"
+
+
+def test_a_backend_writing_outside_its_folders_installs_nothing(vwheel, tmp_path):
+    links, counters = tmp_path / "links", tmp_path / "counters"
+    make_wheel(links, "top", "1.0", ["sneaky"])
+    make_sdist(links, counters, "sneaky", "1.0", mode="outside")
+    python = venv(tmp_path / "venv")
+    r = vwheel("install", "--python", python, "--no-index", "--find-links", links, "top")
+    assert r.rc != 0
+    assert len(r.err.strip().splitlines()) == 1, r.err
+    assert "sneaky 1.0" in r.err and "stray.txt" in r.err, r.err
+    assert not installed(python, "top") and not installed(python, "sneaky")
