@@ -292,7 +292,8 @@ Result<void> build_planned_sdists(plan::Plan& p, SdistBuilder& builder, const in
     }
   };
   {
-    const auto threads = std::min<std::size_t>(to_build.size(), std::max(1U, std::thread::hardware_concurrency()));
+    const unsigned jobs = request.options.jobs != 0 ? request.options.jobs : std::max(1U, std::thread::hardware_concurrency());
+    const auto threads = std::min<std::size_t>(to_build.size(), jobs);
     std::vector<std::jthread> pool;
     for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
@@ -397,6 +398,7 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   build.timeout = request.build_timeout;
   build.verbose = request.verbose;
   build.progress = observer.on_build;
+  build.jobs = request.options.jobs;
   build.selection = *selection;
   SdistBuilder builder(std::move(build));
   auto settings = base_settings;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -46,6 +47,8 @@ struct SdistBuildOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   /// A failed build's error has the backend's last 20 lines as details (`--verbose`).
   bool verbose = false;
+  /// How many backends run at once (`-j`; 0: one per core).
+  unsigned jobs = 0;
   /// Told when each backend run begins and ends (Observer::on_build), one line at a time.
   std::function<void(const std::string&)> progress;
   /// The target: an sdist whose pyproject.toml has a `[variant]` table is built as the variant
@@ -117,7 +120,8 @@ class SdistBuilder {
   std::map<std::string, Fetched> fetched_;  ///< by location; never erased (pointers stay valid)
   std::mutex choosing_;
   std::map<std::string, SdistVariant> variants_;  ///< by location
-  std::counting_semaphore<> cores_{std::max(1U, std::thread::hardware_concurrency())};
+  std::counting_semaphore<> cores_{
+      static_cast<std::ptrdiff_t>(options_.jobs != 0 ? options_.jobs : std::max(1U, std::thread::hardware_concurrency()))};
   std::mutex prefetching_;
   /// The prefetched metadata by location. Declared last: destroyed first, waiting for the
   /// threads, which use the members above.

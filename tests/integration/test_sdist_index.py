@@ -710,3 +710,14 @@ def test_a_backend_writing_outside_its_folders_installs_nothing(vwheel, tmp_path
     assert len(r.err.strip().splitlines()) == 1, r.err
     assert "sneaky 1.0" in r.err and "stray.txt" in r.err, r.err
     assert not installed(python, "top") and not installed(python, "sneaky")
+
+
+def test_jobs_one_builds_one_at_a_time_and_installs_the_same(vwheel, chain, tmp_path):
+    links, counters = chain
+    python = venv(tmp_path / "venv")
+    r = vwheel("install", "-j", "1", "--python", python, "--no-index", "--find-links", links, "a",
+               env={"VWHEEL_PROGRESS": "lines"})
+    check_chain(python, counters, r)
+    # One at a time: each build ends before the next begins.
+    lines = [l.split(" (")[0] for l in r.err.splitlines() if l.startswith(("building ", "built "))]
+    assert len(lines) == 4 and [l.split()[0] for l in lines] == ["building", "built", "building", "built"], r.err

@@ -159,7 +159,7 @@ void add_install_command(CLI::App& app, Dispatch& dispatch) {
                 "Wheel files: install a variant wheel even when the target does not support its variant");
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, wheels, detection)");
   add_wheel_cache_options(*cmd, o->wheel_cache);
-  cmd->add_option("-j,--jobs", o->jobs, "Worker threads (default: the number of CPUs)");
+  cmd->add_option("-j,--jobs", o->jobs, "Worker threads, and sdist builds at once (default: the number of CPUs)");
   cmd->add_option("--max-total-size", o->max_total_size, "Largest total uncompressed size of one wheel, bytes (default 8 GiB)");
   cmd->add_option("--max-ratio", o->max_ratio, "Largest compression ratio of a member over 1 MiB (default 1000)");
   cmd->callback([o, &dispatch] {
