@@ -513,9 +513,11 @@ Result<lock::Lock> make_lock(const Requirements& requirements, const Settings& s
     for (const auto& [node, entry] : locked) {
       const auto& [name, version_text] = node;
       // A local source's wheel: the entry api turns into its `directory`, `archive` or `vcs`.
+      // (The name by a plain reference: clang 14 cannot capture a structured binding.)
+      const std::string& project = node.first;
       const auto local =
           std::find_if(requirements.local_wheels.begin(), requirements.local_wheels.end(),
-                       [&](const LocalWheel& w) { return wheel_name::canonicalize_name(w.metadata.name) == name; });
+                       [&](const LocalWheel& w) { return wheel_name::canonicalize_name(w.metadata.name) == project; });
       if (local != requirements.local_wheels.end()) {
         const std::vector<std::string> extras(entry.second.begin(), entry.second.end());
         if (auto ok = add_package(name, local->metadata.version, {}, std::nullopt, local->metadata.requires_dist,
