@@ -685,7 +685,7 @@ def test_pip_installs_the_same_sdists_with_the_same_files_and_origin(vwheel, tmp
         r = vwheel("install", "--python", ours, "--no-build-isolation", *how)
         assert r.rc == 0, r.err
         theirs = venv(tmp_path / f"pip-{len(how)}", system=True)
-        done = subprocess.run([str(theirs), "-m", "pip", "install", "-q", "--no-build-isolation", *how],
+        done = subprocess.run([str(theirs), "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation", *how],
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         (our_files, our_url), (their_files, their_url) = files(ours), files(theirs)
