@@ -1,14 +1,20 @@
 #include "lock_sources.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "git.hpp"
 #include "sources.hpp"
+#include "vwheel/core/fd.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/hash.hpp"
 #include "vwheel/core/process.hpp"
@@ -68,19 +74,41 @@ Result<std::string> check_file(const plan::LockedSource& source, const fs::path&
     return fail(fmt::format("{}: {} has sha256 {}, not {} as the lock says", source.entry, name, digest->sha256,
                             sha256->second));
   }
-  const auto other = [&](const char* algorithm, auto compute) -> Result<void> {
-    const auto listed = source.hashes.find(algorithm);
-    if (listed == source.hashes.end()) return {};
-    auto text = read_file(file);
-    if (!text) return fail(with_kind(text.error(), ErrorKind::environment));
-    if (const std::string actual = compute(*text); actual != listed->second) {
+  // SHA-384 and SHA-512 (listed beside the sha256 by some lockers): one more streaming read, in
+  // bounded memory whatever the archive's size, and only when the lock lists them.
+  const auto sha384 = source.hashes.find("sha384");
+  const auto sha512 = source.hashes.find("sha512");
+  if (sha384 != source.hashes.end() || sha512 != source.hashes.end()) {
+    auto opened = open_regular_file(file);
+    if (!opened) return fail(with_kind(opened.error(), ErrorKind::environment));
+    Sha512 h384(true);
+    Sha512 h512;
+    std::vector<char> buffer(1 << 20);
+    for (;;) {
+      const auto n = ::read(opened->fd.get(), buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        return fail(
+            with_kind(Error(fmt::format("{}: cannot read {}: {}", source.entry, file.string(), errno_text(errno))),
+                      ErrorKind::environment));
+      }
+      if (n == 0) break;
+      const std::string_view piece(buffer.data(), static_cast<std::size_t>(n));
+      if (sha384 != source.hashes.end()) h384.update(piece);
+      if (sha512 != source.hashes.end()) h512.update(piece);
+    }
+    const auto check = [&](auto listed, const char* algorithm, const std::string& actual) -> Result<void> {
+      if (listed == source.hashes.end() || actual == listed->second) return {};
       return fail(fmt::format("{}: {} has {} {}, not {} as the lock says", source.entry, name, algorithm, actual,
                               listed->second));
+    };
+    if (auto ok = check(sha384, "sha384", sha384 != source.hashes.end() ? to_hex(h384.finish384()) : ""); !ok) {
+      return fail(ok.error());
     }
-    return {};
-  };
-  if (auto ok = other("sha384", [](std::string_view d) { return sha384_hex(d); }); !ok) return fail(ok.error());
-  if (auto ok = other("sha512", [](std::string_view d) { return sha512_hex(d); }); !ok) return fail(ok.error());
+    if (auto ok = check(sha512, "sha512", sha512 != source.hashes.end() ? to_hex(h512.finish()) : ""); !ok) {
+      return fail(ok.error());
+    }
+  }
   return std::move(digest->sha256);
 }
 

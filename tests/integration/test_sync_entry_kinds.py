@@ -421,3 +421,25 @@ def test_an_archive_of_a_tree_is_built_from_its_subdirectory(vwheel, tmp_path):
     assert values(venv, ["k_mono"]) == {"k_mono": "mono"}
     assert direct_url(venv, "k_mono") == {"url": archive.as_uri(), "archive_info": archive_info(archive),
                                           "subdirectory": "python"}
+
+
+def test_sha384_and_sha512_listed_beside_the_sha256_are_checked(vwheel, tmp_path, kinds):
+    # Index 3 is the archive that is a wheel, served over HTTP; its sha256 stays right.
+    data = kinds["archive_wheel"].read_bytes()
+    good = dict(kinds["packages"][3]["archive"]["hashes"], sha384=hashlib.sha384(data).hexdigest(),
+                sha512=hashlib.sha512(data).hexdigest())
+    rewrite(kinds, 3, archive__hashes=good)
+    venv = make_venv(vwheel, tmp_path / "venv")
+    r = vwheel("sync", kinds["lock"], "--python", venv)
+    assert r.rc == 0, r.err
+    assert "k-archive-wheel" in installed(vwheel, venv)
+    for algorithm in ("sha384", "sha512"):
+        rewrite(kinds, 3, archive__hashes=dict(good, **{algorithm: "0" * len(good[algorithm])}))
+        venv = make_venv(vwheel, tmp_path / f"venv-{algorithm}")
+        r = vwheel("sync", kinds["lock"], "--python", venv)
+        assert r.rc == 1, (r.out, r.err)
+        lines = r.err.strip().splitlines()
+        assert len(lines) == 1, r.err
+        assert f"pylock.toml packages[3].archive (k-archive-wheel 3.0): " in lines[0], lines[0]
+        assert f"has {algorithm} {good[algorithm]}, not {'0' * len(good[algorithm])} as the lock says" in lines[0]
+        assert installed(vwheel, venv) == {}, "nothing installed"
