@@ -48,6 +48,33 @@ void add_selection_options(CLI::App& cmd, SelectionOptions& o, bool many_targets
       ->allow_extra_args(false);
 }
 
+void add_named_index_option(CLI::App& cmd, api::SourceRequest& r, const std::string& help) {
+  cmd.add_option("--index", r.indexes, help)
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            return api::parse_named_index(v) ? "" : "expected NAME=URL (NAME of letters, digits, -, _ and .)";
+          },
+          "NAME=URL"));
+}
+
+void add_connection_options(CLI::App& cmd, api::SourceRequest& r) {
+  cmd.add_option("--keyring-provider", r.keyring_provider,
+                 "Where else to look for an index's password: disabled (default), or subprocess (runs `keyring get "
+                 "URL USERNAME`, the keyring executable on PATH, for the username in the URL or the environment)")
+      ->check(CLI::IsMember({"disabled", "subprocess"}));
+  cmd.add_option("--cert", r.cert,
+                 "CA bundle (PEM) to verify servers with (default: $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE, $PIP_CERT, "
+                 "else the system's)");
+  cmd.add_option("--client-cert", r.client_cert,
+                 "Client certificate for TLS: a PEM file with the certificate and its key");
+  cmd.add_option("--proxy", r.proxy,
+                 "Proxy URL for every request (default: $http_proxy, $https_proxy, $all_proxy, except $no_proxy)");
+  cmd.add_option("--trusted-host", r.trusted_hosts,
+                 "HOST or HOST:PORT whose https certificate is not verified (repeatable; plain http is always allowed)")
+      ->allow_extra_args(false);
+}
+
 void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources) {
   auto& r = o.request;
   if (sources) {
@@ -68,31 +95,13 @@ void add_index_options(CLI::App& cmd, IndexOptions& o, bool sources) {
     cmd.add_option("--extra-index-url", r.extra_index_urls, "Further indexes the lock was made from (as --index-url)")
         ->allow_extra_args(false);
   }
-  cmd.add_option("--index", r.indexes,
-                 sources ? "NAME=URL: a named index, searched first (repeatable; the default index is then not "
-                           "used); its credentials may come from VWHEEL_INDEX_<NAME>_USERNAME and _PASSWORD"
-                         : "NAME=URL: a named index the lock was made from (as --index-url); its credentials may "
-                           "come from VWHEEL_INDEX_<NAME>_USERNAME and _PASSWORD")
-      ->allow_extra_args(false)
-      ->check(CLI::Validator(
-          [](const std::string& v) -> std::string {
-            return api::parse_named_index(v) ? "" : "expected NAME=URL (NAME of letters, digits, -, _ and .)";
-          },
-          "NAME=URL"));
-  cmd.add_option("--keyring-provider", r.keyring_provider,
-                 "Where else to look for an index's password: disabled (default), or subprocess (runs `keyring get "
-                 "URL USERNAME`, the keyring executable on PATH, for the username in the URL or the environment)")
-      ->check(CLI::IsMember({"disabled", "subprocess"}));
-  cmd.add_option("--cert", r.cert,
-                 "CA bundle (PEM) to verify servers with (default: $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE, $PIP_CERT, "
-                 "else the system's)");
-  cmd.add_option("--client-cert", r.client_cert,
-                 "Client certificate for TLS: a PEM file with the certificate and its key");
-  cmd.add_option("--proxy", r.proxy,
-                 "Proxy URL for every request (default: $http_proxy, $https_proxy, $all_proxy, except $no_proxy)");
-  cmd.add_option("--trusted-host", r.trusted_hosts,
-                 "HOST or HOST:PORT whose https certificate is not verified (repeatable; plain http is always allowed)")
-      ->allow_extra_args(false);
+  add_named_index_option(
+      cmd, r,
+      sources ? "NAME=URL: a named index, searched first (repeatable; the default index is then not used); its "
+                "credentials may come from VWHEEL_INDEX_<NAME>_USERNAME and _PASSWORD"
+              : "NAME=URL: a named index the lock was made from (as --index-url); its credentials may come from "
+                "VWHEEL_INDEX_<NAME>_USERNAME and _PASSWORD");
+  add_connection_options(cmd, r);
   cmd.add_flag("--offline", r.offline, "Use only the HTTP cache; no network");
   cmd.add_flag("--refresh", r.refresh,
                "Ask the index again for every page, even those its Cache-Control max-age lets us reuse");

@@ -37,6 +37,13 @@ struct IndexOptions {
   bool quiet = false;
 };
 
+/// `--index NAME=URL` (repeatable), checked as api::parse_named_index reads it.
+void add_named_index_option(CLI::App& cmd, api::SourceRequest& r, const std::string& help);
+
+/// How to reach the indexes: `--keyring-provider`, `--cert`, `--client-cert`, `--proxy`,
+/// `--trusted-host` (every command that downloads: install, lock, sync, export, build).
+void add_connection_options(CLI::App& cmd, api::SourceRequest& r);
+
 /// Adds the options to `cmd`; `sources` false (sync/export) leaves out --find-links, --no-index
 /// and --pre, and has --index-url, --extra-index-url and --index name only the hosts that
 /// credentials are looked up for.

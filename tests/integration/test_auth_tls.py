@@ -397,6 +397,55 @@ def test_401_names_where_credentials_were_looked_for(vwheel, site, venv, tmp_pat
     assert "wrong-pw" not in r.err
 
 
+# A backend in the project's tree that needs `authpkg` (only on the private index) to build.
+IN_TREE_BACKEND = """\
+import base64, hashlib, zipfile
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    import authpkg  # installed into the build environment from the private index
+    name = "needsauth-1.0-py3-none-any.whl"
+    files = {
+        "needsauth.py": f"VALUE = {authpkg.VALUE!r}\\n".encode(),
+        "needsauth-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\\nName: needsauth\\nVersion: 1.0\\n",
+        "needsauth-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+    }
+    record = ""
+    with zipfile.ZipFile(f"{wheel_directory}/{name}", "w") as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record += f"{path},sha256={digest},{len(data)}\\n"
+        z.writestr("needsauth-1.0.dist-info/RECORD", record + "needsauth-1.0.dist-info/RECORD,,\\n")
+    return name
+"""
+
+
+def test_build_requirements_from_the_authenticated_https_index(vwheel, site, tmp_path, pki):
+    """`vwheel build` takes the same credential and TLS options as install for its build environment."""
+    project = tmp_path / "needsauth"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[build-system]\nrequires = ["authpkg"]\n'
+                                            'build-backend = "in_tree"\nbackend-path = ["."]\n')
+    (project / "in_tree.py").write_text(IN_TREE_BACKEND)
+    netrc = tmp_path / "netrc"
+    netrc.write_text(f"machine 127.0.0.1 login {USER} password {PASSWORD}\n")
+    out = tmp_path / "dist"
+    r = vwheel("build", project, "-o", out, "--python", PY, "--index-url", site.url("https"), "--cert", pki.ca,
+               "--cache-dir", tmp_path / "cache", env={"NETRC": str(netrc)})
+    assert r.rc == 0, r.out + r.err
+    import zipfile
+    with zipfile.ZipFile(out / "needsauth-1.0-py3-none-any.whl") as z:
+        assert z.read("needsauth.py") == b"VALUE = 'private'\n"
+    assert PASSWORD not in r.out + r.err
+    assert files_with_password(tmp_path / "cache", out, project) == []
+    # Without the CA the build environment cannot be made, and the error says why.
+    r = vwheel("build", project, "-o", tmp_path / "dist2", "--python", PY, "--index-url", site.url("https"),
+               "--cache-dir", tmp_path / "cache2", env={"NETRC": str(netrc)})
+    assert r.rc != 0
+    assert "127.0.0.1" in r.err and "certificate" in r.err, r.err
+    assert PASSWORD not in r.out + r.err
+
+
 # ---- TLS ----
 
 def test_https_with_a_private_ca(vwheel, site, venv, tmp_path, pki):

@@ -1,5 +1,6 @@
 // `vwheel build [SRC|SDIST] [-o DIST] [--sdist] [--variant LABEL]... [--all-variants] [--null] [-p PROP]...
-//  [-C KEY=VALUE]... [--no-isolation | -i URL -f DIR --no-index] [--no-variants-json] [--python PY] [--timeout S] [-j N]
+//  [-C KEY=VALUE]... [--no-isolation | -i URL -f DIR --no-index --cert CA --proxy URL ...] [--no-variants-json]
+//  [--python PY] [--timeout S] [-j N]
 //  [--timings]`
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "index_options.hpp"
 #include "vwheel/api/build.hpp"
 
 namespace vwheel::cli {
@@ -29,10 +31,7 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
     std::vector<std::string> allow_python;
     bool no_index = false;
     unsigned jobs = 1;
-    std::string index_url;
-    std::vector<std::string> find_links;
-    bool no_package_index = false;
-    bool offline = false;
+    api::SourceRequest sources;
     bool timings = false;
   };
   auto o = std::make_shared<Options>();
@@ -56,10 +55,20 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--no-isolation", o->no_isolation,
                 "Use the interpreter's own environment for the build requirements (checked, not installed); by "
                 "default each build gets a fresh venv that vwheel installs them into");
-  cmd->add_option("-i,--index-url", o->index_url, "Package index for the build requirements (as for install)");
-  cmd->add_option("-f,--find-links", o->find_links, "A directory of wheels, or an HTML page of links, for the build requirements");
-  cmd->add_flag("--no-index", o->no_package_index, "Build requirements only from --find-links (as for install)");
-  cmd->add_flag("--offline", o->offline, "Build requirements only from --find-links and the cache");
+  cmd->add_option("-i,--index-url", o->sources.index_url, "Package index for the build requirements (as for install)");
+  cmd->add_option("--extra-index-url", o->sources.extra_index_urls, "Further indexes for the build requirements")
+      ->allow_extra_args(false);
+  add_named_index_option(*cmd, o->sources,
+                         "NAME=URL: a named index for the build requirements (as for install; its credentials may "
+                         "come from VWHEEL_INDEX_<NAME>_USERNAME and _PASSWORD)");
+  cmd->add_option("-f,--find-links", o->sources.find_links,
+                  "A directory of wheels, or an HTML page of links, for the build requirements")
+      ->allow_extra_args(false);
+  cmd->add_flag("--no-index", o->sources.no_index, "Build requirements only from --find-links (as for install)");
+  cmd->add_flag("--offline", o->sources.offline, "Build requirements only from --find-links and the cache");
+  add_connection_options(*cmd, o->sources);
+  cmd->add_option("--cache-dir", o->sources.cache_dir,
+                  "Cache root for the build requirements (default: $XDG_CACHE_HOME/vwheel)");
   cmd->add_option("--python", o->python, "Interpreter that runs the backend (default: python3)");
   cmd->add_option("--timeout", o->timeout, "Seconds each backend hook may run (default: 1800)")
       ->check(CLI::PositiveNumber);
@@ -91,10 +100,7 @@ void add_build_command(CLI::App& app, Dispatch& dispatch) {
       req.selection.properties = o->properties;
       req.selection.config_settings = o->config_settings;
       req.no_isolation = o->no_isolation;
-      req.sources.index_url = o->index_url;
-      req.sources.find_links = o->find_links;
-      req.sources.no_index = o->no_package_index;
-      req.sources.offline = o->offline;
+      req.sources = o->sources;
       req.python = o->python;
       req.timeout = std::chrono::milliseconds(static_cast<long long>(o->timeout * 1000));
       req.format = wheel::parse_variant_json_format(o->format).value_or(wheel::VariantJsonFormat::Draft003);
