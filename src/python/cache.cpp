@@ -38,6 +38,7 @@ std::string interpreter_report_json(const Interpreter& interpreter) {
   } else {
     j["libc"] = {"", ""};
   }
+  if (info.macos) j["macos"] = fmt::format("{}.{}", info.macos->first, info.macos->second);
   return j.dump();
 }
 

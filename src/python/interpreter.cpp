@@ -98,6 +98,7 @@ print(enc({
     "gil_disabled": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
     "platform": sysconfig.get_platform(),
     "libc": [_libc[0], _libc[1]] if len(_libc) == 2 else ["", ""],
+    "macos": __import__("platform").mac_ver()[0] if sys.platform == "darwin" else "",
     "paths": sysconfig.get_paths(),
     "prefix": sys.prefix,
     "base_prefix": sys.base_prefix,
@@ -192,6 +193,8 @@ Result<Interpreter> parse_interpreter_report(const std::filesystem::path& execut
     info.platform = platform;
     const auto& libc = root.at("libc");
     if (libc.at(0).get<std::string>() == "glibc") info.glibc = parse_major_minor(libc.at(1).get<std::string>());
+    // The running macOS, for the macosx_* tags (sysconfig's platform names the build's target).
+    if (const auto macos = root.value("macos", std::string()); !macos.empty()) info.macos = parse_major_minor(macos);
   } catch (const json::exception& e) {
     return fail(fmt::format("{}: unexpected interpreter description: {}", where, e.what()));
   }
