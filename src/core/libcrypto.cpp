@@ -1,6 +1,5 @@
 #include "core/libcrypto.hpp"
 
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdint>
@@ -21,7 +20,7 @@ std::atomic<bool> g_loaded{false};
 
 const Libcrypto* load_once() noexcept {
   static Libcrypto api;
-  void* lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+  void* lib = dl_open(std::string(runtime_library_name(RuntimeLibrary::crypto)));
   if (lib == nullptr) return nullptr;
   int (*init)(std::uint64_t, const void*) = nullptr;
   const EvpMd* (*fetch)(void*, const char*, const char*) = nullptr;
@@ -32,7 +31,7 @@ const Libcrypto* load_once() noexcept {
                   dl_function(lib, "EVP_DigestUpdate", api.digest_update) &&
                   dl_function(lib, "EVP_DigestFinal_ex", api.digest_final);
   if (!ok || init(kInitNoLoadConfig | kInitNoAtexit, nullptr) != 1) {
-    dlclose(lib);
+    dl_close(lib);
     return nullptr;
   }
   api.sha256 = fetch(nullptr, "SHA2-256", nullptr);

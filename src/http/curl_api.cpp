@@ -1,6 +1,5 @@
 #include "http/curl_api.hpp"
 
-#include <dlfcn.h>
 
 #include <atomic>
 #include <mutex>
@@ -23,13 +22,12 @@ void resolve(void* lib, const char* name, Fn& fn, std::string& missing) {
 
 Result<const CurlApi*> load_once() {
   static CurlApi api;
-  dlerror();
-  void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  const std::string name(vwheel::detail::runtime_library_name(vwheel::detail::RuntimeLibrary::curl));
+  void* lib = vwheel::detail::dl_open(name);
   if (lib == nullptr) {
-    const char* e = dlerror();
     // The machine lacks a library, not the input anything: an environmental failure (exit 3).
-    return fail(with_kind(Error(fmt::format("cannot load libcurl.so.4 ({}): install the libcurl4 package",
-                                            e != nullptr ? e : "not found")),
+    return fail(with_kind(Error(fmt::format("cannot load {} ({}): install the libcurl4 package", name,
+                                            vwheel::detail::dl_error())),
                           ErrorKind::environment));
   }
   std::string missing;
@@ -58,7 +56,7 @@ Result<const CurlApi*> load_once() {
   resolve(lib, "curl_url_cleanup", api.url_cleanup, missing);
   resolve(lib, "curl_free", api.free, missing);
   if (!missing.empty()) {
-    dlclose(lib);
+    vwheel::detail::dl_close(lib);
     return fail(with_kind(Error(fmt::format("cannot load libcurl.so.4 (missing {}; libcurl 7.68 or newer is "
                                             "needed): install the libcurl4 package",
                                             missing)),

@@ -3,7 +3,6 @@
 // integer parsing and repr() for the reference's messages, sysfs reading, dlopen'ed libraries and
 // a probe with a time limit. Private to src/provider/.
 
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -211,7 +210,7 @@ inline std::string describe_pci(const std::vector<PciDisplay>& devices) {
   return out;
 }
 
-/// A library opened with dlopen(RTLD_NOW | RTLD_LOCAL).
+/// A library opened with dl_open (dlopen(RTLD_NOW | RTLD_LOCAL), LoadLibraryW on Windows).
 class DlLibrary {
  public:
   DlLibrary() = default;
@@ -227,14 +226,10 @@ class DlLibrary {
   }
   ~DlLibrary() { close(); }
 
-  /// Opens `name`; on failure returns the dlerror() text.
+  /// Opens `name`; on failure returns the loader's reason.
   static Result<DlLibrary> open(const std::string& name) {
-    dlerror();
-    void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h == nullptr) {
-      const char* e = dlerror();
-      return fail(e != nullptr ? std::string(e) : name + ": cannot be loaded");
-    }
+    void* h = vwheel::detail::dl_open(name);
+    if (h == nullptr) return fail(vwheel::detail::dl_error());
     DlLibrary lib;
     lib.handle_ = h;
     return lib;
@@ -252,7 +247,7 @@ class DlLibrary {
   void leak() noexcept { handle_ = nullptr; }
 
   void close() noexcept {
-    if (handle_ != nullptr) dlclose(handle_);
+    if (handle_ != nullptr) vwheel::detail::dl_close(handle_);
     handle_ = nullptr;
   }
 

@@ -295,7 +295,7 @@ namespace {
 Detection detect() {
   Detection d;
   const auto forced = Overrides::from_environment();
-  const std::string library = gpu_detail::env_nonempty(kZeLoaderLibraryEnv).value_or(std::string(kZeLoaderLibraryName));
+  const std::string library = gpu_detail::env_nonempty(kZeLoaderLibraryEnv).value_or(std::string(vwheel::detail::runtime_library_name(vwheel::detail::RuntimeLibrary::level_zero)));
   std::optional<ZeSession> session;
   const auto timeout = gpu_detail::probe_timeout();
   const ZeQuery query = [&]() -> Result<std::vector<ZeDevice>> {

@@ -42,7 +42,7 @@ Detection detect_nvidia() {
   Detection d;
   const auto forced = nvidia::Overrides::from_environment();
   const std::string library =
-      gpu_detail::env_nonempty(nvidia::kNvmlLibraryEnv).value_or(std::string(nvidia::kNvmlLibraryName));
+      gpu_detail::env_nonempty(nvidia::kNvmlLibraryEnv).value_or(std::string(vwheel::detail::runtime_library_name(vwheel::detail::RuntimeLibrary::nvml)));
 
   std::optional<nvidia::NvmlProbe> probe;
   const auto timeout = gpu_detail::probe_timeout();

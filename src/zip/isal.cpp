@@ -1,7 +1,5 @@
 #include "zip/isal.hpp"
 
-#include <dlfcn.h>
-
 #include <mutex>
 
 #include "core/dl.hpp"
@@ -11,11 +9,12 @@ namespace {
 
 const Isal* load_once() noexcept {
   static Isal api;
-  void* lib = dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL);
+  void* lib = vwheel::detail::dl_open(
+      std::string(vwheel::detail::runtime_library_name(vwheel::detail::RuntimeLibrary::isal)));
   if (lib == nullptr) return nullptr;
   if (!vwheel::detail::dl_function(lib, "isal_inflate_init", api.inflate_init) ||
       !vwheel::detail::dl_function(lib, "isal_inflate", api.inflate)) {
-    dlclose(lib);
+    vwheel::detail::dl_close(lib);
     return nullptr;
   }
   return &api;  // loaded for the life of the process

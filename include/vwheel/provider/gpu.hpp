@@ -68,7 +68,8 @@ inline constexpr std::string_view kForceCudaDriverVersionEnv = "NV_VARIANT_PROVI
 inline constexpr std::string_view kForceSmArchEnv = "NV_VARIANT_PROVIDER_FORCE_SM_ARCH";
 /// Library to load instead of `libnvidia-ml.so.1` (tests, diagnostics).
 inline constexpr std::string_view kNvmlLibraryEnv = "VWHEEL_NVML_LIBRARY";
-/// The NVML library the reference loads (default dlopen search path).
+/// The NVML library the reference loads on Linux (default dlopen search path); the provider
+/// loads `nvml.dll` on Windows.
 inline constexpr std::string_view kNvmlLibraryName = "libnvidia-ml.so.1";
 
 /// A GPU's CUDA compute capability, e.g. 9.0 for an H100.
@@ -216,7 +217,8 @@ inline constexpr std::string_view kReferenceVersion = "0.0.3";
 inline constexpr std::string_view kForceDeviceIpEnv = "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP";
 /// Library to load instead of `libze_loader.so.1` (tests, diagnostics).
 inline constexpr std::string_view kZeLoaderLibraryEnv = "VWHEEL_ZE_LOADER_LIBRARY";
-/// The Level Zero loader the reference loads.
+/// The Level Zero loader the reference loads on Linux; the provider loads `ze_loader.dll` on
+/// Windows.
 inline constexpr std::string_view kZeLoaderLibraryName = "libze_loader.so.1";
 
 /// One Level Zero device (`zeDeviceGetProperties` + `ze_device_ip_version_ext_t`).
