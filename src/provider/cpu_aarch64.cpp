@@ -1,13 +1,16 @@
 // The aarch64 provider: provider-variant-aarch64 0.0.3 (tag v0.0.3, database archspec-json
 // 9b22d3d).
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "provider/cpu_cpuinfo.hpp"
+#include "provider/cpu_darwin.hpp"
 #include "provider/cpu_database.hpp"
 #include "provider/cpu_provider.hpp"
 #include "vwheel/provider/cpu.hpp"
@@ -74,7 +77,52 @@ bool is_x86_64_block(const cpu::CpuinfoBlock& block) {
   return block.get("vendor_id") || block.get("flags");
 }
 
+/// macOS: the brand's model when it names one (as archspec there), else the best Apple entry
+/// whose features the sysctl reports (as archspec on Linux for the same chip).
+CpuMatch match_darwin(const cpu::DarwinCpu& darwin) {
+  CpuMatch match;
+  const auto& family = cpu::aarch64_family();
+  std::size_t uarch = 0;
+  if (const auto model = darwin.model.empty() ? std::nullopt : family.find(darwin.model)) {
+    uarch = *model;
+  } else {
+    cpu::HostCpu host;
+    host.vendor = "Apple";
+    std::vector<std::string_view> words(darwin.features.begin(), darwin.features.end());
+    host.features = family.feature_set(words);
+    uarch = cpu::match_host(family, host, cpu::MatchRules::aarch64);
+  }
+  match.microarchitecture = family.at(uarch).name;
+  match.generic = family.at(family.generic_of(uarch)).name;
+  match.vendor = "Apple";
+  match.supported = configs_for(uarch);
+  return match;
+}
+
+std::vector<std::string> explain_darwin(const CpuMatch& match, const cpu::DarwinCpu& darwin) {
+  std::vector<std::string> notes;
+  notes.push_back(darwin.model_note.empty()
+                      ? fmt::format("macOS sysctl: no known Apple model named, chosen by its {} features",
+                                    darwin.features.size())
+                      : "macOS sysctl: " + darwin.model_note);
+  std::vector<std::string> absent;
+  for (const auto& config : match.supported) {
+    if (config.name == "version") continue;
+    if (std::find(darwin.features.begin(), darwin.features.end(), config.name) == darwin.features.end()) {
+      absent.push_back(config.name);
+    }
+  }
+  if (!absent.empty()) {
+    notes.push_back(fmt::format("{} lists {} that sysctl does not report (kept: the model's answer, as the reference)",
+                                match.microarchitecture, fmt::join(absent, " ")));
+  }
+  notes.push_back(fmt::format("microarchitecture {} ({}), generic {}", match.microarchitecture, match.vendor,
+                              match.generic));
+  return notes;
+}
+
 std::vector<std::string> explain(const CpuMatch& match, std::string_view cpuinfo_text) {
+  if (const auto darwin = cpu::parse_darwin_sysctl(cpuinfo_text)) return explain_darwin(match, *darwin);
   std::vector<std::string> notes;
   const auto block = cpu::parse_cpuinfo_first_block(cpuinfo_text);
   if (block && is_x86_64_block(*block)) {
@@ -102,6 +150,7 @@ std::vector<std::string> explain(const CpuMatch& match, std::string_view cpuinfo
 }  // namespace
 
 CpuMatch match_aarch64_cpuinfo(std::string_view cpuinfo_text) {
+  if (const auto darwin = cpu::parse_darwin_sysctl(cpuinfo_text)) return match_darwin(*darwin);
   CpuMatch match;
   const auto block = cpu::parse_cpuinfo_first_block(cpuinfo_text);
   if (!block) return match;

@@ -12,6 +12,9 @@
 #endif
 
 #include "provider/cpu_cpuinfo.hpp"
+#ifdef __APPLE__
+#include "provider/cpu_darwin.hpp"
+#endif
 
 namespace vwheel::provider {
 namespace cpu {
@@ -69,6 +72,17 @@ class CpuProvider final : public Provider {
       }
     }
 
+#ifdef __APPLE__
+    // No /proc/cpuinfo: the kernel's sysctl values, in the text form a recorded output has.
+    if (!explicit_path && spec_.ns == "aarch64") {
+      const std::string sysctl = read_darwin_sysctl();
+      CpuMatch match = spec_.match(sysctl);
+      detection.source = fmt::format("sysctl: microarchitecture {}", match.microarchitecture);
+      for (auto& line : spec_.explain(match, sysctl)) detection.notes.push_back(std::move(line));
+      detection.supported = std::move(match.supported);
+      return;
+    }
+#endif
     auto text = read_cpuinfo_file(path);
     if (!text) {
       detection.source = fmt::format("{}: not read", path);

@@ -60,7 +60,10 @@ struct CpuMatch {
 
 /// Matches the first processor block of a Linux `/proc/cpuinfo` text (`Features`,
 /// `CPU implementer`, `CPU part`) against the aarch64 database, as archspec's `host()` on an
-/// aarch64 Linux machine.
+/// aarch64 Linux machine. A macOS `sysctl` output (`hw.optional.arm.FEAT_* : 1` lines and
+/// `machdep.cpu.brand_string`, what the provider reads on macOS) is matched as archspec does
+/// there: the model the brand names (M3 and later, newer than the database: m2), else the best
+/// Apple entry whose features the sysctl reports.
 [[nodiscard]] CpuMatch match_aarch64_cpuinfo(std::string_view cpuinfo_text);
 /// `match_aarch64_cpuinfo(cpuinfo_text).supported`.
 [[nodiscard]] std::vector<variant::FeatureConfig> aarch64_supported_configs(std::string_view cpuinfo_text);
