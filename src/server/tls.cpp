@@ -5,7 +5,10 @@
 
 #include <cerrno>
 
+#include <openssl/bio.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include <fmt/format.h>
@@ -57,10 +60,17 @@ Result<std::shared_ptr<TlsContext>> TlsContext::load(const std::filesystem::path
   if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) {
     return failed(fmt::format("{}: not a PEM certificate (--tls-cert)", cert.string()));
   }
-  if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
-    return failed(fmt::format("{}: not an unencrypted PEM private key (--tls-key)", key.string()));
+  // Read first, so that a key that is no key is told from one of another certificate (which
+  // SSL_CTX_use_PrivateKey refuses).
+  EVP_PKEY* pkey = nullptr;
+  if (BIO* bio = BIO_new_file(key.c_str(), "r"); bio != nullptr) {
+    pkey = PEM_read_bio_PrivateKey(bio, nullptr, no_pass_phrase, nullptr);
+    BIO_free(bio);
   }
-  if (SSL_CTX_check_private_key(ctx) != 1) {
+  if (pkey == nullptr) return failed(fmt::format("{}: not an unencrypted PEM private key (--tls-key)", key.string()));
+  const bool used = SSL_CTX_use_PrivateKey(ctx, pkey) == 1;
+  EVP_PKEY_free(pkey);
+  if (!used || SSL_CTX_check_private_key(ctx) != 1) {
     return failed(fmt::format("{}: the key does not belong to the certificate {}", key.string(), cert.string()));
   }
   return context;
