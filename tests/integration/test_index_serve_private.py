@@ -7,13 +7,15 @@ output are searched for the password."""
 import base64
 import os
 import shutil
+import socket
+import ssl
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from private_index import Pki, files_containing
-from served import clean_env, serve  # noqa: F401 (serve: a fixture)
+from served import clean_env, serve, wait_closed  # noqa: F401 (serve: a fixture)
 from wheelfactory import make_wheel
 
 PYTHON = Path("/usr/bin/python3")
@@ -34,6 +36,10 @@ def hashed_line(user, password, kind):
 @pytest.fixture
 def private(tmp_path, serve):
     """The server of a folder with authpkg, for alice (bcrypt) and bob (SHA-256 crypt), over HTTPS."""
+    return start_private(tmp_path, serve)
+
+
+def start_private(tmp_path, serve, *args):
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     make_wheel(wheels, "authpkg-1.0-py3-none-any.whl", {"authpkg/__init__.py": b"VALUE = 'private'\n"})
@@ -41,7 +47,7 @@ def private(tmp_path, serve):
     users.write_text(f"# readers\n{hashed_line(USER, PASSWORD, 'bcrypt')}\n\n{hashed_line(OTHER, OTHER_PASSWORD, '-5')}\n")
     pki = Pki(tmp_path / "pki")
     cert, key = pki.issue("server", "IP:127.0.0.1")
-    served = serve("--wheels", wheels, "--read-auth", users, "--tls-cert", cert, "--tls-key", key)
+    served = serve("--wheels", wheels, "--read-auth", users, "--tls-cert", cert, "--tls-key", key, *args)
     served.ca = pki.ca
     return served
 
@@ -83,6 +89,45 @@ def test_every_read_needs_the_credentials_of_a_listed_user(private):
     r = subprocess.run(["curl", "-sS", "-u", f"{USER}:{PASSWORD}", f"http://127.0.0.1:{private.port}/simple/"],
                        capture_output=True, text=True, timeout=30)
     assert "authpkg" not in r.stdout
+
+
+def test_https_keeps_the_per_address_caps_and_deadlines(tmp_path, serve):
+    served = start_private(tmp_path, serve, "--threads", "4", "--max-connections-per-ip", "1",
+                           "--max-waiting-per-ip", "0", "--header-timeout", "1", "--keep-alive-timeout", "60")
+    context = ssl.create_default_context(cafile=str(served.ca))
+
+    def connect():
+        return context.wrap_socket(socket.create_connection(("127.0.0.1", served.port), timeout=30),
+                                   server_hostname="127.0.0.1")
+
+    def closed(sock):
+        """What arrives until the server closes the connection (failing after 30 s)."""
+        out = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except (ssl.SSLEOFError, ConnectionResetError):
+                return out
+            if not chunk:
+                return out
+            out += chunk
+
+    a = connect()
+    a.sendall(b"GET /simple/ HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = a.recv(65536)
+    # A failed authentication is a request of an admitted connection: `a` keeps this address's one slot.
+    assert answer.startswith(b"HTTP/1.1 401"), answer
+    a.sendall(b"GET /simple/ HTTP/1.1\r\nHost: x\r\n")  # headers never finished
+    with pytest.raises(OSError):  # ssl.SSLError is an OSError: over the cap, closed before the handshake
+        connect().sendall(b"GET /simple/ HTTP/1.1\r\nHost: x\r\n\r\n")
+    # The header deadline ends `a`; a connection that never starts its handshake is cut off the same way.
+    assert b"HTTP/1.1 200" not in closed(a)
+    with socket.create_connection(("127.0.0.1", served.port), timeout=30) as silent:
+        assert wait_closed(silent, 30) == b""
+    c = connect()
+    auth = base64.b64encode(f"{USER}:{PASSWORD}".encode())
+    c.sendall(b"GET /simple/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic " + auth + b"\r\n\r\n")
+    assert closed(c).startswith(b"HTTP/1.1 200")
 
 
 def test_vwheel_install_with_cert_and_netrc(vwheel, private, tmp_path):
