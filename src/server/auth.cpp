@@ -161,8 +161,8 @@ std::optional<std::string> Authenticator::check(std::string_view authorization) 
     }
   }
   // An unknown user costs one hash too, against a setting of the file's own algorithm and cost.
-  const bool ok = verify_crypt(credentials->password, found != hashes_.end() ? found->second : dummy_) &&
-                  found != hashes_.end();
+  const bool ok =
+      verify_crypt(credentials->password, found != hashes_.end() ? found->second : dummy_) && found != hashes_.end();
   ::explicit_bzero(credentials->password.data(), credentials->password.size());
   if (!ok) return std::nullopt;
   if (key) {

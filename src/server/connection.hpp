@@ -84,8 +84,8 @@ class ConnectionServer : public httplib::Server {
 
   ConnectionLimits limits_;
   std::shared_ptr<const TlsContext> tls_;  // null: plain HTTP
-  WorkerPool* pool_ = nullptr;  // owned by httplib (new_task_queue), alive while connections run
-  int stop_fd_ = -1;            // an eventfd, readable once stopping
+  WorkerPool* pool_ = nullptr;             // owned by httplib (new_task_queue), alive while connections run
+  int stop_fd_ = -1;                       // an eventfd, readable once stopping
   std::atomic<bool> stopping_{false};
   std::mutex peers_mutex_;
   std::unordered_map<std::string, Peer> peers_;

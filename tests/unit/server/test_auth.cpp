@@ -37,8 +37,8 @@ std::string basic(const std::string& user_colon_password) {
 
 TEST(Htpasswd, ReadsBcryptAndShaCryptSkippingCommentsAndBlankLines) {
   const std::string text = std::string("# team readers\n\nalice:") + kBcrypt + "\r\n  \nbob:" + kSha256 +
-                           "\ncarol:" + kSha512 + "\ndave:" + kSha256Rounds + "\nerin:" +
-                           "$2b$04$tTEy/WirJ.Wh3ci4lvHzEel60d4/O4yFwu25tizpQfysr65Yn3tmu";
+                           "\ncarol:" + kSha512 + "\ndave:" + kSha256Rounds +
+                           "\nerin:" + "$2b$04$tTEy/WirJ.Wh3ci4lvHzEel60d4/O4yFwu25tizpQfysr65Yn3tmu";
   auto entries = parse_htpasswd(text, "users.htpasswd");
   ASSERT_TRUE(entries) << entries.error().message;
   ASSERT_EQ(entries->size(), 5U);
@@ -75,17 +75,17 @@ TEST_P(HtpasswdRefuses, WithOneLineNamingFileLineAndUserButNotTheHash) {
 
 INSTANTIATE_TEST_SUITE_P(
     Lines, HtpasswdRefuses,
-    ::testing::Values(
-        Refused{"bob:$apr1$abcd$NLw/IRgjEiY5X5tz3PKbx/", "user `bob`: an Apache MD5 (`$apr1$`) hash; accepted: bcrypt "
-                                                         "(`htpasswd -B`)"},
-        Refused{"bob:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "user `bob`: a SHA-1 (`{SHA}`) hash"},
-        Refused{"bob:hunter2", "user `bob`: plain text"}, Refused{"bob:$1$abc$defghij", "MD5-crypt"},
-        Refused{"bob:$2y$04$short", "user `bob`: a malformed hash"},
-        Refused{"bob:$5$saltsalt$tooShort", "a malformed hash"},
-        Refused{"bob:$6$saltsalt$vCVzagwpKquSflhQxH0D10Fgy2Km11eLAozR93EkXT6", "a malformed hash"},
-        Refused{"bob:", "user `bob`: plain text"}, Refused{"no colon here", "expected `user:hash`"},
-        Refused{std::string(":") + kSha256, "the user name is empty"},
-        Refused{std::string("alice:") + kSha256, "user `alice` is also on line 2"}));
+    ::testing::Values(Refused{"bob:$apr1$abcd$NLw/IRgjEiY5X5tz3PKbx/",
+                              "user `bob`: an Apache MD5 (`$apr1$`) hash; accepted: bcrypt "
+                              "(`htpasswd -B`)"},
+                      Refused{"bob:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "user `bob`: a SHA-1 (`{SHA}`) hash"},
+                      Refused{"bob:hunter2", "user `bob`: plain text"}, Refused{"bob:$1$abc$defghij", "MD5-crypt"},
+                      Refused{"bob:$2y$04$short", "user `bob`: a malformed hash"},
+                      Refused{"bob:$5$saltsalt$tooShort", "a malformed hash"},
+                      Refused{"bob:$6$saltsalt$vCVzagwpKquSflhQxH0D10Fgy2Km11eLAozR93EkXT6", "a malformed hash"},
+                      Refused{"bob:", "user `bob`: plain text"}, Refused{"no colon here", "expected `user:hash`"},
+                      Refused{std::string(":") + kSha256, "the user name is empty"},
+                      Refused{std::string("alice:") + kSha256, "user `alice` is also on line 2"}));
 
 TEST(Htpasswd, AFileWithoutUsersIsRefused) {
   auto entries = parse_htpasswd("# nobody yet\n\n", "users");
