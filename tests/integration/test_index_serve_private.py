@@ -93,7 +93,7 @@ def test_every_read_needs_the_credentials_of_a_listed_user(private):
 
 def test_https_keeps_the_per_address_caps_and_deadlines(tmp_path, serve):
     served = start_private(tmp_path, serve, "--threads", "4", "--max-connections-per-ip", "1",
-                           "--max-waiting-per-ip", "0", "--header-timeout", "1", "--keep-alive-timeout", "60")
+                           "--max-waiting-per-ip", "0", "--header-timeout", "3", "--keep-alive-timeout", "60")
     context = ssl.create_default_context(cafile=str(served.ca))
 
     def connect():
