@@ -27,6 +27,9 @@ namespace vwheel::cli {
 
 namespace {
 
+// 127.0.0.0/8, ::1 and localhost: Basic credentials sent there do not leave the machine.
+bool is_loopback(const std::string& host) { return host.starts_with("127.") || host == "::1" || host == "localhost"; }
+
 std::string url_host(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
 
 // `500M`, `2G`, `1048576`: powers of 1024, an optional `B`/`iB`.
@@ -179,6 +182,11 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
         return kUsage;
       }
       options.max_upload_size = *limit;
+      if (options.read_auth && !options.tls_cert && !is_loopback(o->host)) {
+        report_warning(fmt::format("--read-auth without --tls-cert on {}: passwords cross the network in clear text "
+                                   "(serve HTTPS, or put a TLS proxy in front)",
+                                   o->host));
+      }
 
       // SIGINT and SIGTERM are taken by one thread (sigwait), so every server thread inherits them blocked.
       sigset_t signals;

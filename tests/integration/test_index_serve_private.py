@@ -201,6 +201,18 @@ def test_an_unsupported_hash_is_refused_at_start(vwheel, tmp_path, line, expecte
     assert line.split(":", 1)[1] not in r.err
 
 
+def test_read_auth_over_plain_http_beyond_loopback_is_warned_about(vwheel, tmp_path):
+    users = tmp_path / "users"
+    users.write_text(hashed_line(USER, PASSWORD, "-6") + "\n")
+    # The folder is missing: the server stops after its warnings, before it listens.
+    r = vwheel("index", "serve", "--wheels", tmp_path / "missing", "--host", "0.0.0.0", "--port", "0",
+               "--read-auth", users)
+    assert r.rc == 1
+    assert "warning: --read-auth without --tls-cert on 0.0.0.0: passwords cross the network in clear text" in r.err
+    r = vwheel("index", "serve", "--wheels", tmp_path / "missing", "--port", "0", "--read-auth", users)
+    assert r.rc == 1 and "warning" not in r.err, r.err
+
+
 def test_tls_file_errors_name_the_file(vwheel, tmp_path):
     site = tmp_path / "wheels"
     site.mkdir()
