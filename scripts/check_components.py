@@ -39,6 +39,8 @@ LIB_HEADERS = {
     "vwheel::curl_headers": ["curl/"],
     "vwheel::isal_headers": ["isa-l/"],
     "PkgConfig::HTTPLIB": ["httplib.h"],
+    "PkgConfig::OPENSSL": ["openssl/"],
+    "PkgConfig::XCRYPT": ["crypt.h"],
     "${VWHEEL_ZLIB_STATIC}": ["zlib.h"],
     "${VWHEEL_DEFLATE_STATIC}": ["libdeflate.h"],
     "simdjson::simdjson": ["simdjson.h"],

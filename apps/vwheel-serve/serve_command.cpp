@@ -1,7 +1,7 @@
 // `vwheel index serve (SITE | --wheels DIR) [--site-dir PATH] [--host H] [--port N]
 //  [--upload-token T] [--max-upload-size SIZE] [--threads N] [--max-age S] [--header-timeout S]
 //  [--body-timeout S] [--keep-alive-timeout S] [--keep-alive-requests N] [--max-connections-per-ip N]
-//  [--max-waiting-per-ip N] [-v]`: built into the separate
+//  [--max-waiting-per-ip N] [--read-auth FILE] [--tls-cert FILE --tls-key FILE] [-v]`: built into the separate
 // `vwheel-serve` executable (see apps/vwheel-serve/main.cpp), which `vwheel index serve` runs.
 
 #include <pthread.h>
@@ -26,6 +26,9 @@
 namespace vwheel::cli {
 
 namespace {
+
+// 127.0.0.0/8, ::1 and localhost: Basic credentials sent there do not leave the machine.
+bool is_loopback(const std::string& host) { return host.starts_with("127.") || host == "::1" || host == "localhost"; }
 
 std::string url_host(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
 
@@ -72,6 +75,9 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
     std::size_t keep_alive_requests = 100;
     std::size_t per_ip = 8;
     std::size_t per_ip_waiting = 256;
+    std::string read_auth;
+    std::string tls_cert;
+    std::string tls_key;
     bool verbose = false;
   };
   auto o = std::make_shared<Options>();
@@ -127,7 +133,16 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
                   "Connections of one address over --max-connections-per-ip that wait for one of its connections "
                   "to end; further ones get 503 with `Connection: close` (default: 256)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
-  cmd->add_flag("-v,--verbose", o->verbose, "Log one line per request to stderr");
+  cmd->add_option("--read-auth", o->read_auth,
+                  "An htpasswd file (`user:hash` lines, bcrypt from `htpasswd -B` or SHA-256/512 crypt from "
+                  "`openssl passwd -5`/`-6`): every GET and HEAD then needs one of its users' HTTP Basic "
+                  "credentials; uploads still need --upload-token");
+  auto* cert_opt = cmd->add_option("--tls-cert", o->tls_cert, "Serve HTTPS with this PEM certificate (chain)");
+  auto* key_opt = cmd->add_option("--tls-key", o->tls_key, "The unencrypted PEM private key of --tls-cert");
+  cert_opt->needs(key_opt);
+  key_opt->needs(cert_opt);
+  cmd->add_flag("-v,--verbose", o->verbose,
+                "Log one line per request to stderr (with --read-auth, the user; never a password)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
       if (o->site.empty() == o->wheels.empty()) {
@@ -146,6 +161,9 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
                  env != nullptr && *env != '\0' && options.wheels) {
         options.upload_token = env;
       }
+      if (!o->read_auth.empty()) options.read_auth = o->read_auth;
+      if (!o->tls_cert.empty()) options.tls_cert = o->tls_cert;
+      if (!o->tls_key.empty()) options.tls_key = o->tls_key;
       options.threads = o->threads;
       options.verbose = o->verbose;
       options.page_max_age = o->max_age;
@@ -164,6 +182,11 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
         return kUsage;
       }
       options.max_upload_size = *limit;
+      if (options.read_auth && !options.tls_cert && !is_loopback(o->host)) {
+        report_warning(fmt::format("--read-auth without --tls-cert on {}: passwords cross the network in clear text "
+                                   "(serve HTTPS, or put a TLS proxy in front)",
+                                   o->host));
+      }
 
       // SIGINT and SIGTERM are taken by one thread (sigwait), so every server thread inherits them blocked.
       sigset_t signals;
@@ -180,7 +203,8 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       const std::string site = !o->site.empty()       ? o->site
                                : !o->site_dir.empty() ? o->site_dir
                                                       : (std::filesystem::path(o->wheels) / ".vwheel-site").string();
-      fmt::print("Serving {} on http://{}:{}/simple/\n", site, url_host(o->host), (*server)->port());
+      fmt::print("Serving {} on {}://{}:{}/simple/\n", site, o->tls_cert.empty() ? "http" : "https", url_host(o->host),
+                 (*server)->port());
       std::fflush(stdout);
 
       std::thread waiter([&signals, &server] {

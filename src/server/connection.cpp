@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "server/tls.hpp"
+
 namespace vwheel::server {
 namespace {
 
@@ -67,8 +69,26 @@ std::string peer_address(int sock, int* port) {
 // current deadline and ends at once when the server stops.
 class ConnectionStream final : public httplib::Stream {
  public:
-  ConnectionStream(int sock, int stop_fd, const ConnectionLimits& limits)
-      : sock_(sock), stop_fd_(stop_fd), limits_(limits) {}
+  ConnectionStream(int sock, int stop_fd, const ConnectionLimits& limits, SSL* ssl)
+      : sock_(sock), stop_fd_(stop_fd), limits_(limits), ssl_(ssl) {}
+
+  /// The TLS handshake, by `deadline`; false when it failed or ran past it.
+  bool handshake(Clock::time_point deadline) {
+    for (;;) {
+      switch (tls_accept(ssl_)) {
+        case TlsWant::Done:
+          return true;
+        case TlsWant::Read:
+          if (!wait(POLLIN, deadline)) return false;
+          break;
+        case TlsWant::Write:
+          if (!wait(POLLOUT, deadline)) return false;
+          break;
+        case TlsWant::Fail:
+          return false;
+      }
+    }
+  }
 
   /// Waits for the first byte of the next request until `deadline` (or at once when one is
   /// buffered); then starts the header deadline. After a first request, an idle connection gives
@@ -89,7 +109,7 @@ class ConnectionStream final : public httplib::Stream {
         if (failed_ || Clock::now() >= deadline) return false;
         if (yield && Clock::now() >= idle_since_ + kBusyIdle) return false;
       }
-      if (!fill()) return false;
+      if (!fill(deadline)) return false;
     }
     in_headers_ = true;
     deadline_ = header_deadline ? *header_deadline : Clock::now() + limits_.header_timeout;
@@ -111,12 +131,14 @@ class ConnectionStream final : public httplib::Stream {
 
   ssize_t read(char* ptr, size_t size) override {
     if (begin_ == end_) {
-      if (!wait(POLLIN, io_deadline())) {
-        timed_out_ = true;
-        t_timed_out = !failed_;
+      const auto deadline = io_deadline();
+      if (!wait(POLLIN, deadline) || !fill(deadline)) {
+        if (!failed_) {
+          timed_out_ = true;
+          t_timed_out = true;
+        }
         return -1;
       }
-      if (!fill()) return -1;
     }
     const std::size_t n = std::min(size, end_ - begin_);
     std::memcpy(ptr, buffer_.data() + begin_, n);
@@ -126,6 +148,7 @@ class ConnectionStream final : public httplib::Stream {
 
   ssize_t write(const char* ptr, size_t size) override {
     if (failed_) return -1;  // stopping, or the socket failed
+    if (ssl_ != nullptr) return write_tls(ptr, size);
     std::size_t sent = 0;
     while (sent < size) {
       const ssize_t n = ::send(sock_, ptr + sent, size - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -169,8 +192,31 @@ class ConnectionStream final : public httplib::Stream {
     return in_headers_ ? deadline_ : Clock::now() + limits_.body_timeout;
   }
 
-  // True once the socket is ready for `events`; false on the deadline, an error or a stop.
+  ssize_t write_tls(const char* ptr, size_t size) {
+    std::size_t sent = 0;
+    while (sent < size) {
+      std::size_t n = 0;
+      const auto next = tls_write(ssl_, ptr + sent, size - sent, n);
+      if (next == TlsWant::Done) {
+        sent += n;
+        continue;
+      }
+      if (next == TlsWant::Fail) {
+        failed_ = true;
+        return -1;
+      }
+      if (!wait(next == TlsWant::Read ? POLLIN : POLLOUT, Clock::now() + limits_.body_timeout)) {
+        timed_out_ = !failed_;
+        return -1;
+      }
+    }
+    return static_cast<ssize_t>(sent);
+  }
+
+  // True once the socket is ready for `events` (or TLS holds decrypted bytes to read); false on
+  // the deadline, an error or a stop.
   bool wait(short events, Clock::time_point deadline) const {
+    if (events == POLLIN && ssl_ != nullptr && tls_pending(ssl_)) return true;
     for (;;) {
       std::array<pollfd, 2> fds{{{sock_, events, 0}, {stop_fd_, POLLIN, 0}}};
       const int r = ::poll(fds.data(), fds.size(), poll_timeout(deadline));
@@ -188,7 +234,23 @@ class ConnectionStream final : public httplib::Stream {
     }
   }
 
-  bool fill() {
+  // Reads what arrived (after a wait for POLLIN); TLS may need more bytes for a whole record, or
+  // to write, first: it waits for them until `deadline`.
+  bool fill(Clock::time_point deadline) {
+    while (ssl_ != nullptr) {
+      std::size_t n = 0;
+      const auto next = tls_read(ssl_, buffer_.data(), buffer_.size(), n);
+      if (next == TlsWant::Done) {
+        begin_ = 0;
+        end_ = n;
+        return true;
+      }
+      if (next == TlsWant::Fail) {
+        failed_ = true;
+        return false;
+      }
+      if (!wait(next == TlsWant::Read ? POLLIN : POLLOUT, deadline)) return false;
+    }
     for (;;) {
       const ssize_t n = ::recv(sock_, buffer_.data(), buffer_.size(), 0);
       if (n > 0) {
@@ -205,6 +267,8 @@ class ConnectionStream final : public httplib::Stream {
   int sock_;
   int stop_fd_;
   const ConnectionLimits& limits_;
+  SSL* ssl_;  // null for plain HTTP
+  // A TLS record's most plaintext: one read empties a record.
   std::array<char, 16384> buffer_{};
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
@@ -232,7 +296,13 @@ void linger_close(int sock, milliseconds linger) {
   ::close(sock);
 }
 
-void refuse_busy(int sock, const std::string& address) {
+// Over TLS the connection is closed without an answer (a handshake per refusal would make a flood
+// of connections costlier to refuse).
+void refuse_busy(int sock, const std::string& address, bool tls) {
+  if (tls) {
+    ::close(sock);
+    return;
+  }
   const std::string body = fmt::format("503 too many connections from {}; retry later\n", address);
   const std::string response = fmt::format(
       "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n"
@@ -313,6 +383,8 @@ ConnectionServer::~ConnectionServer() {
   if (stop_fd_ >= 0) ::close(stop_fd_);
 }
 
+void ConnectionServer::set_tls(std::shared_ptr<const TlsContext> tls) { tls_ = std::move(tls); }
+
 void ConnectionServer::raise_backlog(int backlog) { (void)::listen(svr_sock_, backlog); }
 
 void ConnectionServer::stop_all() {
@@ -349,7 +421,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     }
   }
   if (!admitted) {
-    refuse_busy(sock, address);
+    refuse_busy(sock, address, tls_ != nullptr);
     return false;
   }
   for (int current = sock; current >= 0;) {
@@ -368,7 +440,15 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
 }
 
 void ConnectionServer::serve_connection(int sock, const std::string& address) {
-  ConnectionStream stream(sock, stop_fd_, limits_);
+  const auto first_headers_by = Clock::now() + limits_.header_timeout;
+  SSL* ssl = tls_ ? tls_->new_session(sock) : nullptr;
+  ConnectionStream stream(sock, stop_fd_, limits_, ssl);
+  // The handshake counts against the deadline of the first request's headers.
+  if (tls_ && (ssl == nullptr || !stream.handshake(first_headers_by))) {
+    tls_close(ssl);
+    ::close(sock);
+    return;
+  }
   // Connections accepted but not yet given a worker, or this address's connections over its cap.
   const auto others_wait = [this, &address] {
     if (pool_ != nullptr && pool_->pending() > 0) return true;
@@ -378,7 +458,6 @@ void ConnectionServer::serve_connection(int sock, const std::string& address) {
     return it != peers_.end() && !it->second.waiting.empty();
   };
   bool answered_last = false;
-  const auto first_headers_by = Clock::now() + limits_.header_timeout;
   for (std::size_t count = 1; !stopping_; ++count) {
     const auto header_deadline = count == 1 ? std::optional(first_headers_by) : std::nullopt;
     if (!stream.next_request(Clock::now() + limits_.keep_alive_timeout, count > 1, others_wait, header_deadline)) break;
@@ -393,6 +472,7 @@ void ConnectionServer::serve_connection(int sock, const std::string& address) {
       break;
     }
   }
+  tls_close(ssl);
   if (answered_last && !stopping_) {
     linger_close(sock, kLinger);
   } else {

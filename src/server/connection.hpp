@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,6 +24,7 @@
 
 #include <httplib.h>
 
+#include "server/tls.hpp"
 #include "vwheel/server/server.hpp"
 
 namespace vwheel::server {
@@ -61,6 +63,8 @@ class ConnectionServer : public httplib::Server {
   ConnectionServer(const ConnectionServer&) = delete;
   ConnectionServer& operator=(const ConnectionServer&) = delete;
 
+  /// Serves HTTPS with this certificate (before the server starts).
+  void set_tls(std::shared_ptr<const TlsContext> tls);
   /// Raises httplib's listen backlog of 5.
   void raise_backlog(int backlog);
   /// Stops accepting, wakes every worker waiting on a client (their connections close), and lets
@@ -79,8 +83,9 @@ class ConnectionServer : public httplib::Server {
   void serve_connection(int sock, const std::string& address);
 
   ConnectionLimits limits_;
-  WorkerPool* pool_ = nullptr;  // owned by httplib (new_task_queue), alive while connections run
-  int stop_fd_ = -1;            // an eventfd, readable once stopping
+  std::shared_ptr<const TlsContext> tls_;  // null: plain HTTP
+  WorkerPool* pool_ = nullptr;             // owned by httplib (new_task_queue), alive while connections run
+  int stop_fd_ = -1;                       // an eventfd, readable once stopping
   std::atomic<bool> stopping_{false};
   std::mutex peers_mutex_;
   std::unordered_map<std::string, Peer> peers_;

@@ -24,12 +24,15 @@
 
 #include <fmt/format.h>
 
+#include "server/auth.hpp"
 #include "server/connection.hpp"
 #include "server/files.hpp"
 #include "server/http.hpp"
 #include "server/multipart.hpp"
+#include "server/tls.hpp"
 #include "server/upload.hpp"
 #include "vwheel/core/fd.hpp"
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/parallel.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/index/site.hpp"
@@ -52,6 +55,9 @@ constexpr std::uint64_t kCacheTotalMax = 64ULL << 20;
 constexpr std::size_t kStreamChunk = std::size_t{256} * 1024;
 
 constexpr const char* kTextPlain = "text/plain; charset=utf-8";
+
+// The user the request being handled on this thread authenticated as (for the access log).
+thread_local std::string t_user;
 
 void set_error(httplib::Response& res, int status, std::string_view message) {
   res.status = status;
@@ -100,8 +106,14 @@ std::string canonical_dir(const fs::path& path, std::string& error) {
 
 class ServerImpl final : public Server {
  public:
-  ServerImpl(ServeOptions options, std::string root, std::unique_ptr<Uploader> uploader)
-      : options_(std::move(options)), root_(std::move(root)), uploader_(std::move(uploader)) {}
+  ServerImpl(ServeOptions options, std::string root, std::unique_ptr<Uploader> uploader,
+             std::unique_ptr<Authenticator> readers, std::shared_ptr<const TlsContext> tls)
+      : options_(std::move(options)),
+        root_(std::move(root)),
+        uploader_(std::move(uploader)),
+        readers_(std::move(readers)) {
+    if (tls) http_.set_tls(std::move(tls));
+  }
 
   ~ServerImpl() override {
     ServerImpl::stop();
@@ -146,6 +158,7 @@ class ServerImpl final : public Server {
   ServeOptions options_;
   std::string root_;  // canonical
   std::unique_ptr<Uploader> uploader_;
+  std::unique_ptr<Authenticator> readers_;  // null: reading is open to all
   FileCache cache_{kCacheFileMax, kCacheTotalMax};
   ConnectionServer http_{options_.connections, std::max(1U, options_.threads)};
   std::thread thread_;
@@ -178,10 +191,12 @@ void ServerImpl::configure() {
   });
   if (options_.verbose) {
     http_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-      const auto line =
-          fmt::format("{} \"{} {} {}\" {} {}\n", req.remote_addr, printable(req.method), printable(req.target),
-                      printable(req.version), res.status, res.get_header_value("Content-Length"));
+      const auto line = fmt::format("{} \"{} {} {}\" {} {}{}{}\n", req.remote_addr, printable(req.method),
+                                    printable(req.target), printable(req.version), res.status,
+                                    res.get_header_value("Content-Length"), t_user.empty() ? "" : " user=",
+                                    printable(t_user));
       std::fwrite(line.data(), 1, line.size(), stderr);
+      t_user.clear();  // a request httplib refuses before routing names no user
     });
   }
 }
@@ -201,11 +216,23 @@ httplib::Server::HandlerResponse ServerImpl::pre_route(const httplib::Request& r
     close_after(res);
     return R::Handled;
   }
+  t_user.clear();
   if (req.method == "GET" || req.method == "HEAD") {
     if (has_request_body(req)) {
       set_error(res, 400, "a GET or HEAD request has no body");
       close_after(res);
       return R::Handled;
+    }
+    // Inside a request of an admitted connection: the per-address connection caps apply to
+    // failed attempts as well. The answer says nothing about which users exist.
+    if (readers_) {
+      auto user = readers_->check(req.get_header_value("Authorization"));
+      if (!user) {
+        set_error(res, 401, "Unauthorized");
+        res.set_header("WWW-Authenticate", "Basic realm=\"vwheel\"");
+        return R::Handled;
+      }
+      t_user = std::move(*user);
     }
     try {
       handle_get(req, res);
@@ -497,6 +524,24 @@ Result<std::unique_ptr<Server>> Server::start(const ServeOptions& options) {
   }
   if (limits.keep_alive_requests == 0) return fail("the requests per connection must be at least 1");
 
+  if (options.tls_cert.has_value() != options.tls_key.has_value()) {
+    return fail("HTTPS needs both --tls-cert and --tls-key");
+  }
+  std::shared_ptr<const TlsContext> tls;
+  if (options.tls_cert) {
+    auto loaded = TlsContext::load(*options.tls_cert, *options.tls_key);
+    if (!loaded) return fail(loaded.error());
+    tls = std::move(*loaded);
+  }
+  std::unique_ptr<Authenticator> readers;
+  if (options.read_auth) {
+    auto text = read_file(*options.read_auth);
+    if (!text) return fail(text.error());
+    auto entries = parse_htpasswd(*text, options.read_auth->string());
+    if (!entries) return fail(entries.error());
+    readers = std::make_unique<Authenticator>(std::move(*entries));
+  }
+
   std::string error;
   fs::path site;
   std::unique_ptr<Uploader> uploader;
@@ -533,7 +578,7 @@ Result<std::unique_ptr<Server>> Server::start(const ServeOptions& options) {
   const std::string root = canonical_dir(site, error);
   if (root.empty()) return fail(error);
 
-  auto server = std::make_unique<ServerImpl>(options, root, std::move(uploader));
+  auto server = std::make_unique<ServerImpl>(options, root, std::move(uploader), std::move(readers), std::move(tls));
   if (auto ok = server->listen(); !ok) return fail(ok.error());
   return std::unique_ptr<Server>(std::move(server));
 }

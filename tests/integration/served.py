@@ -22,9 +22,9 @@ def clean_env(tmp_path, **extra):
 
 
 class Served:
-    def __init__(self, proc, line, port, log):
+    def __init__(self, proc, line, port, log, scheme="http"):
         self.proc, self.line, self.port, self.log = proc, line, port, log
-        self.base = f"http://127.0.0.1:{port}"
+        self.base = f"{scheme}://127.0.0.1:{port}"
         self.index_url = self.base + "/simple/"
 
     def stop(self, sig=signal.SIGTERM):
@@ -47,12 +47,12 @@ def start_serve(workdir, *args, env=None, log_name="serve.log"):
                             env=env or clean_env(workdir), cwd=workdir)
     ready, _, _ = select.select([proc.stdout], [], [], 60)
     line = proc.stdout.readline() if ready else ""
-    m = re.fullmatch(r"Serving (.+) on http://127\.0\.0\.1:(\d+)/simple/\n", line)
+    m = re.fullmatch(r"Serving (.+) on (https?)://127\.0\.0\.1:(\d+)/simple/\n", line)
     if not m:
         proc.kill()
         proc.wait()
         pytest.fail(f"no `Serving ...` line: {line!r}; stderr: {log.read_text()}")
-    return Served(proc, line, int(m.group(2)), log)
+    return Served(proc, line, int(m.group(3)), log, m.group(2))
 
 
 @pytest.fixture

@@ -51,6 +51,13 @@ struct ServeOptions {
   /// Uploads are accepted only with `wheels` and this token (HTTP basic auth password, or a
   /// `Bearer` token).
   std::optional<std::string> upload_token;
+  /// An htpasswd file (`user:hash` lines, bcrypt or SHA-256/512 crypt): every GET and HEAD then
+  /// needs one of its users' HTTP Basic credentials (401 otherwise). Uploads keep to
+  /// `upload_token` alone.
+  std::optional<std::filesystem::path> read_auth;
+  /// Serve HTTPS with this PEM certificate chain and its unencrypted PEM key (both or neither).
+  std::optional<std::filesystem::path> tls_cert;
+  std::optional<std::filesystem::path> tls_key;
   /// Worker threads; each serves one connection at a time (keep-alive included).
   unsigned threads = 8;
   /// The largest distribution file an upload may carry (413 above it); the non-file form fields
@@ -64,7 +71,8 @@ struct ServeOptions {
   std::optional<unsigned> page_max_age;
   /// Deadlines and caps per connection.
   ConnectionLimits connections;
-  /// Log one line per request to stderr (`ADDR "METHOD TARGET VERSION" STATUS LENGTH`).
+  /// Log one line per request to stderr (`ADDR "METHOD TARGET VERSION" STATUS LENGTH`, then
+  /// ` user=NAME` for a request that authenticated with `read_auth`; never a password).
   bool verbose = false;
   /// Receives the one-line warnings of the index builds of `wheels` (on start and after uploads).
   std::function<void(const std::string&)> on_warning;
