@@ -47,6 +47,7 @@ void add_generate_index_json_command(CLI::App& app, Dispatch& dispatch);
 void add_add_wheel_to_index_json_command(CLI::App& app, Dispatch& dispatch);
 void add_pyproject_command(CLI::App& app, Dispatch& dispatch);
 void add_install_command(CLI::App& app, Dispatch& dispatch);
+void add_download_command(CLI::App& app, Dispatch& dispatch);
 void add_uninstall_command(CLI::App& app, Dispatch& dispatch);
 void add_repair_command(CLI::App& app, Dispatch& dispatch);
 void add_list_command(CLI::App& app, Dispatch& dispatch);
