@@ -16,6 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr std::chrono::seconds kRestAfterFailure{10};
+
 bool is_kept(const fs::path& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -112,11 +114,22 @@ std::shared_ptr<const UpstreamProxy::Page> UpstreamProxy::page(const std::string
   // cache holds (a 304 costs no body).
   auto online = options_.http;
   online.refresh = true;
+  // After a failure the upstream is left alone for a while: each request would otherwise wait for
+  // the client's retries (seconds) before the stale page is served.
+  const bool resting = [&] {
+    std::lock_guard lock(mutex_);
+    return now < retry_after_;
+  }();
   auto got = [&]() -> Result<vwheel::http::Response> {
+    if (resting) return fail(Error("it failed less than 10 s ago"));
     auto client = vwheel::http::Client::create(online);
     if (!client) return fail(client.error());
     return client->get(request);
   }();
+  if (!got && !resting) {
+    std::lock_guard lock(mutex_);
+    retry_after_ = now + kRestAfterFailure;
+  }
   if (!got) {
     const std::string why = redact_url(got.error().message);
     if (known) {

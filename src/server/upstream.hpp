@@ -95,6 +95,8 @@ class UpstreamProxy {
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const Page>> pages_;
   std::map<std::string, std::shared_ptr<Flight>> flights_;
+  /// Until then, pages come from what was fetched before, without asking the upstream.
+  std::chrono::steady_clock::time_point retry_after_{};
 };
 
 }  // namespace vwheel::server
