@@ -2,6 +2,7 @@
 from the example index (examples/make_example_index.py) served by `vwheel index serve`, then installed
 from that folder alone (`--no-index --find-links DIR --offline`), for each profile; from a lock too."""
 import re
+import shutil
 
 from example_site import PROFILES, assert_installed, example, make_venv, wheel_file
 from served import start_serve
@@ -113,3 +114,20 @@ def test_download_needs_something_to_download(vwheel, tmp_path):
     assert "nothing to download" in r.err
     r = vwheel("download", "torch", "--lock", tmp_path / "pylock.toml", "-d", tmp_path / "dl")
     assert r.rc == 2 and "--lock" in r.err, r.err
+
+
+def test_download_from_find_links_copies_the_files(vwheel, example_index, tmp_path):
+    """Local files are copied (checked the same way); the variants.json of a find-links folder too."""
+    source = tmp_path / "wheels"
+    shutil.copytree(example_index / "wheels", source)
+    for f in (example_index / "variants").glob("torch-*-variants.json"):
+        shutil.copy(f, source / f.name)
+    folder = tmp_path / "dl"
+    r = vwheel("download", "torch", "--no-index", "--find-links", source, "-d", folder, "--target",
+               profile("cuda12.8-sm90"))
+    assert r.rc == 0, (r.out, r.err)
+    files = sorted(p.name for p in folder.iterdir())
+    assert wheel_file("torch", "cu128") in files and "torch-2.13.0-variants.json" in files
+    assert (folder / wheel_file("torch", "cu128")).read_bytes() == (source / wheel_file("torch", "cu128")).read_bytes()
+    assert not [f for f in files if f.endswith(".part")]
+    offline_install(vwheel, tmp_path, folder, "cuda12.8-sm90")
