@@ -93,8 +93,9 @@ void add_download_command(CLI::App& app, Dispatch& dispatch) {
             bytes += f.size;
           }
         }
-        fmt::print("{} files in {}: {} saved ({}), {} already there\n", done->files.size(), o->dest, fetched,
-                   http::format_size(bytes), done->files.size() - fetched);
+        fmt::print("{} file{} in {}: {} saved ({}), {} already there\n", done->files.size(),
+                   done->files.size() == 1 ? "" : "s", o->dest, fetched, http::format_size(bytes),
+                   done->files.size() - fetched);
         return kOk;
       });
     };
