@@ -107,6 +107,46 @@ std::shared_ptr<const UpstreamProxy::Page> UpstreamProxy::page(const std::string
   }
   const auto now = std::chrono::steady_clock::now();
   if (known && now - known->fetched < options_.page_ttl) return known;
+  // One request to the upstream per page however many nodes ask for it at once (a cluster's jobs
+  // starting together): the others wait for its answer.
+  std::shared_ptr<PageFlight> flight;
+  bool leader = false;
+  {
+    std::lock_guard lock(mutex_);
+    auto& slot = page_flights_[project];
+    if (!slot) {
+      slot = std::make_shared<PageFlight>();
+      leader = true;
+    }
+    flight = slot;
+  }
+  if (!leader) {
+    std::unique_lock lock(flight->mutex);
+    flight->done_cv.wait(lock, [&] { return flight->done; });
+    error = flight->error;
+    return flight->page;
+  }
+  ProxyAnswer failed;
+  auto got = fetch_page(project, known, now, failed);
+  {
+    std::lock_guard lock(flight->mutex);
+    flight->page = got;
+    flight->error = failed;
+    flight->done = true;
+  }
+  flight->done_cv.notify_all();
+  {
+    std::lock_guard lock(mutex_);
+    page_flights_.erase(project);
+  }
+  error = std::move(failed);
+  return got;
+}
+
+std::shared_ptr<const UpstreamProxy::Page> UpstreamProxy::fetch_page(const std::string& project,
+                                                                     const std::shared_ptr<const Page>& known,
+                                                                     std::chrono::steady_clock::time_point now,
+                                                                     ProxyAnswer& error) {
   const std::string url = base_ + project + "/";
   vwheel::http::Request request(url, {"Accept: " + std::string(simple::accept_header)});
   request.not_found_ok = true;

@@ -85,7 +85,20 @@ class UpstreamProxy {
     ProxyAnswer answer;
   };
 
+  struct PageFlight {
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool done = false;
+    std::shared_ptr<const Page> page;
+    ProxyAnswer error;
+  };
+
+  /// The page of `project`: from memory while fresh, else from the upstream (one request at a
+  /// time per page), else stale; nullptr with `error` set when there is none.
   [[nodiscard]] std::shared_ptr<const Page> page(const std::string& project, ProxyAnswer& error);
+  [[nodiscard]] std::shared_ptr<const Page> fetch_page(const std::string& project,
+                                                       const std::shared_ptr<const Page>& known,
+                                                       std::chrono::steady_clock::time_point now, ProxyAnswer& error);
   [[nodiscard]] ProxyAnswer file(const std::string& project, const std::string& sha256, const std::string& name);
   [[nodiscard]] ProxyAnswer fetch(const UpstreamFile& origin, bool metadata, const std::filesystem::path& dest);
   void log(const std::string& line) const;
@@ -95,6 +108,7 @@ class UpstreamProxy {
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const Page>> pages_;
   std::map<std::string, std::shared_ptr<Flight>> flights_;
+  std::map<std::string, std::shared_ptr<PageFlight>> page_flights_;
   /// Until then, pages come from what was fetched before, without asking the upstream.
   std::chrono::steady_clock::time_point retry_after_{};
 };

@@ -133,22 +133,26 @@ def test_a_corrupted_upstream_file_is_refused(vwheel, example_index, tmp_path):
     assert re.search(rf"{re.escape(name)}: not kept: .*sha256", proxy.log.read_text())
 
 
+def at_once(count, fn):
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(fn())) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
 def test_nodes_asking_for_one_file_at_once_cause_one_download(example_index, tmp_path):
     upstream = start_serve(tmp_path, example_index / "site", log_name="upstream.log")
     proxy = proxy_of(tmp_path, upstream.index_url)
     try:
-        page = json.loads(get(proxy.index_url + "torch/", "application/vnd.pypi.simple.v1+json")[1])
+        pages = at_once(6, lambda: get(proxy.index_url + "torch/", "application/vnd.pypi.simple.v1+json")[1])
+        assert len(pages) == 6 and len(set(pages)) == 1
+        assert re.findall(r'"GET (/simple/\S+) ', upstream.log.read_text()) == ["/simple/torch/"]
+        page = json.loads(pages[0])
         entry = next(f for f in page["files"] if f["filename"] == wheel_file("torch", "cu128"))
-        bodies = []
-
-        def fetch():
-            bodies.append(get(proxy.base + entry["url"])[1])
-
-        threads = [threading.Thread(target=fetch) for _ in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        bodies = at_once(6, lambda: get(proxy.base + entry["url"])[1])
         assert len(bodies) == 6 and len(set(bodies)) == 1
         assert file_requests(upstream.log, entry["filename"]) == [f"/files/torch/{entry['filename']}"]
         # Kept by its sha256.
