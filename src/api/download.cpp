@@ -200,18 +200,6 @@ Result<std::vector<DownloadedFile>> fill(const std::map<std::string, Wanted>& wa
   return files;
 }
 
-/// One selection request per target: each profile alone, or this machine.
-std::vector<SelectionRequest> targets_of(const SelectionRequest& selection) {
-  std::vector<SelectionRequest> out;
-  if (selection.profiles.empty()) return {selection};
-  for (const auto& profile : selection.profiles) {
-    auto one = selection;
-    one.profiles = {profile};
-    out.push_back(std::move(one));
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<DownloadReport> download(const DownloadRequest& request) {
@@ -248,7 +236,8 @@ Result<DownloadReport> download(const DownloadRequest& request) {
   auto interpreter = find_and_query(request.python, request.sources);
   if (!interpreter) return fail(interpreter.error());
   const python::Interpreter* python = *interpreter ? &**interpreter : nullptr;
-  for (const auto& target : targets_of(request.selection)) {
+  if (request.targets.empty()) return fail_as(Error("download: no target machine given"), ErrorKind::usage);
+  for (const auto& target : request.targets) {
     auto selection = make_selection(target, python);
     if (!selection) return fail(selection.error());
     if (auto ok = require_environment_and_tags(*selection); !ok) return fail(ok.error());

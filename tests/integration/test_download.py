@@ -106,6 +106,12 @@ def test_download_from_a_lock(vwheel, index, tmp_path):
     assert wheel_file("torch", "cu128") not in files and not [f for f in files if f.startswith("nvidia")]
     assert "torch-2.13.0-variants.json" in files
     offline_install(vwheel, tmp_path, folder, "x86_64-v3")
+    # `vwheel sync --download-only` is the same, for the one machine its options describe.
+    r = vwheel("sync", "--download-only", tmp_path / "pylock.toml", "-d", tmp_path / "synced", "--target",
+               profile("x86_64-v3"))
+    assert r.rc == 0, (r.out, r.err)
+    assert sorted(p.name for p in (tmp_path / "synced").iterdir()) == files
+    assert re.search(rf"^{len(files)} files in .*: {len(files)} saved", r.out, re.M), r.out
 
 
 def test_download_needs_something_to_download(vwheel, tmp_path):
@@ -114,6 +120,8 @@ def test_download_needs_something_to_download(vwheel, tmp_path):
     assert "nothing to download" in r.err
     r = vwheel("download", "torch", "--lock", tmp_path / "pylock.toml", "-d", tmp_path / "dl")
     assert r.rc == 2 and "--lock" in r.err, r.err
+    r = vwheel("sync", "--download-only", tmp_path / "pylock.toml")
+    assert r.rc == 2 and "-d DIR" in r.err, r.err
 
 
 def test_download_from_find_links_copies_the_files(vwheel, example_index, tmp_path):

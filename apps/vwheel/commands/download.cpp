@@ -37,9 +37,15 @@ struct DownloadOptions {
     r.lock_selection = asked;
     r.dest = dest;
     if (!python.empty()) r.python = python;
-    r.selection = selection.to_request();
-    r.selection.profiles.assign(selection.targets.begin(), selection.targets.end());
-    r.selection.no_cache = no_cache;
+    // Each --target is one machine; without any, this one.
+    auto base = selection.to_request();
+    base.no_cache = no_cache;
+    if (selection.targets.empty()) r.targets.push_back(base);
+    for (const auto& profile : selection.targets) {
+      auto one = base;
+      one.profiles = {profile};
+      r.targets.push_back(std::move(one));
+    }
     r.sources = index.request;
     r.sources.no_cache = no_cache;
     r.no_deps = no_deps;
@@ -50,6 +56,26 @@ struct DownloadOptions {
 };
 
 }  // namespace
+
+int run_download(const api::DownloadRequest& request, bool quiet) {
+  auto done = api::download(request);
+  if (!done) return report_failure(done.error());
+  for (const auto& line : done->skipped) report_warning(line);
+  if (quiet) return kOk;
+  std::size_t fetched = 0;
+  std::uint64_t bytes = 0;
+  for (const auto& f : done->files) {
+    fmt::print("{} {} ({})\n", f.fetched ? "saved" : "already there:", f.filename, http::format_size(f.size));
+    if (f.fetched) {
+      ++fetched;
+      bytes += f.size;
+    }
+  }
+  fmt::print("{} file{} in {}: {} saved ({}), {} already there\n", done->files.size(),
+             done->files.size() == 1 ? "" : "s", request.dest.string(), fetched, http::format_size(bytes),
+             done->files.size() - fetched);
+  return kOk;
+}
 
 void add_download_command(CLI::App& app, Dispatch& dispatch) {
   auto o = std::make_shared<DownloadOptions>();
@@ -79,25 +105,7 @@ void add_download_command(CLI::App& app, Dispatch& dispatch) {
   cmd->add_flag("--no-cache", o->no_cache, "Use no cache (HTTP, detection)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      return run_interruptible([o]() -> int {
-        auto done = api::download(o->request());
-        if (!done) return report_failure(done.error());
-        for (const auto& line : done->skipped) report_warning(line);
-        if (o->index.quiet) return kOk;
-        std::size_t fetched = 0;
-        std::uint64_t bytes = 0;
-        for (const auto& f : done->files) {
-          fmt::print("{} {} ({})\n", f.fetched ? "saved" : "already there:", f.filename, http::format_size(f.size));
-          if (f.fetched) {
-            ++fetched;
-            bytes += f.size;
-          }
-        }
-        fmt::print("{} file{} in {}: {} saved ({}), {} already there\n", done->files.size(),
-                   done->files.size() == 1 ? "" : "s", o->dest, fetched, http::format_size(bytes),
-                   done->files.size() - fetched);
-        return kOk;
-      });
+      return run_interruptible([o]() -> int { return run_download(o->request(), o->index.quiet); });
     };
   });
 }

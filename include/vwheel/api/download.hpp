@@ -33,9 +33,10 @@ struct DownloadRequest {
   /// The interpreter whose environment and tags stand for this machine when no profile is given
   /// (a profile's own `environment` and `tags` take precedence).
   std::optional<std::filesystem::path> python;
-  /// The selection options; `profiles` lists the target machines, each chosen for on its own (the
-  /// folder gets the union of their files). None: this machine.
-  SelectionRequest selection;
+  /// The target machines, each chosen for on its own (the folder gets the union of their files):
+  /// one selection each (`vwheel download --target A --target B`: one profile each; `vwheel sync
+  /// --download-only --target A --target B`: one machine described by both). At least one.
+  std::vector<SelectionRequest> targets;
   SourceRequest sources;
   bool no_deps = false;
   bool require_hashes = false;
