@@ -70,7 +70,10 @@ Result<void> add(std::map<std::string, Wanted>& wanted, Wanted w) {
 /// The plan's files: each package's wheel, and its version's variants.json.
 Result<void> add_plan(std::map<std::string, Wanted>& wanted, const plan::Plan& p) {
   for (const auto& s : p.packages) {
-    if (auto ok = add(wanted, wanted_of(s.wheel)); !ok) return ok;
+    auto w = wanted_of(s.wheel);
+    // An index without hashes: the requirement file's one `--hash` is what the file must have.
+    if (!w.sha256 && s.allowed_sha256.size() == 1) w.sha256 = s.allowed_sha256.front();
+    if (auto ok = add(wanted, std::move(w)); !ok) return ok;
     if (s.label && s.variants_json_file) {
       if (auto ok = add(wanted, wanted_of(*s.variants_json_file)); !ok) return ok;
     }

@@ -139,3 +139,19 @@ def test_download_from_find_links_copies_the_files(vwheel, example_index, tmp_pa
     assert (folder / wheel_file("torch", "cu128")).read_bytes() == (source / wheel_file("torch", "cu128")).read_bytes()
     assert not [f for f in files if f.endswith(".part")]
     offline_install(vwheel, tmp_path, folder, "cuda12.8-sm90")
+
+
+def test_download_checks_the_requirement_files_hash(vwheel, example_index, tmp_path):
+    """A find-links folder gives no sha256: the `--hash` of the requirements file is what is checked."""
+    import hashlib
+    name = wheel_file("mpmath")
+    good = hashlib.sha256((example_index / "wheels" / name).read_bytes()).hexdigest()
+    for digest, rc in (("0" * 64, 1), (good, 0)):
+        (tmp_path / "req.txt").write_text(f"mpmath==1.3.0 --hash=sha256:{digest}\n")
+        r = vwheel("download", "-r", tmp_path / "req.txt", "--no-deps", "--no-index", "--find-links",
+                   example_index / "wheels", "-d", tmp_path / "dl", "--target", profile("x86_64-v3"))
+        assert r.rc == rc, (r.out, r.err)
+        assert (tmp_path / "dl" / name).exists() == (rc == 0)
+        assert not list((tmp_path / "dl").glob("*.part"))
+        if rc:
+            assert name in r.err and "0" * 64 in r.err and good in r.err, r.err
