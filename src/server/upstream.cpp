@@ -181,7 +181,8 @@ std::shared_ptr<const UpstreamProxy::Page> UpstreamProxy::fetch_page(const std::
     auto client = vwheel::http::Client::create(offline);
     if (client) got = client->get(request);
     if (!client || !got) {
-      error = error_answer(502, fmt::format("the upstream cannot be reached and has no cached page of {}: {}", project, why));
+      log(fmt::format("upstream unreachable ({}); no cached page of {}", why, project));
+      error = error_answer(502, fmt::format("the upstream cannot be reached and there is no cached page of {}", project));
       return nullptr;
     }
     log(fmt::format("upstream unreachable ({}); serving the cached page of {}", why, project));
@@ -192,7 +193,8 @@ std::shared_ptr<const UpstreamProxy::Page> UpstreamProxy::fetch_page(const std::
   }
   auto parsed = simple::parse_project_page(got->body, got->content_type, got->url.empty() ? url : got->url);
   if (!parsed) {
-    error = error_answer(502, redact_url(parsed.error().message));
+    log(redact_url(parsed.error().message));
+    error = error_answer(502, fmt::format("the upstream's page of {} cannot be read (see the proxy's log)", project));
     return nullptr;
   }
   auto fresh = std::make_shared<Page>();
@@ -264,12 +266,16 @@ ProxyAnswer UpstreamProxy::fetch(const UpstreamFile& origin, bool metadata, cons
                                         metadata ? origin.metadata_sha256 : std::optional<std::string>(origin.sha256),
                                         metadata ? std::nullopt : origin.size);
   auto client = vwheel::http::Client::create(options_.http);
-  if (!client) return error_answer(502, redact_url(client.error().message));
+  if (!client) {
+    log(redact_url(client.error().message));
+    return error_answer(502, fmt::format("cannot get {} from the upstream (see the proxy's log)", origin.filename));
+  }
   auto results = client->download({request});
   if (!results.front()) {
     const auto why = redact_url(results.front().error().message);
     log(fmt::format("{}{}: not kept: {}", origin.filename, metadata ? ".metadata" : "", why));
-    return error_answer(502, fmt::format("cannot get {} from the upstream: {}", origin.filename, why));
+    // The details (the upstream's URLs, redacted) go to the log, not to the nodes.
+    return error_answer(502, fmt::format("cannot get {} from the upstream (see the proxy's log)", origin.filename));
   }
   ProxyAnswer a;
   a.file = dest;

@@ -80,6 +80,8 @@ def test_install_through_the_proxy_also_when_the_upstream_is_down(vwheel, exampl
             raise AssertionError("a page never fetched was served")
         except urllib.error.HTTPError as e:
             assert e.code == 502
+            body = e.read().decode()
+            assert "never-asked-for" in body and "alice" not in body and str(upstream.port) not in body, body
     finally:
         proxy.stop()
     log = proxy.log.read_text()
