@@ -59,9 +59,10 @@ Result<void> add(std::map<std::string, Wanted>& wanted, Wanted w) {
   if (inserted) return {};
   const auto& had = it->second;
   if (had.sha256 && w.sha256 && *had.sha256 != *w.sha256) {
-    return fail(fmt::format("{}: two targets need different files of this name ({} and {}); download them into "
-                            "separate folders",
-                            w.filename, had.origin, w.origin));
+    return fail(
+        fmt::format("{}: two targets need different files of this name ({} and {}); download them into "
+                    "separate folders",
+                    w.filename, had.origin, w.origin));
   }
   if (!had.sha256 && w.sha256) it->second = std::move(w);
   return {};
@@ -89,8 +90,8 @@ Result<void> add_lock_plan(std::map<std::string, Wanted>& wanted, std::vector<st
     if (s.source) {
       const auto& src = *s.source;
       if (src.kind != plan::LockedSource::Kind::sdist) {
-        const auto line = fmt::format("{}: not a file to download (an archive, directory or VCS entry), left out",
-                                      src.entry);
+        const auto line =
+            fmt::format("{}: not a file to download (an archive, directory or VCS entry), left out", src.entry);
         if (std::find(skipped.begin(), skipped.end(), line) == skipped.end()) skipped.push_back(line);
         continue;
       }
@@ -143,8 +144,9 @@ Result<std::uint64_t> place_local(const Wanted& w, const fs::path& dest) {
   }
   std::error_code ec;
   fs::copy_file(*w.path, part, fs::copy_options::overwrite_existing, ec);
-  if (ec) return fail_as(Error(fmt::format("cannot copy {} to {}: {}", w.path->string(), part.string(), ec.message())),
-                         ErrorKind::environment);
+  if (ec)
+    return fail_as(Error(fmt::format("cannot copy {} to {}: {}", w.path->string(), part.string(), ec.message())),
+                   ErrorKind::environment);
   auto digest = sha256_file(part);
   if (!digest) {
     fs::remove(part, ec);
@@ -156,7 +158,8 @@ Result<std::uint64_t> place_local(const Wanted& w, const fs::path& dest) {
                             ascii_lower(*w.sha256), w.origin));
   }
   fs::rename(part, dest, ec);
-  if (ec) return fail_as(Error(fmt::format("cannot rename {}: {}", part.string(), ec.message())), ErrorKind::environment);
+  if (ec)
+    return fail_as(Error(fmt::format("cannot rename {}: {}", part.string(), ec.message())), ErrorKind::environment);
   return digest->size;
 }
 
@@ -166,7 +169,8 @@ Result<std::vector<DownloadedFile>> fill(const std::map<std::string, Wanted>& wa
                                          const plan::Settings& settings, bool quiet) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return fail_as(Error(fmt::format("cannot create {}: {}", dir.string(), ec.message())), ErrorKind::environment);
+  if (ec)
+    return fail_as(Error(fmt::format("cannot create {}: {}", dir.string(), ec.message())), ErrorKind::environment);
   std::vector<DownloadedFile> files;
   std::vector<http::DownloadRequest> requests;
   std::vector<std::size_t> owners;  // index in `files` of each request
@@ -219,7 +223,8 @@ Result<DownloadReport> download(const DownloadRequest& request) {
   plan::Requirements requirements;
   if (request.lock_file) {
     if (!request.items.empty() || !request.requirement_files.empty()) {
-      return fail_as(Error("--lock: give no requirements beside it (the lock says what to download)"), ErrorKind::usage);
+      return fail_as(Error("--lock: give no requirements beside it (the lock says what to download)"),
+                     ErrorKind::usage);
     }
     auto read = read_lock(*request.lock_file);
     if (!read) return fail(read.error());

@@ -33,8 +33,8 @@ namespace vwheel::api {
 [[nodiscard]] std::optional<CacheLock> use_cache(const SourceRequest& sources);
 
 /// The interpreter of `python` (or the default one), queried; nullopt when there is none.
-[[nodiscard]] Result<std::optional<python::Interpreter>> find_and_query(const std::optional<std::filesystem::path>& python,
-                                                                        const SourceRequest& sources);
+[[nodiscard]] Result<std::optional<python::Interpreter>> find_and_query(
+    const std::optional<std::filesystem::path>& python, const SourceRequest& sources);
 
 /// The requirements and constraints of a run; none at all is a usage error (`none`).
 [[nodiscard]] Result<plan::Requirements> load_roots(const std::vector<std::string>& items,

@@ -182,7 +182,8 @@ std::shared_ptr<const UpstreamProxy::Page> UpstreamProxy::fetch_page(const std::
     if (client) got = client->get(request);
     if (!client || !got) {
       log(fmt::format("upstream unreachable ({}); no cached page of {}", why, project));
-      error = error_answer(502, fmt::format("the upstream cannot be reached and there is no cached page of {}", project));
+      error =
+          error_answer(502, fmt::format("the upstream cannot be reached and there is no cached page of {}", project));
       return nullptr;
     }
     log(fmt::format("upstream unreachable ({}); serving the cached page of {}", why, project));

@@ -40,9 +40,9 @@ struct UpstreamFile {
 
 /// An upstream project page as this server serves it.
 struct ProxiedPage {
-  index::detail::ProjectPage page;        ///< links to `/files/<project>/<sha256>/<filename>`
-  std::vector<UpstreamFile> files;        ///< the upstream origin of each link, by position
-  std::vector<std::string> left_out;      ///< files listed without a sha256
+  index::detail::ProjectPage page;    ///< links to `/files/<project>/<sha256>/<filename>`
+  std::vector<UpstreamFile> files;    ///< the upstream origin of each link, by position
+  std::vector<std::string> left_out;  ///< files listed without a sha256
 };
 
 /// Rewrites a parsed upstream page of `project` (canonical) for this server. Pure.

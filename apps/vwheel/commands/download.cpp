@@ -97,7 +97,8 @@ void add_download_command(CLI::App& app, Dispatch& dispatch) {
   add_selection_options(*cmd, o->selection, true);
   cmd->add_option("--extra", o->asked.extras, "--lock: the files the lock marks for this extra too (repeatable)")
       ->needs(lock);
-  cmd->add_option("--group", o->asked.groups, "--lock: the files the lock marks for this dependency group too (repeatable)")
+  cmd->add_option("--group", o->asked.groups,
+                  "--lock: the files the lock marks for this dependency group too (repeatable)")
       ->needs(lock);
   add_index_options(*cmd, o->index, true);
   cmd->add_flag("--no-deps", o->no_deps, "Download no dependencies");

@@ -14,14 +14,16 @@ const std::string kMetaSha(64, 'b');
 
 simple::ProjectPage upstream_page() {
   // What the client parsed from an upstream whose URL carries credentials: the file URLs have them.
-  const std::string html =
-      "<a href=\"../../files/torch-2.13.0-py3-none-any-cu128.whl#sha256=" + std::string(64, 'A') +
-      "\" data-requires-python=\"&gt;=3.9\" data-core-metadata=\"sha256=" + kMetaSha +
-      "\">torch-2.13.0-py3-none-any-cu128.whl</a>\n"
-      "<a href=\"https://cdn.example/torch-2.13.0-variants.json#sha256=" + kSha + "\">torch-2.13.0-variants.json</a>\n"
-      "<a href=\"../../files/torch-2.13.0.tar.gz\">torch-2.13.0.tar.gz</a>\n"
-      "<a href=\"../../files/torch-2.12.0-py3-none-any.whl#sha256=" + kSha +
-      "\" data-core-metadata=\"true\" data-yanked=\"bad\">torch-2.12.0-py3-none-any.whl</a>\n";
+  const std::string html = "<a href=\"../../files/torch-2.13.0-py3-none-any-cu128.whl#sha256=" + std::string(64, 'A') +
+                           "\" data-requires-python=\"&gt;=3.9\" data-core-metadata=\"sha256=" + kMetaSha +
+                           "\">torch-2.13.0-py3-none-any-cu128.whl</a>\n"
+                           "<a href=\"https://cdn.example/torch-2.13.0-variants.json#sha256=" +
+                           kSha +
+                           "\">torch-2.13.0-variants.json</a>\n"
+                           "<a href=\"../../files/torch-2.13.0.tar.gz\">torch-2.13.0.tar.gz</a>\n"
+                           "<a href=\"../../files/torch-2.12.0-py3-none-any.whl#sha256=" +
+                           kSha +
+                           "\" data-core-metadata=\"true\" data-yanked=\"bad\">torch-2.12.0-py3-none-any.whl</a>\n";
   auto page = simple::parse_html_page(html, "https://alice:s3cret@upstream.example/simple/torch/");
   EXPECT_TRUE(page) << page.error().message;
   return *page;
@@ -60,8 +62,8 @@ TEST(ProxyPage, MetadataWithoutItsHashIsNotOffered) {
 
 TEST(ProxyPage, RenderedPagesNeverNameTheUpstreamNorItsCredentials) {
   const auto proxied = proxy_page(upstream_page(), "torch");
-  for (const auto& text : {index::detail::render_project_html(proxied.page),
-                           index::detail::render_project_json(proxied.page)}) {
+  for (const auto& text :
+       {index::detail::render_project_html(proxied.page), index::detail::render_project_json(proxied.page)}) {
     EXPECT_EQ(text.find("upstream.example"), std::string::npos) << text;
     EXPECT_EQ(text.find("s3cret"), std::string::npos) << text;
     EXPECT_EQ(text.find("cdn.example"), std::string::npos) << text;
