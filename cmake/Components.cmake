@@ -60,7 +60,7 @@ vwheel_component(zip DEPS core LIBS ${VWHEEL_DEFLATE_STATIC} ${VWHEEL_ZLIB_STATI
 vwheel_component(wheel DEPS zip metadata wheel_name)
 vwheel_component(simple DEPS markers LIBS nlohmann_json::nlohmann_json)
 vwheel_component(index DEPS wheel wheel_name simple)
-vwheel_component(server DEPS index LIBS PkgConfig::HTTPLIB PkgConfig::OPENSSL PkgConfig::XCRYPT Threads::Threads)
+vwheel_component(server DEPS index http LIBS PkgConfig::HTTPLIB PkgConfig::OPENSSL PkgConfig::XCRYPT Threads::Threads)
 vwheel_component(python DEPS tags core LIBS nlohmann_json::nlohmann_json)
 vwheel_component(lock DEPS metadata markers wheel_name LIBS vwheel::toml nlohmann_json::nlohmann_json)
 vwheel_component(http DEPS core LIBS vwheel::curl_headers nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS} Threads::Threads)

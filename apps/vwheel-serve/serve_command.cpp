@@ -1,7 +1,8 @@
 // `vwheel index serve (SITE | --wheels DIR) [--site-dir PATH] [--host H] [--port N]
 //  [--upload-token T] [--max-upload-size SIZE] [--threads N] [--max-age S] [--header-timeout S]
 //  [--body-timeout S] [--keep-alive-timeout S] [--keep-alive-requests N] [--max-connections-per-ip N]
-//  [--max-waiting-per-ip N] [--read-auth FILE] [--tls-cert FILE --tls-key FILE] [-v]`: built into the separate
+//  [--max-waiting-per-ip N] [--read-auth FILE] [--tls-cert FILE --tls-key FILE] [-v]` and `vwheel index serve
+//  --upstream URL [--cache-dir DIR] [--upstream-ttl S] [--upstream-cert PEM] ...` (a caching proxy): built into the separate
 // `vwheel-serve` executable (see apps/vwheel-serve/main.cpp), which `vwheel index serve` runs.
 
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vwheel/core/fs.hpp"
 #include "vwheel/core/text.hpp"
 #include "vwheel/server/server.hpp"
 
@@ -79,6 +81,14 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
     std::string tls_cert;
     std::string tls_key;
     bool verbose = false;
+    std::string upstream;
+    std::string cache_dir;
+    unsigned upstream_ttl = 60;
+    std::string upstream_cert;
+    std::string upstream_client_cert;
+    std::string upstream_proxy;
+    std::vector<std::string> upstream_trusted_hosts;
+    std::string upstream_keyring = "disabled";
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = index.add_subcommand(
@@ -90,6 +100,36 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
                                      "Serve this folder of wheels instead: it is indexed into --site-dir on start and "
                                      "after every upload (files that cannot be indexed are left out with a warning)");
   site_opt->excludes(wheels_opt);
+  auto* upstream_opt = cmd->add_option(
+      "--upstream", o->upstream,
+      "Serve this index (simple-API URL) through this server instead, as a caching proxy for a cluster: its project "
+      "pages are passed on with file URLs pointing here, each file is fetched once, checked against the page's "
+      "sha256 and kept in --cache-dir; while the upstream is unreachable, what is cached is still served");
+  upstream_opt->excludes(site_opt)->excludes(wheels_opt);
+  cmd->add_option("--cache-dir", o->cache_dir, "--upstream: where files and pages are kept (default: the vwheel cache's proxy/)")
+      ->needs(upstream_opt);
+  cmd->add_option("--upstream-ttl", o->upstream_ttl,
+                  "--upstream: seconds a project page is served before the upstream is asked again (revalidated "
+                  "with its ETag / Last-Modified; default: 60)")
+      ->needs(upstream_opt);
+  cmd->add_option("--upstream-cert", o->upstream_cert,
+                  "--upstream: CA bundle (PEM) to verify the upstream with (default: $SSL_CERT_FILE, "
+                  "$REQUESTS_CA_BUNDLE, else the system's)")
+      ->needs(upstream_opt);
+  cmd->add_option("--upstream-client-cert", o->upstream_client_cert,
+                  "--upstream: client certificate for TLS to the upstream, a PEM file with its key")
+      ->needs(upstream_opt);
+  cmd->add_option("--upstream-proxy", o->upstream_proxy, "--upstream: HTTP proxy to reach the upstream through")
+      ->needs(upstream_opt);
+  cmd->add_option("--upstream-trusted-host", o->upstream_trusted_hosts,
+                  "--upstream: HOST or HOST:PORT whose https certificate is not verified (repeatable)")
+      ->needs(upstream_opt)
+      ->allow_extra_args(false);
+  cmd->add_option("--upstream-keyring-provider", o->upstream_keyring,
+                  "--upstream: where else to look for the upstream's password: disabled (default) or subprocess "
+                  "(besides the URL's userinfo, .netrc and $VWHEEL_INDEX_UPSTREAM_USERNAME / _PASSWORD)")
+      ->needs(upstream_opt)
+      ->check(CLI::IsMember({"disabled", "subprocess"}));
   cmd->add_option("--site-dir", o->site_dir, "Where the index of --wheels is built (default: DIR/.vwheel-site)")
       ->needs(wheels_opt);
   cmd->add_option("--host", o->host, "Address to listen on (default: 127.0.0.1)");
@@ -145,8 +185,8 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
                 "Log one line per request to stderr (with --read-auth, the user; never a password)");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
-      if (o->site.empty() == o->wheels.empty()) {
-        report_error(Error("give either a SITE or --wheels DIR"));
+      if (int{!o->site.empty()} + int{!o->wheels.empty()} + int{!o->upstream.empty()} != 1) {
+        report_error(Error("give one of a SITE, --wheels DIR or --upstream URL"));
         return kUsage;
       }
       server::ServeOptions options;
@@ -175,6 +215,25 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       options.connections.per_ip = o->per_ip;
       options.connections.per_ip_waiting = o->per_ip_waiting;
       options.on_warning = [](const std::string& w) { report_warning(w); };
+      if (!o->upstream.empty()) {
+        server::UpstreamOptions up;
+        up.url = o->upstream;
+        up.cache_dir = o->cache_dir.empty() ? default_cache_dir() / "proxy" : std::filesystem::path(o->cache_dir);
+        up.page_ttl = std::chrono::seconds(o->upstream_ttl);
+        // Credentials for the upstream: its URL's userinfo, .netrc, VWHEEL_INDEX_UPSTREAM_*, the keyring.
+        up.http.credentials.indexes.push_back({o->upstream, "upstream"});
+        if (o->upstream_keyring == "subprocess") up.http.credentials.keyring = http::KeyringProvider::subprocess;
+        up.http.ca_file = o->upstream_cert;
+        for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"}) {
+          const char* value = std::getenv(name);
+          if (up.http.ca_file.empty() && value != nullptr) up.http.ca_file = value;
+        }
+        up.http.client_cert = o->upstream_client_cert;
+        up.http.proxy = o->upstream_proxy;
+        up.http.trusted_hosts = o->upstream_trusted_hosts;
+        up.on_log = [](const std::string& line) { report_warning(line); };
+        options.upstream = std::move(up);
+      }
       const auto limit = parse_size(o->max_upload_size);
       if (!limit || *limit == 0) {
         report_error(
@@ -201,6 +260,7 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
         return kUserError;
       }
       const std::string site = !o->site.empty()       ? o->site
+                               : !o->upstream.empty() ? redact_url(o->upstream)
                                : !o->site_dir.empty() ? o->site_dir
                                                       : (std::filesystem::path(o->wheels) / ".vwheel-site").string();
       fmt::print("Serving {} on {}://{}:{}/simple/\n", site, o->tls_cert.empty() ? "http" : "https", url_host(o->host),

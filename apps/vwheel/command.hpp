@@ -10,6 +10,10 @@
 
 #include "vwheel/core/error.hpp"
 
+namespace vwheel::api {
+struct DownloadRequest;
+}  // namespace vwheel::api
+
 namespace vwheel::cli {
 
 /// Exit codes shared by every subcommand.
@@ -47,6 +51,9 @@ void add_generate_index_json_command(CLI::App& app, Dispatch& dispatch);
 void add_add_wheel_to_index_json_command(CLI::App& app, Dispatch& dispatch);
 void add_pyproject_command(CLI::App& app, Dispatch& dispatch);
 void add_install_command(CLI::App& app, Dispatch& dispatch);
+void add_download_command(CLI::App& app, Dispatch& dispatch);
+// `vwheel download` and `vwheel sync --download-only`: downloads and prints the summary (none when quiet).
+int run_download(const api::DownloadRequest& request, bool quiet);
 void add_uninstall_command(CLI::App& app, Dispatch& dispatch);
 void add_repair_command(CLI::App& app, Dispatch& dispatch);
 void add_list_command(CLI::App& app, Dispatch& dispatch);

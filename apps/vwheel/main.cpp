@@ -53,6 +53,7 @@ constexpr CommandEntry kCommands[] = {
     {"add-wheel-to-index-json", add_add_wheel_to_index_json_command},
     {"pyproject", add_pyproject_command},
     {"install", add_install_command},
+    {"download", add_download_command},
     {"uninstall", add_uninstall_command},
     {"repair", add_repair_command},
     {"list", add_list_command},

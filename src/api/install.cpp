@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "lock_sources.hpp"
+#include "run.hpp"
 #include "sdist_build.hpp"
 #include "sources.hpp"
 #include "vwheel/api/project.hpp"
@@ -33,6 +34,8 @@ namespace fs = std::filesystem;
 namespace {
 
 tl::unexpected<Error> fail_as(Error error, ErrorKind kind) { return fail(with_kind(std::move(error), kind)); }
+
+}  // namespace
 
 /// The cache root a run names: --cache-dir, else the default.
 fs::path cache_dir_of(const SourceRequest& sources) {
@@ -83,6 +86,8 @@ Result<std::optional<python::Interpreter>> find_and_query(const std::optional<fs
   return std::optional<python::Interpreter>(std::move(*q));
 }
 
+namespace {
+
 std::vector<std::pair<std::string, std::string>> installed_of(const install::Environment& env) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& d : install::list_distributions(env)) out.emplace_back(d.name, d.version);
@@ -95,7 +100,8 @@ Result<void> write_report(const std::optional<fs::path>& file, const std::string
   return {};
 }
 
-/// The requirements and constraints of a run; none at all is a usage error (`none`).
+}  // namespace
+
 Result<plan::Requirements> load_roots(const std::vector<std::string>& items, const std::vector<fs::path>& requirement_files,
                                       const std::vector<fs::path>& constraint_files, plan::Settings& settings,
                                       const char* none) {
@@ -106,6 +112,8 @@ Result<plan::Requirements> load_roots(const std::vector<std::string>& items, con
   if (requirements.roots.empty()) return fail_as(Error(none), ErrorKind::usage);
   return requirements;
 }
+
+namespace {
 
 /// `vwheel lock`'s requirements: the items, files and editables (at least one of them).
 Result<plan::Requirements> lock_roots(const LockRequest& request, plan::Settings& settings) {
@@ -453,10 +461,11 @@ Result<InstallReport> install_requirements(const InstallRequest& request, const 
   return report;
 }
 
-/// Reads and parses the lock.
-Result<lock::Lock> read_lock(const SyncRequest& request) {
-  const auto file = request.lock_file.string();
-  auto text = read_file(request.lock_file);
+}  // namespace
+
+Result<lock::Lock> read_lock(const fs::path& lock_file) {
+  const auto file = lock_file.string();
+  auto text = read_file(lock_file);
   if (!text) return fail(text.error());
   auto parsed = lock::parse_pylock(*text, file);
   if (!parsed) {
@@ -470,6 +479,8 @@ Result<lock::Lock> read_lock(const SyncRequest& request) {
   }
   return std::move(*parsed);
 }
+
+namespace {
 
 /// Chooses the lock's wheels for the selection.
 Result<plan::Plan> choose_from_lock(const SyncRequest& request, const lock::Lock& lock, const plan::Settings& settings,
@@ -781,7 +792,7 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
   auto settings = make_settings(request.sources);
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
-  auto lock = read_lock(request);
+  auto lock = read_lock(request.lock_file);
   if (!lock) return fail(lock.error());
   if (request.locked) {
     if (auto ok = check_locked(*lock, request.lock_file); !ok) return fail(ok.error());
@@ -835,7 +846,7 @@ Result<SyncReport> sync(const SyncRequest& request, const Observer& observer) {
 
 Result<std::string> export_lock(const SyncRequest& request, const std::optional<fs::path>& output) {
   const auto cache_lock = use_cache(request.sources);
-  auto lock = read_lock(request);
+  auto lock = read_lock(request.lock_file);
   if (!lock) return fail(lock.error());
   if (request.locked) {
     if (auto ok = check_locked(*lock, request.lock_file); !ok) return fail(ok.error());

@@ -105,7 +105,7 @@ std::string render_project_json(const ProjectPage& page) {
     // PEP 714: `core-metadata` only. The old `dist-info-metadata` key is allowed in HTML alone:
     // pip 22.3 to 23.1 (Debian 12's pip 23.0.1 among them) crash on it in JSON.
     if (!simple::is_variants_json_name(f.filename) && f.core_metadata_sha256) append_metadata_hash(out, "core-metadata", *f.core_metadata_sha256);
-    out += fmt::format(", \"size\": {}", f.size);
+    if (f.size) out += fmt::format(", \"size\": {}", *f.size);
     if (f.upload_time) {
       out += ", \"upload-time\": ";
       append_json_string(out, *f.upload_time);

@@ -19,7 +19,7 @@ struct PageFile {
   std::string filename;
   std::string url;     // without the `#sha256=` fragment; relative to the project page or absolute
   std::string sha256;  // lowercase hex
-  std::uint64_t size = 0;
+  std::optional<std::uint64_t> size;  // PEP 700 `size`; always known to the index builder, not to a proxy
   std::optional<std::string> requires_python;
   std::optional<std::string> core_metadata_sha256;  // PEP 658/714, for wheels
   std::optional<std::string> yanked;                // PEP 592: empty = yanked without a reason

@@ -139,7 +139,10 @@ Result<Plan> resolve_once(const Requirements& requirements, const Settings& sett
     if (const auto* md = provider.metadata_read(*c->wheel); md && c->wheel->is_wheel()) s.core_metadata = *md;
     for (const auto* f : provider.files_of(pin.name, pin.version)) {
       if (f->is_wheel() && f->source == c->wheel->source) s.all_wheels.push_back(*f);
-      if (!f->is_wheel() && f->source == c->wheel->source) s.variants_json_location = f->location();
+      if (!f->is_wheel() && f->source == c->wheel->source) {
+        s.variants_json_location = f->location();
+        s.variants_json_file = *f;
+      }
     }
     for (const auto& f : finder.sdists(pin.name)) {
       if (f.source == c->wheel->source && f.version == pin.version && !f.yanked) {

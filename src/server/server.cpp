@@ -31,6 +31,7 @@
 #include "server/multipart.hpp"
 #include "server/tls.hpp"
 #include "server/upload.hpp"
+#include "server/upstream.hpp"
 #include "vwheel/core/fd.hpp"
 #include "vwheel/core/fs.hpp"
 #include "vwheel/core/parallel.hpp"
@@ -113,6 +114,7 @@ class ServerImpl final : public Server {
         uploader_(std::move(uploader)),
         readers_(std::move(readers)) {
     if (tls) http_.set_tls(std::move(tls));
+    if (options_.upstream) upstream_ = std::make_unique<UpstreamProxy>(*options_.upstream);
   }
 
   ~ServerImpl() override {
@@ -150,6 +152,7 @@ class ServerImpl final : public Server {
   httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res);
   bool reject_post(const httplib::Request& req, httplib::Response& res);
   void handle_get(const httplib::Request& req, httplib::Response& res);
+  void handle_upstream(const httplib::Request& req, httplib::Response& res, const http::TargetPath& target, bool head);
   [[nodiscard]] std::string cache_control(bool page) const;
   void serve_file(const httplib::Request& req, httplib::Response& res, const ResolvedPath& file,
                   std::string_view content_type, bool head);
@@ -159,6 +162,7 @@ class ServerImpl final : public Server {
   std::string root_;  // canonical
   std::unique_ptr<Uploader> uploader_;
   std::unique_ptr<Authenticator> readers_;  // null: reading is open to all
+  std::unique_ptr<UpstreamProxy> upstream_;
   FileCache cache_{kCacheFileMax, kCacheTotalMax};
   ConnectionServer http_{options_.connections, std::max(1U, options_.threads)};
   std::thread thread_;
@@ -298,6 +302,10 @@ void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res)
     res.set_redirect(http::encode_path({"simple", wheel_name::canonicalize_name(segments[1])}, true) + query, 301);
     return;
   }
+  if (upstream_) {
+    handle_upstream(req, res, *target, head);
+    return;
+  }
   auto found = resolve_inside(root_, segments);
   if (!found) {
     set_error(res, 404, "Not Found");
@@ -363,9 +371,43 @@ void ServerImpl::handle_get(const httplib::Request& req, httplib::Response& res)
   serve_file(req, res, *found, content_type, head);
 }
 
+// `--upstream`: pages passed through, files from the cache (by sha256: immutable).
+void ServerImpl::handle_upstream(const httplib::Request& req, httplib::Response& res, const http::TargetPath& target,
+                                 bool head) {
+  auto answer = upstream_->answer(target, req.get_header_value("Accept"));
+  if (answer.status >= 400) {
+    set_error(res, answer.status, answer.message);
+    return;
+  }
+  if (answer.file) {
+    ResolvedPath file{answer.file->string(), {}};
+    if (::stat(file.path.c_str(), &file.st) != 0) {
+      set_error(res, 404, "Not Found");
+      return;
+    }
+    res.set_header("Cache-Control", cache_control(false));
+    serve_file(req, res, file, http::file_content_type(target.segments.back()), head);
+    return;
+  }
+  res.set_header("Vary", "Accept");
+  res.set_header("Cache-Control", cache_control(true));
+  res.set_header("ETag", answer.etag);
+  if (const auto inm = req.get_header_value("If-None-Match"); !inm.empty() && http::if_none_match(inm, answer.etag)) {
+    res.status = 304;
+    return;
+  }
+  res.status = 200;
+  if (head) {
+    res.set_header("Content-Type", answer.content_type);
+    res.set_header("Content-Length", std::to_string(answer.body.size()));
+    return;
+  }
+  res.set_content(std::move(answer.body), answer.content_type);
+}
+
 std::string ServerImpl::cache_control(bool page) const {
   if (!page) return "max-age=31536000, immutable, public";
-  const unsigned age = options_.page_max_age.value_or(options_.wheels ? 0U : 600U);
+  const unsigned age = options_.page_max_age.value_or(options_.wheels || options_.upstream ? 0U : 600U);
   return age == 0 ? "no-cache" : fmt::format("max-age={}, public", age);
 }
 
@@ -508,8 +550,8 @@ void ServerImpl::handle_upload(const httplib::Request& req, httplib::Response& r
 }  // namespace
 
 Result<std::unique_ptr<Server>> Server::start(const ServeOptions& options) {
-  if (options.site.has_value() == options.wheels.has_value()) {
-    return fail("serve either a built SITE or a folder of wheels (--wheels), not both");
+  if (int{options.site.has_value()} + int{options.wheels.has_value()} + int{options.upstream.has_value()} != 1) {
+    return fail("serve one of a built SITE, a folder of wheels (--wheels) or an upstream index (--upstream)");
   }
   if (options.port < 0 || options.port > 65535) return fail(fmt::format("port {} is out of range", options.port));
   if (options.upload_token && !options.wheels) {
@@ -572,6 +614,11 @@ Result<std::unique_ptr<Server>> Server::start(const ServeOptions& options) {
       fs::create_directories(uploader->temp_root(), ec);
       if (ec) return fail(fmt::format("{}: cannot create: {}", uploader->temp_root().string(), ec.message()));
     }
+  } else if (options.upstream) {
+    site = options.upstream->cache_dir;
+    std::error_code ec;
+    fs::create_directories(site, ec);
+    if (ec) return fail(fmt::format("{}: cannot create: {}", site.string(), ec.message()));
   } else {
     site = *options.site;
   }

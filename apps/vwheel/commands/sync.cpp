@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "index_options.hpp"
 #include "interruptible.hpp"
+#include "vwheel/api/download.hpp"
 #include "vwheel/api/install.hpp"
 
 namespace vwheel::cli {
@@ -26,6 +27,8 @@ struct LockOptions {
   bool compile = false;
   bool no_cache = false;
   bool no_build_isolation = false;
+  bool download_only = false;
+  std::string dest;
   plan::LockSelection asked;
   WheelCacheOptions wheel_cache;
   SelectionOptions selection;
@@ -47,6 +50,21 @@ struct LockOptions {
     if (!report.empty()) r.report_file = report;
     r.options.compile = compile;
     wheel_cache.apply(r.options);
+    return r;
+  }
+
+  /// `sync --download-only -d DIR`: `vwheel download --lock` for the one machine the options describe.
+  [[nodiscard]] api::DownloadRequest download_request() const {
+    api::DownloadRequest r;
+    r.lock_file = lock_file;
+    r.lock_selection = asked;
+    r.dest = dest;
+    if (!python.empty()) r.python = python;
+    r.targets.push_back(selection.to_request());
+    r.targets.back().no_cache = no_cache;
+    r.sources = index.request;
+    r.sources.no_cache = no_cache;
+    r.quiet = index.quiet;
     return r;
   }
 };
@@ -87,9 +105,21 @@ void add_sync_command(CLI::App& app, Dispatch& dispatch) {
                 "their build requirements");
   add_wheel_cache_options(*cmd, o->wheel_cache);
   add_index_options(*cmd, o->index, false);
+  auto* download_only = cmd->add_flag(
+      "--download-only", o->download_only,
+      "Install nothing: save the files this machine (or --target) would install into -d DIR, as `vwheel download "
+      "--lock` does");
+  cmd->add_option("-d,--dest", o->dest, "--download-only: the folder to save into")->needs(download_only);
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
       return run_interruptible([o]() -> int {
+        if (o->download_only) {
+          if (o->dest.empty()) {
+            report_error(Error("--download-only needs -d DIR, the folder to save into"));
+            return kUsage;
+          }
+          return run_download(o->download_request(), o->index.quiet);
+        }
         api::Observer observer;
         observer.on_warning = report_warning;
         if (!o->index.quiet) observer.on_plan = [o](const plan::Plan& p) { print_plan(p, o->explain); };

@@ -185,6 +185,9 @@ struct Selected {
   /// Where the label's properties came from (the source's `*-variants.json`, or the lock file's
   /// `packages[N].variants-json`), for messages.
   std::string variants_json_location;
+  /// The source's `{name}-{version}-variants.json` file the label was ranked with, when it came
+  /// from an index or find-links (what `vwheel download` saves beside the wheel).
+  std::optional<finder::File> variants_json_file;
   /// Labels the target can use (the chosen one and the other compatible ones).
   std::vector<std::string> compatible_labels;
   /// sha256 digests the wheel must have (`--hash` of requirement files); empty: any.

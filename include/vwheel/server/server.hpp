@@ -14,6 +14,7 @@
 #include <string>
 
 #include "vwheel/core/error.hpp"
+#include "vwheel/http/client.hpp"
 
 namespace vwheel::server {
 
@@ -38,10 +39,31 @@ struct ConnectionLimits {
   std::size_t per_ip_waiting = 256;
 };
 
+/// `--upstream URL`: serve another index through this server, caching its files (see
+/// src/server/upstream.hpp).
+struct UpstreamOptions {
+  /// The upstream's simple-API base URL; credentials in it, or for it from `.netrc`, the keyring
+  /// or the environment (`http.credentials`), are used towards the upstream only.
+  std::string url;
+  /// Files kept by sha256 under `files/`, and the HTTP cache of the upstream's pages under `http/`.
+  std::filesystem::path cache_dir;
+  /// TLS, proxy, timeouts and credentials for the upstream (its `cache_dir`, `refresh` and
+  /// `offline` are set here).
+  vwheel::http::Options http;
+  /// How long a page fetched from the upstream is served without asking the upstream again; after
+  /// that it is revalidated (If-None-Match / If-Modified-Since with the upstream's validators).
+  std::chrono::seconds page_ttl{60};
+  /// Receives one line for each stale page served while the upstream is unreachable, and each
+  /// file refused (hash mismatch) or left out (no sha256 on the upstream's page).
+  std::function<void(const std::string&)> on_log;
+};
+
 /// How to serve.
 struct ServeOptions {
-  /// A SITE built by `index::build_site`; exclusive with `wheels`.
+  /// A SITE built by `index::build_site`; exclusive with `wheels` and `upstream`.
   std::optional<std::filesystem::path> site;
+  /// Another index, served through this one (exclusive with `site` and `wheels`).
+  std::optional<UpstreamOptions> upstream;
   /// A folder of wheels: indexed into `site_dir` on start and after every upload.
   std::optional<std::filesystem::path> wheels;
   /// Where the index of `wheels` is built (default: `{wheels}/.vwheel-site`).
