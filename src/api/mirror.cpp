@@ -390,7 +390,10 @@ Result<MirrorReport> mirror_index(const MirrorRequest& request) {
   } else {
     sources.extra_index_urls.push_back(request.upstream);
   }
-  const auto settings = make_settings(sources);
+  auto settings = make_settings(sources);
+  // A mirror is run to catch up with the upstream: its pages are asked for again (conditionally)
+  // even while a cached copy's max-age lasts.
+  settings.http.refresh = true;
   auto client = http::Client::create(settings.http);
   if (!client) return fail(client.error());
   finder::Finder finder(*client, {{finder::Source::Kind::index, request.upstream}},

@@ -17,8 +17,9 @@ import pytest
 from conftest import _bin
 from example_site import PROFILES, choice_lines, make_venv, wheel_file
 from faultserver import FaultServer
-from served import clean_env
+from served import clean_env, serve  # noqa: F401 (serve is a fixture)
 from test_index_build import NGINX, NGINX_CONF, documented_nginx_config, free_port
+from wheelfactory import make_wheel
 
 CUDA128 = PROFILES / "cuda12.8-sm90.json"
 NO_GPU = PROFILES / "no-gpu.json"
@@ -217,6 +218,25 @@ def test_leftover_temporary_file_is_completed(vwheel, index, tmp_path):
     assert summary(r)["downloaded"] == 1
     assert wheel.read_bytes() == data and not Path(f"{wheel}.part").exists()
     assert (site / "files" / "nvidia-cudnn-cu12" / wheel.name).read_bytes() == data
+
+
+def test_a_file_changed_upstream_is_downloaded_again(vwheel, serve, tmp_path):
+    """An upstream that rebuilt a wheel under the same name: the re-run replaces it, and only it."""
+    wheels, upstream = tmp_path / "wheels", tmp_path / "upstream"
+    wheels.mkdir()
+    make_wheel(wheels, "demo-1.0-py3-none-any.whl", {"demo/__init__.py": b"V = 1\n"})
+    make_wheel(wheels, "demo-2.0-py3-none-any.whl", {"demo/__init__.py": b"V = 2\n"})
+    assert vwheel("index", "build", wheels, "-o", upstream, "-q").rc == 0
+    server = serve(upstream)
+    site = tmp_path / "mirror"
+    args = ["index", "mirror", server.index_url, "-o", site, "--project", "demo"]
+    assert summary(vwheel(*args))["downloaded"] == 4  # two wheels and their metadata
+    make_wheel(wheels, "demo-2.0-py3-none-any.whl", {"demo/__init__.py": b"V = 'two'\n"})
+    assert vwheel("index", "build", wheels, "-o", upstream, "-q").rc == 0
+    s = summary(vwheel(*args))
+    assert (s["downloaded"], s["kept"]) == (1, 3), s  # METADATA is the same
+    assert (site / "files" / "demo" / "demo-2.0-py3-none-any.whl").read_bytes() == \
+        (wheels / "demo-2.0-py3-none-any.whl").read_bytes()
 
 
 @pytest.mark.parametrize("args, message", [
