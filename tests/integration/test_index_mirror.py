@@ -255,3 +255,36 @@ def test_bad_command_lines_are_one_line(vwheel, tmp_path, args, message):
 def test_a_glob_matching_nothing_is_an_error(vwheel, index, tmp_path):
     r = vwheel("index", "mirror", index.index_url, "-o", tmp_path / "m", "--project", "cuda-*")
     assert r.rc == 1 and r.err == "vwheel: error: --project `cuda-*` matches no project of the upstream index\n", r.err
+
+
+def test_credentials_reach_the_upstream_and_nothing_else(vwheel, tmp_path):
+    """An upstream that answers 401 without Basic credentials: they come from the URL, from the
+    named index's environment variables or from .netrc, and are in no file of SITE or the cache
+    and in no message."""
+    from test_credentials import PASSWORD, USER, WHEEL, AuthServer, files_with_password
+
+    wheels, upstream = tmp_path / "wheels", tmp_path / "upstream"
+    wheels.mkdir()
+    make_wheel(wheels, WHEEL, {"secretpkg/__init__.py": b"VALUE = 'secret'\n"})
+    assert vwheel("index", "build", wheels, "-o", upstream, "-q").rc == 0
+    server = AuthServer(upstream)
+    try:
+        plain = server.url(auth=False)
+        runs = [
+            ([server.url()], {}),
+            (["--index", f"corp={plain}", plain], {"VWHEEL_INDEX_CORP_USERNAME": USER, "VWHEEL_INDEX_CORP_PASSWORD": PASSWORD}),
+            ([plain], {"NETRC": str(tmp_path / "netrc")}),
+        ]
+        (tmp_path / "netrc").write_text(f"machine 127.0.0.1 login {USER} password {PASSWORD}\n")
+        for i, (args, env) in enumerate(runs):
+            site = tmp_path / f"mirror{i}"
+            r = vwheel("index", "mirror", *args, "-o", site, "--project", "secretpkg", env=env)
+            assert r.rc == 0, (args, r.err)
+            assert PASSWORD not in r.err
+            assert (site / "files" / "secretpkg" / WHEEL).read_bytes() == (wheels / WHEEL).read_bytes()
+            assert files_with_password(site) == [] and files_with_password(tmp_path / "cache") == []
+        wrong = server.url().replace(PASSWORD, "wrong-pass")
+        r = vwheel("index", "mirror", wrong, "-o", tmp_path / "m", "--project", "secretpkg")
+        assert r.rc != 0 and "wrong-pass" not in r.err and f"{USER}:****@" in r.err, r.err
+    finally:
+        server.stop()
