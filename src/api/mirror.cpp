@@ -163,14 +163,17 @@ struct Wanted {
   std::string filename;
   std::optional<std::string> sha256;
   std::optional<std::uint64_t> size;
+  std::optional<std::string> yanked;  // PEP 592: the reason, when the upstream yanked it
 };
 
 // What an earlier run downloaded and verified, by file name: a file whose size and mtime are
-// unchanged is not hashed again (wheels of several GiB).
+// unchanged is not hashed again (wheels of several GiB). And whether the upstream yanked it, as
+// last seen: the site is built from every file of the folder, those of earlier runs too.
 struct Record {
   std::string sha256;
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  std::optional<std::string> yanked;
 };
 
 std::map<std::string, Record> load_records(const fs::path& path) {
@@ -181,14 +184,18 @@ std::map<std::string, Record> load_records(const fs::path& path) {
   if (!doc.is_object() || !doc.contains("files") || !doc["files"].is_object()) return out;
   for (const auto& [name, r] : doc["files"].items()) {
     if (!r.is_object()) continue;
-    out[name] = Record{r.value("sha256", ""), r.value("size", std::uint64_t{0}), r.value("mtime_ns", std::int64_t{0})};
+    out[name] = Record{r.value("sha256", ""), r.value("size", std::uint64_t{0}), r.value("mtime_ns", std::int64_t{0}), {}};
+    if (r.contains("yanked") && r["yanked"].is_string()) out[name].yanked = r["yanked"].get<std::string>();
   }
   return out;
 }
 
 void save_records(const fs::path& path, const std::map<std::string, Record>& records) {
   nlohmann::json files = nlohmann::json::object();
-  for (const auto& [name, r] : records) files[name] = {{"sha256", r.sha256}, {"size", r.size}, {"mtime_ns", r.mtime_ns}};
+  for (const auto& [name, r] : records) {
+    files[name] = {{"sha256", r.sha256}, {"size", r.size}, {"mtime_ns", r.mtime_ns}};
+    if (r.yanked) files[name]["yanked"] = *r.yanked;
+  }
   if (auto ok = write_file_atomic(path, nlohmann::json{{"files", files}}.dump(1) + "\n"); !ok) {
     throw std::system_error(std::make_error_code(std::errc::io_error), ok.error().message);
   }
@@ -209,7 +216,7 @@ bool already_there(const fs::path& path, const Wanted& w, std::map<std::string, 
   }
   auto digest = sha256_file(path);
   if (!digest) return false;
-  records[w.filename] = Record{digest->sha256, digest->size, digest->mtime_ns};
+  records[w.filename] = Record{digest->sha256, digest->size, digest->mtime_ns, w.yanked};
   return digest->sha256 == *w.sha256;
 }
 
@@ -274,15 +281,17 @@ class Mirror {
     if (kept.empty() && !keep_sdists) return {};
     ++report.versions;
     for (const auto* f : kept) {
-      wanted.push_back({f->url, f->filename, f->sha256(), f->size});
+      wanted.push_back({f->url, f->filename, f->sha256(), f->size, f->yanked});
       // PEP 658/714: the metadata file beside the wheel, checked by its own hash when given.
-      if (f->core_metadata) wanted.push_back({f->url + ".metadata", f->filename + ".metadata", sha256_of(*f->core_metadata), {}});
+      if (f->core_metadata) {
+        wanted.push_back({f->url + ".metadata", f->filename + ".metadata", sha256_of(*f->core_metadata), {}, {}});
+      }
     }
     if (keep_sdists) {
-      for (const auto* f : v.sdists) wanted.push_back({f->url, f->filename, f->sha256(), f->size});
+      for (const auto* f : v.sdists) wanted.push_back({f->url, f->filename, f->sha256(), f->size, f->yanked});
     }
     if (variants_json && any_variant) {
-      wanted.push_back({variants_json->url, variants_json->filename, variants_json->sha256(), variants_json->size});
+      wanted.push_back({variants_json->url, variants_json->filename, variants_json->sha256(), variants_json->size, {}});
     }
     return {};
   }
@@ -447,13 +456,16 @@ Result<MirrorReport> mirror_index(const MirrorRequest& request) {
   auto records = load_records(records_path);
   std::vector<http::DownloadRequest> downloads;
   std::vector<std::string> labels;
+  std::vector<std::optional<std::string>> yanked;
   for (const auto& w : wanted) {
     if (already_there(pool / w.filename, w, records)) {
+      records[w.filename].yanked = w.yanked;
       ++report.files_kept;
       continue;
     }
     downloads.emplace_back(w.url, pool / w.filename, w.sha256, w.size);
     labels.push_back(w.filename);
+    yanked.push_back(w.yanked);
   }
   std::vector<Error> errors;
   if (!downloads.empty()) {
@@ -471,7 +483,7 @@ Result<MirrorReport> mirror_index(const MirrorRequest& request) {
       report.bytes_downloaded += results[i]->size;
       const auto mtime = fs::last_write_time(results[i]->path, ec).time_since_epoch();
       records[labels[i]] = Record{results[i]->sha256, results[i]->size,
-                                  std::chrono::duration_cast<std::chrono::nanoseconds>(mtime).count()};
+                                  std::chrono::duration_cast<std::chrono::nanoseconds>(mtime).count(), yanked[i]};
     }
   }
   save_records(records_path, records);
@@ -483,6 +495,18 @@ Result<MirrorReport> mirror_index(const MirrorRequest& request) {
   }
 
   index::BuildOptions build;
+  // The upstream's yanks (PEP 592) carry over, as `index build --yanked` lines.
+  std::string yank_lines;
+  for (const auto& [name, r] : records) {
+    if (!r.yanked || !fs::exists(pool / name, ec)) continue;
+    std::string reason = *r.yanked;
+    std::ranges::replace_if(reason, [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    yank_lines += reason.empty() ? name + "\n" : fmt::format("{}: {}\n", name, reason);
+  }
+  if (auto ok = write_file_atomic(pool / ".yanked.txt", yank_lines); !ok) {
+    throw std::system_error(std::make_error_code(std::errc::io_error), ok.error().message);
+  }
+  build.yanked = pool / ".yanked.txt";
   build.wheel_dir = pool;
   build.site = request.site;
   build.jobs = request.jobs == 0 ? default_jobs() : request.jobs;

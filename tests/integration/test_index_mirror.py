@@ -220,7 +220,7 @@ def test_leftover_temporary_file_is_completed(vwheel, index, tmp_path):
     assert (site / "files" / "nvidia-cudnn-cu12" / wheel.name).read_bytes() == data
 
 
-def test_a_file_changed_upstream_is_downloaded_again(vwheel, serve, tmp_path):
+def test_a_file_changed_or_yanked_upstream_is_updated(vwheel, serve, tmp_path):
     """An upstream that rebuilt a wheel under the same name: the re-run replaces it, and only it."""
     wheels, upstream = tmp_path / "wheels", tmp_path / "upstream"
     wheels.mkdir()
@@ -237,6 +237,19 @@ def test_a_file_changed_upstream_is_downloaded_again(vwheel, serve, tmp_path):
     assert (s["downloaded"], s["kept"]) == (1, 3), s  # METADATA is the same
     assert (site / "files" / "demo" / "demo-2.0-py3-none-any.whl").read_bytes() == \
         (wheels / "demo-2.0-py3-none-any.whl").read_bytes()
+    # The upstream's yanks (PEP 592) carry over, and so does taking one back.
+    (tmp_path / "yanked.txt").write_text("demo-1.0-py3-none-any.whl: broken build\n")
+    assert vwheel("index", "build", wheels, "-o", upstream, "-q", "--yanked", tmp_path / "yanked.txt").rc == 0
+    assert summary(vwheel(*args))["downloaded"] == 0
+
+    def yanked():
+        page = json.loads((site / "simple" / "demo" / "index.json").read_text())
+        return {f["filename"]: f.get("yanked", False) for f in page["files"] if f["filename"].endswith(".whl")}
+
+    assert yanked() == {"demo-1.0-py3-none-any.whl": "broken build", "demo-2.0-py3-none-any.whl": False}
+    assert vwheel("index", "build", wheels, "-o", upstream, "-q").rc == 0
+    assert vwheel(*args).rc == 0
+    assert yanked() == {"demo-1.0-py3-none-any.whl": False, "demo-2.0-py3-none-any.whl": False}
 
 
 @pytest.mark.parametrize("args, message", [
