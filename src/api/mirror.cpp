@@ -477,6 +477,9 @@ Result<MirrorReport> mirror_index(const MirrorRequest& request) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (!results[i]) {
         errors.push_back(results[i].error());
+        // Nothing of a file that failed stays, its metadata neither (fetched again with it).
+        fs::remove(pool / (labels[i] + ".metadata"), ec);
+        records.erase(labels[i] + ".metadata");
         continue;
       }
       ++report.files_downloaded;
