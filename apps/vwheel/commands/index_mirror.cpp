@@ -43,6 +43,13 @@ void add_index_mirror_command(CLI::App& index, Dispatch& dispatch) {
   cmd->add_option("--config", o->config, "User configuration (variants.toml) with priority overrides for --target");
   cmd->add_option("-j,--jobs", o->jobs, "Files read in parallel when the site is built (default: the number of CPUs)");
   add_index_options(*cmd, o->index, false);
+  // Those options name the hosts credentials are looked up for; their help speaks of a lock's.
+  cmd->get_option("--index-url")
+      ->description("Another index whose host credentials are looked up for (UPSTREAM's always are)");
+  cmd->get_option("--extra-index-url")->description("Further such indexes (as --index-url)");
+  cmd->get_option("--index")->description(
+      "NAME=URL: a named index (give UPSTREAM's URL): its credentials may come from VWHEEL_INDEX_<NAME>_USERNAME "
+      "and _PASSWORD");
   cmd->callback([o, &dispatch] {
     dispatch.action = [o]() -> int {
       api::MirrorRequest req;
