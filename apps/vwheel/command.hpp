@@ -66,6 +66,7 @@ void add_build_command(CLI::App& app, Dispatch& dispatch);
 // `vwheel index build|serve`: the parent is made in main(), each subcommand in its own file.
 void add_index_build_command(CLI::App& index, Dispatch& dispatch);
 void add_index_serve_command(CLI::App& index, Dispatch& dispatch);
+void add_index_mirror_command(CLI::App& index, Dispatch& dispatch);
 // `vwheel cache dir|info|clean|prune`, all in commands/cache.cpp.
 void add_cache_commands(CLI::App& app, Dispatch& dispatch);
 // `vwheel completion SHELL`: registered after all the others, since it describes them.

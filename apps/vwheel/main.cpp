@@ -38,6 +38,7 @@ void add_index_commands(CLI::App& app, Dispatch& dispatch) {
   index->require_subcommand(1);
   add_index_build_command(*index, dispatch);
   add_index_serve_command(*index, dispatch);
+  add_index_mirror_command(*index, dispatch);
 }
 
 constexpr CommandEntry kCommands[] = {

@@ -127,7 +127,7 @@ def test_the_bash_completion_script_loads_and_completes(vwheel, tmp_path):
              "COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); _vwheel; echo \"${{COMPREPLY[*]}}\"; done")
     p = subprocess.run(["bash", "-c", probe.format(script=script)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["make-variant", "build serve", "--all-variants"], p.stdout
+    assert p.stdout.splitlines() == ["make-variant", "build serve mirror", "--all-variants"], p.stdout
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
@@ -142,7 +142,7 @@ def test_the_zsh_and_fish_scripts_parse(vwheel, tmp_path, shell):
         p = subprocess.run(["fish", "-c", f"source {script}; complete -C 'vwheel index '"], capture_output=True,
                            text=True)
         assert p.returncode == 0, p.stderr
-        assert [line.split("\t")[0] for line in p.stdout.splitlines()] == ["build", "serve"], p.stdout
+        assert [line.split("\t")[0] for line in p.stdout.splitlines()] == ["build", "mirror", "serve"], p.stdout
 
 
 def test_the_man_page_is_made_from_the_help(vwheel_bin):
