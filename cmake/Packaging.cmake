@@ -29,7 +29,7 @@ set(CPACK_DEBIAN_CLI_DESCRIPTION
   "vwheel chooses, installs, locks, builds and indexes wheel variants:\none package version shipped as several wheels for specific hardware\n(CUDA, GPU architectures, x86-64 levels), chosen automatically.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libvwheel-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libexpected-dev, libcpp-httplib-dev, libdeflate-dev, zlib1g-dev, pkg-config, cmake (>= 3.25)")
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libexpected-dev, libcpp-httplib-dev, libssl-dev, libcrypt-dev, libdeflate-dev, zlib1g-dev, pkg-config, cmake (>= 3.25)")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
   "Wheel Variants (PEP 825/817) C++ library: static libraries and headers\nlibvwheel is the engine of the vwheel tool: variant.json, ordering,\nproviders, wheels, indexes, resolver and installer. Use it from CMake\nwith find_package(vwheel).")
 include(CPack)

@@ -162,3 +162,45 @@ def test_nodes_asking_for_one_file_at_once_cause_one_download(example_index, tmp
     finally:
         proxy.stop()
         upstream.stop()
+
+
+def test_an_authenticated_upstream_behind_a_proxy_with_its_own_users(vwheel, example_index, tmp_path):
+    """Both ends need credentials: the upstream wants the proxy's (alice, from the --upstream URL), the
+    proxy (--read-auth) wants each node's own (bob, from the node's .netrc). Neither password reaches
+    the other side, a page, the proxy's cache or a log."""
+    from private_index import files_containing
+
+    def htpasswd(path, user, password):
+        hashed = subprocess.run(["openssl", "passwd", "-5", password], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        path.write_text(f"{user}:{hashed}\n")
+        return path
+
+    upstream_pw, node_pw = "up-Secret-41", "node-Secret-73"
+    upstream = start_serve(tmp_path, example_index / "site", "--read-auth",
+                           htpasswd(tmp_path / "upstream.htpasswd", "alice", upstream_pw), log_name="upstream.log")
+    proxy = proxy_of(tmp_path, upstream.index_url.replace("http://", f"http://alice:{upstream_pw}@"),
+                     "--read-auth", htpasswd(tmp_path / "proxy.htpasswd", "bob", node_pw))
+    try:
+        # Without the node's credentials: 401 from the proxy, whatever the proxy may reach.
+        try:
+            get(proxy.index_url + "torch/")
+            raise AssertionError("the proxy served a page without credentials")
+        except urllib.error.HTTPError as e:
+            assert e.code == 401
+        netrc = tmp_path / "node.netrc"
+        netrc.write_text(f"machine 127.0.0.1 login bob password {node_pw}\n")
+        python = make_venv(vwheel, tmp_path / "venv")
+        r = vwheel("install", "torch", "--index-url", proxy.index_url, "--python", python, "--target", CUDA,
+                   env={"NETRC": str(netrc), "XDG_CACHE_HOME": str(tmp_path / "node-cache")})
+        assert r.rc == 0, (r.out, r.err)
+        assert_installed(vwheel, python, example.EXPECTED["cuda12.8-sm90"])
+        assert "user=alice" in upstream.log.read_text()  # the proxy logged in to the upstream
+        for secret in (upstream_pw, node_pw):
+            assert secret not in r.out + r.err
+            assert files_containing(secret, tmp_path / "proxy-cache", tmp_path / "node-cache", tmp_path / "venv") == []
+        assert upstream_pw not in proxy.log.read_text() and node_pw not in proxy.log.read_text()
+        assert node_pw not in upstream.log.read_text()
+    finally:
+        upstream.stop()
+        proxy.stop()
