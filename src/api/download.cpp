@@ -211,10 +211,7 @@ Result<std::vector<DownloadedFile>> fill(const std::map<std::string, Wanted>& wa
 
 Result<DownloadReport> download(const DownloadRequest& request) {
   const auto cache_lock = use_cache(request.sources);
-  auto settings = make_settings(request.sources);
-  settings.no_deps = request.no_deps;
-  settings.require_hashes = request.require_hashes;
-  settings.quiet = request.quiet;
+  auto settings = resolve_settings(request);
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
   DownloadReport report;

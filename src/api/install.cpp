@@ -580,10 +580,7 @@ Result<InstallReport> install(const InstallRequest& request, const Observer& obs
     std::vector<install::WheelRequest> wheels(request.items.begin(), request.items.end());
     return install_files(request, *opened, std::move(wheels), observer);
   }
-  auto settings = make_settings(request.sources);
-  settings.no_deps = request.no_deps;
-  settings.require_hashes = request.require_hashes;
-  settings.quiet = request.quiet;
+  auto settings = resolve_settings(request);
   auto scratch = no_cache_dir(request.sources, settings);
   if (!scratch) return fail(scratch.error());
   plan::Requirements loaded;

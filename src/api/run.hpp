@@ -21,6 +21,17 @@ namespace vwheel::api {
 /// The cache root a run uses, or nullopt with --no-cache.
 [[nodiscard]] std::optional<std::filesystem::path> cache_root(const SourceRequest& sources);
 
+/// The resolver settings of a run that resolves requirements (install, download): its sources'
+/// settings with the request's `no_deps`, `require_hashes` and `quiet`.
+template <class Request>
+[[nodiscard]] plan::Settings resolve_settings(const Request& request) {
+  auto settings = make_settings(request.sources);
+  settings.no_deps = request.no_deps;
+  settings.require_hashes = request.require_hashes;
+  settings.quiet = request.quiet;
+  return settings;
+}
+
 /// With --no-cache, a temporary folder that `settings.cache_dir` points to for the run (removed
 /// with the returned TempDir); without, nothing.
 [[nodiscard]] Result<std::optional<TempDir>> no_cache_dir(const SourceRequest& sources, plan::Settings& settings);
