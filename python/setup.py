@@ -3,7 +3,7 @@
 The extension and the command are targets of the C++ project one folder up (the option
 VWHEEL_BUILD_PYTHON adds the extension). With VWHEEL_CMAKE_BUILD_DIR naming a configured build tree
 (scripts/test passes the main build/), that tree builds them, reusing its compiled libvwheel;
-otherwise a Release tree without tests is configured in build/cmake here.
+otherwise a Release tree without tests is configured in build-python/ of the project.
 """
 
 from __future__ import annotations
@@ -20,7 +20,33 @@ from setuptools.command.build_ext import build_ext
 from distutils.command.build_scripts import build_scripts  # setuptools 66 has no own
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+
+
+def is_project(path: Path) -> bool:
+    cmake = path / "CMakeLists.txt"
+    return cmake.is_file() and re.search(r"project\(\s*vwheel\b", cmake.read_text(encoding="utf-8")) is not None
+
+
+def source_root() -> Path:
+    """The C++ project: VWHEEL_SOURCE_DIR, else the nearest folder above this one that is the
+    project (`vwheel build python/` builds in a copy under python/dist/, and passes no variables
+    to the backend), else the source folder of VWHEEL_CMAKE_BUILD_DIR."""
+    if os.environ.get("VWHEEL_SOURCE_DIR"):
+        return Path(os.environ["VWHEEL_SOURCE_DIR"]).resolve()
+    for parent in HERE.parents:
+        if is_project(parent):
+            return parent
+    tree = os.environ.get("VWHEEL_CMAKE_BUILD_DIR")
+    if tree and (Path(tree) / "CMakeCache.txt").is_file():
+        m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$",
+                      (Path(tree) / "CMakeCache.txt").read_text(encoding="utf-8"), re.M)
+        if m and is_project(Path(m.group(1))):
+            return Path(m.group(1))
+    raise RuntimeError(f"{HERE}: no folder above is the vwheel C++ project; set VWHEEL_SOURCE_DIR "
+                       "to it (or VWHEEL_CMAKE_BUILD_DIR to a build tree of it)")
+
+
+ROOT = source_root()
 
 
 def project_version() -> str:
@@ -40,7 +66,8 @@ def cmake_tree() -> Path:
             raise RuntimeError(f"VWHEEL_CMAKE_BUILD_DIR={reuse}: not a configured CMake build tree")
         extra = []
     else:
-        tree = HERE / "build" / "cmake"
+        # Beside the project's own build trees (ignored by git), kept between builds.
+        tree = ROOT / "build-python"
         extra = ["-DCMAKE_BUILD_TYPE=Release", "-DVWHEEL_BUILD_TESTS=OFF"]
         if shutil.which("ninja"):
             extra += ["-G", "Ninja"] if not (tree / "CMakeCache.txt").exists() else []
