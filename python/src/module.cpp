@@ -30,6 +30,7 @@
 #include "vwheel/metadata/document.hpp"
 #include "vwheel/metadata/merge.hpp"
 #include "vwheel/metadata/serialize.hpp"
+#include "vwheel/provider/registry.hpp"
 #include "vwheel/wheel/wheel.hpp"
 
 namespace py = pybind11;
@@ -73,14 +74,25 @@ auto engine(F&& call) {
   return std::move(**result);
 }
 
-api::SelectionRequest selection_request(const std::vector<Path>& targets, const std::optional<Path>& config,
-                                        bool no_cache) {
-  api::SelectionRequest req;
-  req.profiles = targets;
-  req.config = config;
-  req.no_cache = no_cache;
-  return req;
-}
+/// The selection options every choosing function takes (the CLI's --target, --config,
+/// --enable-optional-provider(s), --no-cache).
+struct Selection {
+  std::vector<Path> targets;
+  std::optional<Path> config;
+  bool enable_all_optional = false;
+  std::vector<std::string> enabled_optional;
+  bool no_cache = false;
+
+  [[nodiscard]] api::SelectionRequest request() const {
+    api::SelectionRequest req;
+    req.profiles = targets;
+    req.config = config;
+    req.enable_all_optional = enable_all_optional;
+    req.enabled_optional = enabled_optional;
+    req.no_cache = no_cache;
+    return req;
+  }
+};
 
 wheel::VariantJsonFormat format_of(const std::string& name) {
   auto format = wheel::parse_variant_json_format(name);
@@ -103,21 +115,20 @@ std::string to_json(const variant::VariantMetadata& metadata, wheel::VariantJson
 metadata::DocumentKind kind_of(const std::string& kind) {
   if (kind == "variant.json") return metadata::DocumentKind::VariantJson;
   if (kind == "variants.json") return metadata::DocumentKind::VariantsJson;
-  raise_error(Error(fmt::format("kind `{}`: expected variant.json or variants.json", kind)));
+  if (kind == "pyproject") return metadata::DocumentKind::Pyproject;
+  raise_error(Error(fmt::format("kind `{}`: expected variant.json, variants.json or pyproject", kind)));
 }
 
-std::vector<std::string> rank_file(const Path& file, const std::vector<Path>& targets, const std::optional<Path>& config,
-                                   bool no_cache) {
-  auto report = engine([&] { return api::rank(api::RankRequest{file, selection_request(targets, config, no_cache)}); });
+std::vector<std::string> rank_file(const Path& file, const Selection& selection) {
+  auto report = engine([&] { return api::rank(api::RankRequest{file, selection.request()}); });
   return report.ranking.order;
 }
 
-std::vector<std::string> rank_text(const std::string& text, const std::string& source, const std::vector<Path>& targets,
-                                   const std::optional<Path>& config, bool no_cache) {
+std::vector<std::string> rank_text(const std::string& text, const std::string& source, const Selection& sel) {
   auto report = engine([&]() -> Result<api::RankReport> {
     auto doc = metadata::parse_json_document(text, metadata::DocumentKind::VariantsJson);
     if (!doc) return fail(doc.error().with_context(source));
-    auto selection = api::make_selection(selection_request(targets, config, no_cache), nullptr);
+    auto selection = api::make_selection(sel.request(), nullptr);
     if (!selection) return fail(selection.error());
     return api::rank_metadata(doc->metadata, source, "", *selection);
   });
@@ -210,11 +221,10 @@ bool evaluate_marker(const std::string& text, const std::map<std::string, std::s
   });
 }
 
-std::string analyze_wheel(const std::vector<Path>& wheels, const std::vector<Path>& targets,
-                          const std::optional<Path>& config, bool no_cache) {
+std::string analyze_wheel(const std::vector<Path>& wheels, const Selection& selection) {
   api::AnalyzeRequest req;
   req.wheels = wheels;
-  req.selection = selection_request(targets, config, no_cache);
+  req.selection = selection.request();
   auto report = engine([&] { return api::analyze_wheels(req); });
   return api::format_analyze_json(report);
 }
@@ -255,15 +265,33 @@ std::vector<Path> generate_index_json(const Path& dir, const std::optional<Path>
   return report.written;
 }
 
+using ConfigTuple = std::tuple<std::string, std::vector<std::string>, bool>;
+
+/// Every property the native providers know (their `all_configs`), per namespace.
+std::map<std::string, std::vector<ConfigTuple>> native_configs() {
+  std::map<std::string, std::vector<ConfigTuple>> out;
+  for (const auto& provider : provider::native_providers()) {
+    auto& configs = out[std::string(provider->ns())];
+    for (auto& c : provider->all_configs()) configs.emplace_back(c.name, c.values, c.multi_value);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_vwheel, m) {
   m.doc() = "The vwheel engine (libvwheel); use the functions of the `vwheel` package.";
   m.attr("__version__") = VWHEEL_VERSION;
   m.def("label", &label, py::arg("properties"), py::arg("label") = py::none());
-  m.def("rank_file", &rank_file, py::arg("path"), py::arg("targets"), py::arg("config"), py::arg("no_cache"));
-  m.def("rank_text", &rank_text, py::arg("text"), py::arg("source"), py::arg("targets"), py::arg("config"),
-        py::arg("no_cache"));
+  py::class_<Selection>(m, "Selection")
+      .def(py::init<>())
+      .def_readwrite("targets", &Selection::targets)
+      .def_readwrite("config", &Selection::config)
+      .def_readwrite("enable_all_optional", &Selection::enable_all_optional)
+      .def_readwrite("enabled_optional", &Selection::enabled_optional)
+      .def_readwrite("no_cache", &Selection::no_cache);
+  m.def("rank_file", &rank_file, py::arg("path"), py::arg("selection"));
+  m.def("rank_text", &rank_text, py::arg("text"), py::arg("source"), py::arg("selection"));
   m.def("analyze_platform", &analyze_platform, py::arg("namespaces"), py::arg("no_cache"),
         py::arg("with_interpreter"), py::arg("python"));
   m.def("validate", &validate, py::arg("path"));
@@ -272,11 +300,11 @@ PYBIND11_MODULE(_vwheel, m) {
   m.def("read_pyproject", &read_pyproject, py::arg("toml_text"), py::arg("source"));
   m.def("evaluate_marker", &evaluate_marker, py::arg("marker"), py::arg("environment"), py::arg("variant_label"),
         py::arg("properties"));
-  m.def("analyze_wheel", &analyze_wheel, py::arg("wheels"), py::arg("targets"), py::arg("config"),
-        py::arg("no_cache"));
+  m.def("analyze_wheel", &analyze_wheel, py::arg("wheels"), py::arg("selection"));
   m.def("make_variant", &make_variant, py::arg("wheels"), py::arg("output_dir"), py::arg("properties"),
         py::arg("null_variant"), py::arg("label"), py::arg("pyproject"), py::arg("format"),
         py::arg("skip_validation"), py::arg("jobs"));
+  m.def("native_configs", &native_configs);
   m.def("generate_index_json", &generate_index_json, py::arg("dir"), py::arg("output_dir"), py::arg("format"),
         py::arg("skip_invalid"));
 }

@@ -76,6 +76,18 @@ def _paths(value: StrPath | Mapping[str, Any] | Sequence[StrPath | Mapping[str, 
     return out
 
 
+def _selection(target, config, enable_optional_providers, no_cache, stack: ExitStack) -> Any:
+    sel = _vwheel.Selection()
+    sel.targets = _paths(target, stack)
+    sel.config = _optional_path(config)
+    if isinstance(enable_optional_providers, bool):
+        sel.enable_all_optional = enable_optional_providers
+    else:
+        sel.enabled_optional = list(enable_optional_providers)
+    sel.no_cache = no_cache
+    return sel
+
+
 def _optional_path(value: StrPath | None) -> str | None:
     return None if value is None else os.fspath(value)
 
@@ -95,6 +107,7 @@ def rank(
     target: StrPath | Mapping[str, Any] | Sequence[StrPath | Mapping[str, Any]] | None = None,
     config: StrPath | None = None,
     *,
+    enable_optional_providers: bool | Iterable[str] = False,
     no_cache: bool = False,
 ) -> list[str]:
     """The labels of a ``*-variants.json`` that the target supports, best first.
@@ -102,15 +115,15 @@ def rank(
     Exactly what ``vwheel rank VARIANTS_JSON --target TARGET [--config CONFIG]`` prints.
     ``variants_json`` is a file or its content as a dict; ``target`` a target profile (a file, a
     dict, or several laid over each other), or ``None`` for this machine (detected);
-    ``config`` a ``variants.toml``.  With a dict, labels are not completed from the wheels beside
+    ``config`` a ``variants.toml``; ``enable_optional_providers`` enables every optional provider
+    (``True``) or those of the listed namespaces.  With a dict, labels are not completed from the wheels beside
     the file (there is no file), and ``--variant`` choices do not apply (there is no project name).
     """
     with ExitStack() as stack:
-        targets = _paths(target, stack)
-        cfg = _optional_path(config)
+        sel = _selection(target, config, enable_optional_providers, no_cache, stack)
         if isinstance(variants_json, Mapping):
-            return _vwheel.rank_text(json.dumps(variants_json), "<dict>", targets, cfg, no_cache)
-        return _vwheel.rank_file(os.fspath(variants_json), targets, cfg, no_cache)
+            return _vwheel.rank_text(json.dumps(variants_json), "<dict>", sel)
+        return _vwheel.rank_file(os.fspath(variants_json), sel)
 
 
 def analyze_platform(
@@ -225,13 +238,15 @@ def analyze_wheel(
     target: StrPath | Mapping[str, Any] | Sequence[StrPath | Mapping[str, Any]] | None = None,
     config: StrPath | None = None,
     *,
+    enable_optional_providers: bool | Iterable[str] = False,
     no_cache: bool = False,
 ) -> dict[str, Any]:
     """What ``vwheel analyze-wheel --json`` says of these wheels: their ``variant.json``, label,
     properties and whether (and how well) the target (``None``: this machine) supports them."""
     paths = [os.fspath(wheels)] if isinstance(wheels, (str, os.PathLike)) else [os.fspath(w) for w in wheels]
     with ExitStack() as stack:
-        return json.loads(_vwheel.analyze_wheel(paths, _paths(target, stack), _optional_path(config), no_cache))
+        sel = _selection(target, config, enable_optional_providers, no_cache, stack)
+        return json.loads(_vwheel.analyze_wheel(paths, sel))
 
 
 def make_variant(
