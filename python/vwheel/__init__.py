@@ -146,7 +146,7 @@ def analyze_platform(
 
 
 def validate(path: StrPath) -> list[Finding]:
-    """Every problem of a ``variant.json``, ``*-variants.json``, ``pyproject.toml`` or wheel.
+    """Every problem of a ``variant.json``, ``*-variants.json`` or ``pyproject.toml``.
 
     The findings of ``vwheel validate --json PATH``; an empty list means the file is valid. An
     unreadable file raises.
