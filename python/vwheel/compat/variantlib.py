@@ -307,8 +307,10 @@ def _variants_json_text(info: VariantInfo, variants: Mapping[str, VariantDescrip
     return json.dumps(doc)
 
 
-def _selection(enable_optional_plugins: bool | list[str]) -> Any:
+def _selection(enable_optional_plugins: bool | list[str], target: Any = None) -> Any:
     sel = _vwheel.Selection()
+    if target is not None:
+        sel.targets = [os.fspath(t) for t in (target if isinstance(target, (list, tuple)) else [target])]
     if isinstance(enable_optional_plugins, bool):
         sel.enable_all_optional = enable_optional_plugins
     else:
@@ -321,11 +323,14 @@ def get_variants_by_priority(
     variants_json: Mapping[str, Any] | VariantsJson,
     venv_python_executable: str | pathlib.Path | None = None,
     enable_optional_plugins: bool | list[str] = False,
+    target: str | os.PathLike[str] | list[str | os.PathLike[str]] | None = None,
 ) -> list[str]:
-    """The labels this machine supports, best first (vwheel's ``rank`` with native providers)."""
+    """The labels this machine supports, best first (vwheel's ``rank`` with native providers).
+
+    ``target`` (vwheel's addition): target profile files describing another machine."""
     del venv_python_executable  # no plugin runs: the providers are vwheel's own
     text = variants_json.to_str() if isinstance(variants_json, VariantsJson) else json.dumps(variants_json)
-    return _engine(_vwheel.rank_text, text, "<variants.json>", _selection(enable_optional_plugins))
+    return _engine(_vwheel.rank_text, text, "<variants.json>", _selection(enable_optional_plugins, target))
 
 
 def check_variant_supported(
