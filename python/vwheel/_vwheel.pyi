@@ -1,5 +1,7 @@
 """Type stubs of the extension module vwheel._vwheel (the engine; use the `vwheel` package's functions)."""
 
+from pathlib import Path
+
 __version__: str
 
 class Selection:
@@ -32,6 +34,6 @@ def make_variant(
     format: str,
     skip_validation: bool,
     jobs: int,
-) -> list[str]: ...
+) -> list[Path]: ...
 def native_configs() -> dict[str, list[tuple[str, list[str], bool]]]: ...
-def generate_index_json(dir: str, output_dir: str | None, format: str | None, skip_invalid: bool) -> list[str]: ...
+def generate_index_json(dir: str, output_dir: str | None, format: str | None, skip_invalid: bool) -> list[Path]: ...
