@@ -1,0 +1,1 @@
+"""Drop-in layers over the vwheel engine for the APIs other tools call."""
