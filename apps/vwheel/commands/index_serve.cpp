@@ -34,7 +34,8 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       "serve",
       "Serve a built index SITE (or a folder of wheels, indexed on start and after each upload) over HTTP: PEP "
       "503/691 pages with content negotiation, ETag/If-None-Match, Range requests, and `twine upload` with "
-      "--upload-token (run `vwheel index serve --help` for the options)");
+      "--upload-token; --read-auth (users who may read), --tls-cert/--tls-key (HTTPS), or --upstream URL (a caching "
+      "proxy of another index) (run `vwheel index serve --help` for the options)");
   cmd->set_help_flag();  // --help goes to vwheel-serve, which knows the options
   cmd->prefix_command();
   cmd->allow_extras();
@@ -48,8 +49,9 @@ void add_index_serve_command(CLI::App& index, Dispatch& dispatch) {
       for (auto& a : argv_text) argv.push_back(a.data());
       argv.push_back(nullptr);
       ::execv(exe.c_str(), argv.data());
-      report_error(Error(fmt::format("cannot run {}: {} (it is installed next to vwheel)", exe.string(),
-                                     std::strerror(errno))));
+      report_error(Error(fmt::format("cannot run {}: {} (`cmake --install` and the Debian package put it next to "
+                                     "vwheel; the Python wheel does not carry the server)",
+                                     exe.string(), std::strerror(errno))));
       return kEnvironment;
     };
   });
