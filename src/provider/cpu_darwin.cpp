@@ -1,5 +1,7 @@
 #include "provider/cpu_darwin.hpp"
 
+#include "provider/cpu_cpuinfo.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -69,12 +71,6 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 46> kFeature
 constexpr std::string_view kOptional = "hw.optional.";
 constexpr std::string_view kBrand = "machdep.cpu.brand_string";
 
-std::string_view strip(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 void add_words(std::vector<std::string>& out, std::string_view words) {
   while (!words.empty()) {
     const auto space = words.find(' ');
@@ -118,30 +114,24 @@ void choose_model(DarwinCpu& cpu) {
 }  // namespace
 
 std::optional<DarwinCpu> parse_darwin_sysctl(std::string_view text) {
+  // Read as the first processor block of a cpuinfo text is (the same lines, the same stripping,
+  // the same end, nullopt for text that is not UTF-8): a recorded output given as a cpuinfo file
+  // is read only that far, and the answer must not depend on how much more was read.
+  const auto block = parse_cpuinfo_first_block(text);
+  if (!block) return std::nullopt;
+  const auto& fields = block->fields();
+  if (std::none_of(fields.begin(), fields.end(), [](const auto& f) { return f.first.starts_with(kOptional); })) {
+    return std::nullopt;
+  }
   DarwinCpu cpu;
-  bool any = false;
   cpu.features = {"fp", "asimd", "evtstrm", "cpuid"};
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    const auto line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    const auto name = strip(line.substr(0, colon));
-    const auto value = strip(line.substr(colon + 1));
-    if (name == kBrand) {
-      cpu.brand = std::string(value);
-      continue;
-    }
-    if (!name.starts_with(kOptional)) continue;
-    any = true;
-    if (value != "1") continue;
-    const auto key = name.substr(kOptional.size());
-    for (const auto& [sysctl_name, linux_names] : kFeatures) {
-      if (key == sysctl_name) add_words(cpu.features, linux_names);
+  if (const auto brand = block->get(kBrand)) cpu.brand = std::string(*brand);
+  for (const auto& [sysctl_name, linux_names] : kFeatures) {
+    // The last value of a repeated name counts, as for a cpuinfo key.
+    if (block->get(std::string(kOptional) + std::string(sysctl_name)) == std::string_view("1")) {
+      add_words(cpu.features, linux_names);
     }
   }
-  if (!any) return std::nullopt;
   choose_model(cpu);
   return cpu;
 }

@@ -121,3 +121,17 @@ TEST(CpuDarwin, WithoutABrandTheFeaturesChoose) {
   // With the brand, macOS 11 on an M1 is an m1, as archspec says there.
   EXPECT_EQ(vp::match_aarch64_cpuinfo(big_sur + "machdep.cpu.brand_string: Apple M1 Max\n").microarchitecture, "m1");
 }
+
+// Found by fuzz_cpuinfo: a sysctl text is read as far as a cpuinfo block (to its first line without
+// `:`), and text that is not UTF-8 there is unreadable, as for a cpuinfo file.
+TEST(CpuDarwin, ReadAsFarAsTheFirstBlockOnly) {
+  const std::string text = m2(false) + "\nmachdep.cpu.brand_string: Apple M1\n";
+  const auto whole = vp::match_aarch64_cpuinfo(text);
+  EXPECT_EQ(whole.microarchitecture, "m2");  // the brand after the blank line is not read
+  const auto block_end = text.find("\n\n") + 2;
+  EXPECT_EQ(vp::match_aarch64_cpuinfo(text.substr(0, block_end)).supported, whole.supported);
+  const auto unreadable = vp::match_aarch64_cpuinfo("hw.optional.neon: 1\nhw.optional.arm64: \xff\n");
+  EXPECT_TRUE(unreadable.microarchitecture.empty());
+  EXPECT_TRUE(unreadable.supported.empty());
+  EXPECT_TRUE(vp::match_x86_64_cpuinfo("hw.optional.neon: 1\nhw.optional.arm64: \xff\n").microarchitecture.empty());
+}
